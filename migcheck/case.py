@@ -1,0 +1,115 @@
+"""The paired case: a PyTorch module factory, a MindSpore cell factory, and how to feed and judge them."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Optional, Sequence, Tuple, Union
+
+from migcheck.specs import InputSpec, uniform
+from migcheck.tolerance import Tolerance
+
+CHECKS = ("forward", "backward", "train", "step")
+MODES = ("pynative", "graph")
+BACKENDS = ("cpu", "gpu", "ascend")
+# Kinds of failure a verdict can carry; a known-bad case names the one it must fail with.
+FAILURE_KINDS = ("structure", "tree", "shape", "dtype", "nonfinite", "value", "error", "graph-compile-error")
+
+WeightMap = Union[Mapping[str, Optional[str]], Callable[[str], Optional[str]]]
+Adapter = Callable[[Any], Any]
+
+
+@dataclass(frozen=True)
+class PairedCase:
+    """A PyTorch module and its MindSpore port, with everything needed to compare them.
+
+    Only ``torch``, ``mindspore`` and ``inputs`` are required. ``inputs`` maps names to specs
+    (``migcheck.uniform(2, 3)``, ``integers(...)``) or is a list of shapes (uniform float32).
+    """
+
+    torch: Callable[[], Any]
+    mindspore: Callable[[], Any]
+    inputs: Any
+    name: str = ""
+    doc: str = ""
+    # torch parameter name -> MindSpore name (None: deliberately unused), or a function doing that.
+    weight_map: Optional[WeightMap] = None
+    # "seeded" (default): per-parameter seeded numpy draws; a float: every parameter that value
+    # (the reference guide's constant 0.1 style; BatchNorm variances stay positive).
+    weights: Union[str, float] = "seeded"
+    tolerance: Optional[Tolerance] = None
+    tolerances: Mapping[str, Tolerance] = field(default_factory=dict)
+    # numpy tree -> numpy tree, for ports whose output layout differs by design.
+    adapt_torch: Optional[Adapter] = None
+    adapt_mindspore: Optional[Adapter] = None
+    expect: str = "pass"
+    fails_with: Optional[str] = None
+    # Checks on which the expected failure shows; the others must pass. None: all of them.
+    fails_on: Optional[Tuple[str, ...]] = None
+    checks: Tuple[str, ...] = ("forward",)
+    modes: Tuple[str, ...] = MODES
+    # mode or check -> why it is not run for this case; shown as a skip reason.
+    skip: Mapping[str, str] = field(default_factory=dict)
+    tags: Tuple[str, ...] = ()
+    file: str = ""
+
+    @property
+    def input_specs(self) -> Tuple[Tuple[str, InputSpec], ...]:
+        """Inputs as (name, spec) pairs in call order."""
+        return normalize_inputs(self.inputs)
+
+
+def normalize_inputs(inputs: Any) -> Tuple[Tuple[str, InputSpec], ...]:
+    if isinstance(inputs, Mapping):
+        items = list(inputs.items())
+    elif isinstance(inputs, Sequence) and not isinstance(inputs, (str, bytes)):
+        items = [(f"x{i}" if len(inputs) > 1 else "x", spec) for i, spec in enumerate(inputs)]
+    else:
+        raise TypeError(f"inputs must be a dict of name -> spec or a list of specs/shapes, got {type(inputs).__name__}")
+    out = []
+    for name, spec in items:
+        if isinstance(spec, (tuple, list)):
+            spec = uniform(*spec)
+        if not isinstance(spec, InputSpec):
+            raise TypeError(f"input {name!r} must be a spec such as migcheck.uniform(2, 3) or a shape tuple, got {spec!r}")
+        out.append((str(name), spec))
+    return tuple(out)
+
+
+def case_problems(case: PairedCase) -> list[Tuple[str, str]]:
+    """(problem, fix) pairs for a case definition; empty when the case is well formed."""
+    out: list[Tuple[str, str]] = []
+    if not callable(case.torch):
+        out.append(("'torch' is not callable", "pass a function or class that returns a torch.nn.Module"))
+    if not callable(case.mindspore):
+        out.append(("'mindspore' is not callable", "pass a function or class that returns a mindspore.nn.Cell"))
+    try:
+        specs = case.input_specs
+    except TypeError as exc:
+        out.append((str(exc), "see migcheck.uniform / integers / mask / given"))
+        specs = ()
+    for name, spec in specs:
+        for problem in spec.problems():
+            out.append((f"input {name!r}: {problem}", "correct the input spec"))
+    tols = ([("tolerance", case.tolerance)] if case.tolerance is not None else []) + \
+        [(f"tolerances[{k!r}]", v) for k, v in case.tolerances.items()]
+    for label, tol in tols:
+        if not isinstance(tol, Tolerance):
+            out.append((f"{label} is {tol!r}", "use migcheck.Tolerance(rtol=..., atol=...)"))
+            continue
+        for problem in tol.problems():
+            out.append((f"{label}: {problem}", "use migcheck.Tolerance(rtol=..., atol=...)"))
+    if case.expect not in ("pass", "fail"):
+        out.append((f"expect={case.expect!r}", "use expect='pass' or expect='fail'"))
+    if case.expect == "fail" and case.fails_with not in FAILURE_KINDS:
+        out.append((f"fails_with={case.fails_with!r}", f"a known-bad case names its failure: one of {', '.join(FAILURE_KINDS)}"))
+    for check in case.checks:
+        if check not in CHECKS:
+            out.append((f"unknown check {check!r}", f"use some of {', '.join(CHECKS)}"))
+    for check in case.fails_on or ():
+        if check not in case.checks:
+            out.append((f"fails_on names {check!r}, which the case does not run", "add it to checks or drop it"))
+    for mode in case.modes:
+        if mode not in MODES:
+            out.append((f"unknown mode {mode!r}", f"use some of {', '.join(MODES)}"))
+    if not isinstance(case.weights, (int, float)) and case.weights != "seeded":
+        out.append((f"weights={case.weights!r}", "use 'seeded' or a number such as 0.1"))
+    return out

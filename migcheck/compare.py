@@ -1,0 +1,189 @@
+"""The comparator: numpy only. Every mismatch (shape, dtype, NaN, value) becomes data, never a crash."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional, Tuple
+
+import numpy as np
+
+from migcheck.tolerance import Tolerance, dtype_kind
+from migcheck.tree import as_array, leaves
+
+MAX_SAMPLES = 5  # mismatching positions kept per tensor: reports stay small for huge outputs
+
+
+@dataclass(frozen=True)
+class Sample:
+    index: Tuple[int, ...]
+    torch: float
+    mindspore: float
+
+
+@dataclass(frozen=True)
+class TensorComparison:
+    """The verdict on one named tensor, with every metric a reader needs to act on it."""
+
+    name: str
+    ok: bool
+    kind: Optional[str]  # None when ok; else shape, dtype, nonfinite, value or tree
+    message: str
+    torch_shape: Optional[Tuple[int, ...]] = None
+    ms_shape: Optional[Tuple[int, ...]] = None
+    torch_dtype: str = ""
+    ms_dtype: str = ""
+    rtol: float = 0.0
+    atol: float = 0.0
+    tolerance_source: str = ""
+    total: int = 0
+    mismatched: int = 0
+    mismatched_fraction: float = 0.0
+    max_abs_err: float = 0.0
+    max_abs_at: Optional[Sample] = None
+    max_rel_err: float = 0.0
+    max_rel_at: Optional[Sample] = None
+    mean_abs_err: float = 0.0
+    cosine: Optional[float] = None
+    min_atol: float = 0.0  # smallest atol that passes with this rtol
+    min_rtol: float = 0.0  # smallest rtol that passes with this atol
+    first_mismatches: Tuple[Sample, ...] = ()
+    notes: Tuple[str, ...] = field(default_factory=tuple)
+
+
+def fmt_shape(shape: Optional[Tuple[int, ...]]) -> str:
+    if shape is None:
+        return "?"
+    return "(" + ",".join(str(d) for d in shape) + ")" if len(shape) != 1 else f"({shape[0]},)"
+
+
+def dtype_name(arr: np.ndarray) -> str:
+    return str(arr.dtype)
+
+
+def compare_arrays(name: str, torch_value: Any, ms_value: Any, tolerance: Tolerance,
+                   tolerance_source: str = "") -> TensorComparison:
+    pt = np.asarray(torch_value)
+    ms = np.asarray(ms_value)
+    base = dict(name=name, torch_shape=tuple(pt.shape), ms_shape=tuple(ms.shape),
+                torch_dtype=dtype_name(pt), ms_dtype=dtype_name(ms), rtol=tolerance.rtol,
+                atol=tolerance.atol, tolerance_source=tolerance_source, total=int(pt.size))
+    if pt.shape != ms.shape:
+        return TensorComparison(ok=False, kind="shape", message=(
+            f"shape mismatch in {name}: torch {fmt_shape(pt.shape)} vs mindspore {fmt_shape(ms.shape)}"), **base)
+    notes = []
+    dtype_problem = _dtype_problem(base["torch_dtype"], base["ms_dtype"])
+    if dtype_problem == "fatal":
+        return TensorComparison(ok=False, kind="dtype", message=(
+            f"dtype mismatch in {name}: torch {base['torch_dtype']} vs mindspore {base['ms_dtype']}"), **base)
+    if dtype_problem == "note":
+        notes.append(f"integer widths differ (torch {base['torch_dtype']}, mindspore {base['ms_dtype']}); values compared exactly")
+    if pt.size == 0:
+        return TensorComparison(ok=True, kind=None, message=f"{name}: empty on both sides", notes=tuple(notes), **base)
+    return _compare_values(pt, ms, tolerance, base, tuple(notes))
+
+
+def _dtype_problem(torch_dtype: str, ms_dtype: str) -> str:
+    if torch_dtype == ms_dtype:
+        return ""
+    tk, mk = dtype_kind(torch_dtype), dtype_kind(ms_dtype)
+    if tk != mk:
+        return "fatal"
+    # MindSpore returns int32 indices where torch returns int64 (argmax, topk): same values, so
+    # only a note. A float width difference changes precision, so it is a failure.
+    return "note" if tk == "int" else "fatal"
+
+
+def _compare_values(pt: np.ndarray, ms: np.ndarray, tol: Tolerance, base: dict, notes: Tuple[str, ...]) -> TensorComparison:
+    name = base["name"]
+    a = pt.astype(np.float64)
+    b = ms.astype(np.float64)
+    finite_a, finite_b = np.isfinite(a), np.isfinite(b)
+    both_finite = finite_a & finite_b
+    # Non-finite positions agree when both are the same infinity, or both NaN and NaN is allowed.
+    same_inf = np.isinf(a) & np.isinf(b) & (a == b)
+    both_nan = np.isnan(a) & np.isnan(b)
+    nonfinite_ok = same_inf | (both_nan if tol.equal_nan else np.zeros_like(both_nan))
+    nonfinite_bad = ~both_finite & ~nonfinite_ok
+
+    diff = np.where(both_finite, np.abs(a - b), 0.0)
+    mag = np.abs(np.where(both_finite, a, 0.0))
+    allowed = tol.atol + tol.rtol * mag
+    value_bad = both_finite & (diff > allowed)
+    bad = value_bad | nonfinite_bad
+    mismatched = int(bad.sum())
+
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rel = np.where(mag > 0, diff / mag, np.where(diff > 0, np.inf, 0.0))
+        need_rtol = np.where(diff > tol.atol, np.where(mag > 0, (diff - tol.atol) / mag, np.inf), 0.0)
+    max_abs_flat = int(np.argmax(diff))
+    max_rel_flat = int(np.argmax(rel))
+    n_finite = int(both_finite.sum())
+    metrics = dict(
+        mismatched=mismatched,
+        mismatched_fraction=mismatched / pt.size,
+        max_abs_err=float(diff.flat[max_abs_flat]),
+        max_abs_at=_sample(a, b, max_abs_flat),
+        max_rel_err=float(rel.flat[max_rel_flat]),
+        max_rel_at=_sample(a, b, max_rel_flat),
+        mean_abs_err=float(diff.sum() / n_finite) if n_finite else 0.0,
+        cosine=_cosine(a[both_finite], b[both_finite]),
+        min_atol=float(np.max(np.maximum(diff - tol.rtol * mag, 0.0))),
+        min_rtol=float(np.max(need_rtol)),
+        first_mismatches=tuple(_sample(a, b, int(i)) for i in np.flatnonzero(bad)[:MAX_SAMPLES]),
+    )
+    if nonfinite_bad.any():
+        first = metrics["first_mismatches"][0]
+        count = int(nonfinite_bad.sum())
+        message = (f"non-finite mismatch in {name}: {count} position(s) where NaN/Inf differ,"
+                   f" first at {first.index} (torch {first.torch}, mindspore {first.mindspore})")
+        return TensorComparison(ok=False, kind="nonfinite", message=message, notes=notes, **base, **metrics)
+    if mismatched:
+        return TensorComparison(ok=False, kind="value", message=value_message(name, metrics, tol, pt.size),
+                                notes=notes, **base, **metrics)
+    return TensorComparison(ok=True, kind=None, message=f"{name}: max abs err {metrics['max_abs_err']:.3g}",
+                            notes=notes, **base, **metrics)
+
+
+def value_message(name: str, m: dict, tol: Tolerance, total: int) -> str:
+    at: Sample = m["max_abs_at"]
+    return (f"value mismatch in {name}: {m['mismatched']} of {total}"
+            f" elements ({100 * m['mismatched_fraction']:.3g}%) exceed atol={tol.atol:g} rtol={tol.rtol:g};"
+            f" max abs err {m['max_abs_err']:.4g} at {at.index} (torch {at.torch:.6g}, mindspore {at.mindspore:.6g});"
+            f" would pass with atol>={m['min_atol']:.3g} or rtol>={m['min_rtol']:.3g}")
+
+
+def _sample(a: np.ndarray, b: np.ndarray, flat: int) -> Sample:
+    index = tuple(int(i) for i in np.unravel_index(flat, a.shape)) if a.ndim else ()
+    return Sample(index, float(a.flat[flat]), float(b.flat[flat]))
+
+
+def _cosine(a: np.ndarray, b: np.ndarray) -> Optional[float]:
+    na, nb = float(np.linalg.norm(a)), float(np.linalg.norm(b))
+    if na == 0.0 or nb == 0.0:
+        return None
+    return float(np.dot(a.ravel(), b.ravel()) / (na * nb))
+
+
+def missing_tensor(name: str, side: str) -> TensorComparison:
+    other = "mindspore" if side == "torch" else "torch"
+    return TensorComparison(name=name, ok=False, kind="tree",
+                            message=f"output structure differs: {name} exists in {other} output but not in {side} output")
+
+
+ToleranceFor = Callable[[str, str], Tuple[Tolerance, str]]  # (tensor name, torch dtype) -> tolerance, source
+
+
+def compare_trees(torch_tree: Any, ms_tree: Any, tolerance_for: ToleranceFor,
+                  prefix: str = "out") -> Tuple[TensorComparison, ...]:
+    """Compare two numpy trees leaf by leaf; a leaf present on one side only is a 'tree' failure."""
+    pt = leaves(torch_tree, prefix)
+    ms = leaves(ms_tree, prefix)
+    out = []
+    for name, value in pt.items():
+        if name not in ms:
+            out.append(missing_tensor(name, "mindspore"))
+            continue
+        value = as_array(value)
+        tol, source = tolerance_for(name, dtype_name(value))
+        out.append(compare_arrays(name, value, as_array(ms[name]), tol, source))
+    out.extend(missing_tensor(name, "torch") for name in ms if name not in pt)
+    return tuple(out)

@@ -1,0 +1,132 @@
+"""Find paired cases in files and folders. A broken file or case becomes an error entry; the rest still load."""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import importlib.util
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterable, List, Sequence, Tuple
+
+from migcheck.case import PairedCase, case_problems
+
+
+@dataclass(frozen=True)
+class LoadError:
+    """A case file or case that could not be used: where, what, and how to fix it."""
+
+    path: str
+    case: str  # "" when the whole file failed
+    problem: str
+
+    def __str__(self) -> str:
+        where = f"{self.path}::{self.case}" if self.case else self.path
+        return f"{where}: {self.problem}"
+
+
+@dataclass(frozen=True)
+class Collection:
+    cases: Tuple[PairedCase, ...]
+    errors: Tuple[LoadError, ...]
+
+
+def case_files(paths: Iterable[str]) -> Tuple[List[Path], List[LoadError]]:
+    """Python files under the given paths (folders searched recursively, '_'-prefixed files skipped)."""
+    files, errors = [], []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            files.extend(p for p in sorted(path.rglob("*.py")) if not p.name.startswith("_") and "__pycache__" not in p.parts)
+        elif path.is_file() and path.suffix == ".py":
+            files.append(path)
+        else:
+            errors.append(LoadError(str(path), "", "no such case file or folder; pass a .py file or a folder of them"))
+    return files, errors
+
+
+def load_file(path: Path) -> Collection:
+    """Import one case file and return its cases, named after their variables unless named already."""
+    try:
+        module = _import(path)
+    except SyntaxError as exc:
+        return Collection((), (LoadError(str(path), "", f"syntax error at line {exc.lineno}: {exc.msg}; fix the case file"),))
+    except Exception as exc:
+        return Collection((), (LoadError(str(path), "", f"importing it raised {type(exc).__name__}: {exc}"),))
+    cases, errors = [], []
+    for attr, value in vars(module).items():
+        if not isinstance(value, PairedCase):
+            continue
+        case = dataclasses.replace(value, name=value.name or attr, file=str(path.resolve()),
+                                   doc=value.doc or "")
+        problems = case_problems(case)
+        if problems:
+            errors.extend(LoadError(str(path), case.name, f"{p} (fix: {fix})") for p, fix in problems)
+            continue
+        cases.append(case)
+    return Collection(tuple(cases), tuple(errors))
+
+
+def discover(paths: Sequence[str]) -> Collection:
+    files, errors = case_files(paths)
+    cases: List[PairedCase] = []
+    seen = {}
+    for path in files:
+        loaded = load_file(path)
+        errors.extend(loaded.errors)
+        for case in loaded.cases:
+            if case.name in seen:
+                errors.append(LoadError(str(path), case.name, f"duplicate case name, also defined in {seen[case.name]};"
+                                        " give one of them another name"))
+                continue
+            seen[case.name] = str(path)
+            cases.append(case)
+    return Collection(tuple(cases), tuple(errors))
+
+
+def _import(path: Path):
+    resolved = path.resolve()
+    digest = hashlib.sha1(str(resolved).encode()).hexdigest()[:10]
+    name = f"migcheck_cases_{re.sub(r'[^0-9A-Za-z_]', '_', path.stem)}_{digest}"
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, resolved)
+    module = importlib.util.module_from_spec(spec)
+    # Registered before running: MindSpore's graph parser resolves names through the module.
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return module
+
+
+_TOKEN = re.compile(r"\s*(\(|\)|[^\s()]+)")
+
+
+def keyword_matcher(expr: str) -> Callable[[str], bool]:
+    """pytest-style -k: words match as substrings of the item's text; 'and', 'or', 'not', parentheses."""
+    tokens = _TOKEN.findall(expr)
+    if not tokens:
+        raise ValueError("empty -k expression")
+    words: List[str] = []
+    parts = []
+    for tok in tokens:
+        if tok in ("and", "or", "not", "(", ")"):
+            parts.append(tok)
+        else:
+            parts.append(f"_w[{len(words)}]")
+            words.append(tok.lower())
+    source = " ".join(parts)
+    try:
+        code = compile(source, "<-k>", "eval")
+    except SyntaxError:
+        raise ValueError(f"cannot parse -k expression {expr!r}") from None
+
+    def match(text: str) -> bool:
+        text = text.lower()
+        return bool(eval(code, {"__builtins__": {}}, {"_w": [w in text for w in words]}))
+
+    return match

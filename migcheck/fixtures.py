@@ -1,0 +1,71 @@
+"""The fixture engine's numbers: seeded inputs and weights drawn in numpy, never by a framework's RNG."""
+from __future__ import annotations
+
+import math
+from typing import Dict, Sequence, Tuple, Union
+
+import numpy as np
+
+from migcheck.params import ParamInfo
+from migcheck.seeding import rng_for
+from migcheck.specs import InputSpec
+
+
+def make_input(spec: InputSpec, *, seed_parts: Tuple[object, ...]) -> np.ndarray:
+    """One input array drawn from its spec; the same seed parts always give the same array."""
+    if spec.kind == "given":
+        return np.array(spec.values, dtype=None if spec.dtype == "bfloat16" else spec.dtype, copy=True)
+    rng = rng_for(*seed_parts)
+    if spec.kind == "uniform":
+        values = rng.uniform(spec.low, spec.high, spec.shape)
+    elif spec.kind == "normal":
+        values = rng.normal(0.0, spec.std, spec.shape)
+    elif spec.kind == "integers":
+        values = rng.integers(int(spec.low), int(spec.high), spec.shape)
+    elif spec.kind == "mask":
+        values = rng.random(spec.shape) < spec.p
+    else:  # guarded by InputSpec.problems
+        raise ValueError(f"unknown input kind {spec.kind!r}")
+    # bfloat16 has no numpy dtype: draw float32; the runners cast on the framework side.
+    dtype = "float32" if spec.dtype == "bfloat16" else spec.dtype
+    return np.ascontiguousarray(values.astype(dtype))
+
+
+def make_inputs(case_name: str, specs: Sequence[Tuple[str, InputSpec]]) -> Dict[str, np.ndarray]:
+    return {name: make_input(spec, seed_parts=(case_name, "input", name)) for name, spec in specs}
+
+
+_VARIANCE = ("running_var", "moving_variance")
+_MEAN = ("running_mean", "moving_mean")
+_NORM_KINDS = ("BatchNorm", "LayerNorm", "GroupNorm", "InstanceNorm", "LocalResponseNorm", "RMSNorm")
+
+
+def make_weight(info: ParamInfo, *, case_name: str, fill: Union[str, float] = "seeded") -> np.ndarray:
+    """A value for one parameter or buffer, chosen by its role so the layer stays well-conditioned."""
+    dtype = "float32" if info.dtype == "bfloat16" else info.dtype
+    if not np.issubdtype(np.dtype(dtype), np.floating):
+        return np.zeros(info.shape, dtype=dtype)  # counters such as num_batches_tracked
+    if not isinstance(fill, str):
+        value = float(fill)
+        if info.leaf in _VARIANCE:
+            value = abs(value) or 1.0  # a variance must stay positive
+        return np.full(info.shape, value, dtype=dtype)
+    rng = rng_for(case_name, "weight", info.name)
+    is_norm = any(k in info.owner_kind for k in _NORM_KINDS)
+    if info.leaf in _VARIANCE:
+        values = rng.uniform(0.5, 1.5, info.shape)
+    elif info.leaf in _MEAN:
+        values = rng.uniform(-0.5, 0.5, info.shape)
+    elif is_norm and len(info.shape) <= 1 and info.leaf in ("weight", "gamma"):
+        values = rng.uniform(0.5, 1.5, info.shape)
+    elif len(info.shape) >= 2:
+        fan_in = max(1, int(np.prod(info.shape[1:])))
+        bound = 1.0 / math.sqrt(fan_in)
+        values = rng.uniform(-bound, bound, info.shape)
+    else:
+        values = rng.uniform(-0.5, 0.5, info.shape)
+    return np.ascontiguousarray(values.astype(dtype))
+
+
+def make_weights(infos: Sequence[ParamInfo], *, case_name: str, fill: Union[str, float] = "seeded") -> Dict[str, np.ndarray]:
+    return {info.name: make_weight(info, case_name=case_name, fill=fill) for info in infos}

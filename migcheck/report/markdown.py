@@ -1,0 +1,67 @@
+"""One Markdown page per case: verdicts, failing tensors with metrics, mapping problems, weight pairs."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List, Sequence
+
+from migcheck.compare import TensorComparison, fmt_shape
+from migcheck.report.jsonfile import by_case, safe_name
+from migcheck.verdict import Verdict
+
+
+def _g(x: object) -> str:
+    return f"{x:.3g}" if isinstance(x, float) else ("-" if x is None else str(x))
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def tensor_table(tensors: Sequence[TensorComparison]) -> List[str]:
+    lines = ["| tensor | ok | torch | mindspore | max abs err | max rel err | mismatched | cosine | min atol | min rtol | tolerance |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for t in tensors:
+        lines.append(
+            f"| `{t.name}` | {'yes' if t.ok else '**no**: ' + str(t.kind)} | {fmt_shape(t.torch_shape)} {t.torch_dtype}"
+            f" | {fmt_shape(t.ms_shape)} {t.ms_dtype} | {_g(t.max_abs_err)} | {_g(t.max_rel_err)}"
+            f" | {t.mismatched}/{t.total} | {_g(t.cosine)} | {_g(t.min_atol)} | {_g(t.min_rtol)}"
+            f" | rtol {t.rtol:g}, atol {t.atol:g} ({_cell(t.tolerance_source)}) |")
+    return lines
+
+
+def render_case(case: str, verdicts: Sequence[Verdict]) -> str:
+    lines = [f"# {case}", "", f"File: `{verdicts[0].file}`", "",
+             "| check | mode | backend | status | expected | message |", "|---|---|---|---|---|---|"]
+    for v in verdicts:
+        lines.append(f"| {v.check} | {v.mode} | {v.backend} | **{v.status}** | {v.expected} | {_cell(v.message)} |")
+    for v in verdicts:
+        if v.status == "skip":
+            continue
+        lines += ["", f"## {v.check} / {v.mode} / {v.backend}: {v.status}", "", _cell(v.message)]
+        if v.structure:
+            lines += ["", "Weight transfer problems:", ""] + [f"- {p}" for p in v.structure]
+        if v.error:
+            lines += ["", "```", v.error, "```"]
+        if v.tensors:
+            lines += [""] + tensor_table(v.tensors)
+        for t in v.tensors:
+            if t.first_mismatches:
+                lines += ["", f"First mismatches in `{t.name}`:", ""]
+                lines += [f"- at {s.index}: torch {s.torch:.6g}, mindspore {s.mindspore:.6g}" for s in t.first_mismatches]
+        if v.notes:
+            lines += ["", "Notes:", ""] + [f"- {n}" for n in sorted(set(v.notes))]
+    mapped = next((v for v in verdicts if v.mapping or v.skipped_params), None)
+    if mapped is not None:
+        lines += ["", "## Weight mapping", "", "| torch | shape | mindspore | shape | how |", "|---|---|---|---|---|"]
+        for p in mapped.mapping:
+            lines.append(f"| `{p.torch_name}` | {fmt_shape(p.torch_shape)} | `{p.ms_name}` | {fmt_shape(p.ms_shape)} | {p.how} |")
+        for s in mapped.skipped_params:
+            lines.append(f"| `{s.torch_name}` | | (not transferred) | | {_cell(s.reason)} |")
+    return "\n".join(lines) + "\n"
+
+
+def write_markdown(root: Path, verdicts: Sequence[Verdict]) -> None:
+    cells = root / "cells"
+    cells.mkdir(parents=True, exist_ok=True)
+    for case, items in by_case(verdicts).items():
+        (cells / f"{safe_name(case)}.md").write_text(render_case(case, items))

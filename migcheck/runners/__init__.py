@@ -1,0 +1,1 @@
+"""The only modules that import torch or mindspore. Each returns plain numpy trees."""

@@ -1,0 +1,39 @@
+"""Numpy trees: nested tuples/lists/dicts of arrays, flattened to named leaves for comparison."""
+from __future__ import annotations
+
+from typing import Any, Dict, List, Mapping, Tuple
+
+import numpy as np
+
+
+def flatten(tree: Any, prefix: str = "out") -> List[Tuple[str, Any]]:
+    """(path, leaf) pairs in a stable order: 'out', 'out[0]', 'out[1].logits'."""
+    if isinstance(tree, Mapping):
+        out: List[Tuple[str, Any]] = []
+        for key in tree:
+            out.extend(flatten(tree[key], f"{prefix}.{key}"))
+        return out
+    if isinstance(tree, (tuple, list)):
+        out = []
+        for i, item in enumerate(tree):
+            out.extend(flatten(item, f"{prefix}[{i}]"))
+        return out
+    return [(prefix, tree)]
+
+
+def leaves(tree: Any, prefix: str = "out") -> Dict[str, Any]:
+    return dict(flatten(tree, prefix))
+
+
+def structure(tree: Any) -> Any:
+    """The tree's shape with leaves replaced by '*': equal structures compare equal."""
+    if isinstance(tree, Mapping):
+        return {k: structure(v) for k, v in tree.items()}
+    if isinstance(tree, (tuple, list)):
+        return [structure(v) for v in tree]
+    return "*"
+
+
+def as_array(leaf: Any) -> np.ndarray:
+    """A leaf as an array; Python numbers and bools become 0-d arrays."""
+    return leaf if isinstance(leaf, np.ndarray) else np.asarray(leaf)

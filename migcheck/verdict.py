@@ -1,0 +1,105 @@
+"""Verdicts: the result of one case x check x mode x backend, and how expectations turn into status."""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, Dict, Optional, Tuple
+
+from migcheck.compare import Sample, TensorComparison
+from migcheck.mapping import MappedParam, SkippedParam
+
+SCHEMA_VERSION = 1
+STATUSES = ("pass", "fail", "error", "skip", "xfail", "xpass")
+# Statuses that mean "as the case said it would be"; anything else makes the run exit 1.
+EXPECTED_STATUSES = ("pass", "xfail", "skip")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    case: str
+    check: str
+    mode: str
+    backend: str
+    status: str
+    kind: Optional[str]  # what the comparison found: None when both sides agreed
+    message: str
+    expected: str = "pass"  # "pass" or "fail:<kind>"
+    tensors: Tuple[TensorComparison, ...] = ()
+    structure: Tuple[str, ...] = ()  # weight-mapping problems, one line each
+    mapping: Tuple[MappedParam, ...] = ()
+    skipped_params: Tuple[SkippedParam, ...] = ()
+    error: str = ""  # excerpt of the exception for error kinds
+    file: str = ""
+    duration_s: float = 0.0
+    notes: Tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def item(self) -> str:
+        return f"{self.case}[{self.check}-{self.mode}-{self.backend}]"
+
+    @property
+    def as_expected(self) -> bool:
+        return self.status in EXPECTED_STATUSES
+
+    @property
+    def worst(self) -> Optional[TensorComparison]:
+        """The failing tensor with the largest error, for one-line summaries."""
+        failing = [t for t in self.tensors if not t.ok]
+        return max(failing, key=lambda t: (t.kind != "value", t.max_abs_err), default=None)
+
+
+def expectation(expect: str, fails_with: Optional[str], fails_on: Optional[Tuple[str, ...]], check: str) -> str:
+    """'pass' or 'fail:<kind>' for one check of a case."""
+    if expect == "fail" and (fails_on is None or check in fails_on):
+        return f"fail:{fails_with}"
+    return "pass"
+
+
+def judge(found: Optional[str], expected: str) -> Tuple[str, str]:
+    """(status, remark) from what the comparison found and what the case expected."""
+    if expected == "pass":
+        if found is None:
+            return "pass", ""
+        return ("error" if found in ("error", "graph-compile-error") else "fail"), ""
+    want = expected.split(":", 1)[1]
+    if found == want:
+        return "xfail", f"failed as expected ({want})"
+    if found is None:
+        return "xpass", f"expected a {want} failure, but both sides agreed"
+    return "fail", f"expected a {want} failure, got {found}"
+
+
+def to_dict(verdict: Verdict) -> Dict[str, Any]:
+    data = dataclasses.asdict(verdict)
+    data["item"] = verdict.item
+    return data
+
+
+def from_dict(data: Dict[str, Any]) -> Verdict:
+    """Inverse of to_dict, for re-reading reports on a machine without the frameworks."""
+    data = dict(data)
+    data.pop("item", None)
+    data["tensors"] = tuple(_tensor_from_dict(t) for t in data.get("tensors", ()))
+    data["mapping"] = tuple(MappedParam(**{**m, "torch_shape": tuple(m["torch_shape"]), "ms_shape": tuple(m["ms_shape"])})
+                            for m in data.get("mapping", ()))
+    data["skipped_params"] = tuple(SkippedParam(**s) for s in data.get("skipped_params", ()))
+    for key in ("structure", "notes"):
+        data[key] = tuple(data.get(key, ()))
+    return Verdict(**data)
+
+
+def _tensor_from_dict(data: Dict[str, Any]) -> TensorComparison:
+    data = dict(data)
+    for key in ("torch_shape", "ms_shape"):
+        if data.get(key) is not None:
+            data[key] = tuple(data[key])
+    for key in ("max_abs_at", "max_rel_at"):
+        if data.get(key) is not None:
+            data[key] = _sample(data[key])
+    data["first_mismatches"] = tuple(_sample(s) for s in data.get("first_mismatches", ()))
+    data["notes"] = tuple(data.get("notes", ()))
+    return TensorComparison(**data)
+
+
+def _sample(data: Dict[str, Any]) -> Sample:
+    return Sample(tuple(data["index"]), data["torch"], data["mindspore"])
