@@ -13,6 +13,23 @@ BACKENDS = ("cpu", "gpu", "ascend")
 # Kinds of failure a verdict can carry; a known-bad case names the one it must fail with.
 FAILURE_KINDS = ("structure", "tree", "shape", "dtype", "nonfinite", "value", "error", "graph-compile-error")
 
+OPTIMIZER_PRESETS = ("sgd", "adam", "adamw")
+# Presets whose MindSpore half exists on some backends only: mindspore.mint.optim.AdamW (the
+# faithful AdamW port; nn.AdamWeightDecay lacks bias correction) has an Ascend kernel only in 2.10.
+PRESET_BACKENDS = {"adamw": ("ascend",)}
+
+
+@dataclass(frozen=True)
+class FrameworkPair:
+    """Two factories that build the same thing on each side, e.g. a loss or an optimizer.
+
+    For optimizers each factory takes the list of trainable parameters (in mapped order).
+    """
+
+    torch: Callable[..., Any]
+    mindspore: Callable[..., Any]
+
+
 WeightMap = Union[Mapping[str, Optional[str]], Callable[[str], Optional[str]]]
 Adapter = Callable[[Any], Any]
 
@@ -42,9 +59,20 @@ class PairedCase:
     adapt_mindspore: Optional[Adapter] = None
     expect: str = "pass"
     fails_with: Optional[str] = None
-    # Checks on which the expected failure shows; the others must pass. None: all of them.
+    # Where the expected failure shows: checks ("train"), modes ("graph") or "check-mode"; the rest
+    # must pass. None: everywhere.
     fails_on: Optional[Tuple[str, ...]] = None
-    checks: Tuple[str, ...] = ("forward",)
+    # None: forward and backward, plus train when the torch module has buffers, plus step when
+    # an optimizer is named.
+    checks: Optional[Tuple[str, ...]] = None
+    # For the step check: a preset name ("sgd", "adam", "adamw") or a FrameworkPair of factories.
+    optimizer: Union[str, FrameworkPair, None] = None
+    # A FrameworkPair of loss factories, called as loss(output, *targets). None: the objective is
+    # sum(output * cotangent) with a seeded cotangent per floating-point output.
+    loss: Optional[FrameworkPair] = None
+    # Names of inputs that feed the loss rather than the network.
+    targets: Tuple[str, ...] = ()
+    steps: int = 1
     modes: Tuple[str, ...] = MODES
     # mode or check -> why it is not run for this case; shown as a skip reason.
     skip: Mapping[str, str] = field(default_factory=dict)
@@ -101,12 +129,27 @@ def case_problems(case: PairedCase) -> list[Tuple[str, str]]:
         out.append((f"expect={case.expect!r}", "use expect='pass' or expect='fail'"))
     if case.expect == "fail" and case.fails_with not in FAILURE_KINDS:
         out.append((f"fails_with={case.fails_with!r}", f"a known-bad case names its failure: one of {', '.join(FAILURE_KINDS)}"))
-    for check in case.checks:
+    for check in case.checks or ():
         if check not in CHECKS:
             out.append((f"unknown check {check!r}", f"use some of {', '.join(CHECKS)}"))
-    for check in case.fails_on or ():
-        if check not in case.checks:
-            out.append((f"fails_on names {check!r}, which the case does not run", "add it to checks or drop it"))
+    if case.optimizer is not None and not isinstance(case.optimizer, FrameworkPair) and case.optimizer not in OPTIMIZER_PRESETS:
+        out.append((f"optimizer={case.optimizer!r}", f"use a preset ({', '.join(OPTIMIZER_PRESETS)}) or FrameworkPair(torch=..., mindspore=...)"))
+    if case.loss is not None and not isinstance(case.loss, FrameworkPair):
+        out.append(("loss is not a FrameworkPair", "use migcheck.FrameworkPair(torch=lambda: ..., mindspore=lambda: ...)"))
+    names = [n for n, _ in specs]
+    for target in case.targets:
+        if target not in names:
+            out.append((f"target {target!r} is not an input", f"name one of {', '.join(names)}"))
+    if case.checks and "step" in case.checks and case.optimizer is None:
+        out.append(("the step check needs an optimizer", "set optimizer='sgd' (or 'adam', 'adamw', or a FrameworkPair)"))
+    if not isinstance(case.steps, int) or case.steps < 1:
+        out.append((f"steps={case.steps!r}", "use a positive integer"))
+    for entry in case.fails_on or ():
+        check, _, mode = entry.partition("-") if entry not in MODES else ("", "", entry)
+        if check and (check not in CHECKS or (case.checks is not None and check not in case.checks)):
+            out.append((f"fails_on names {entry!r}, which the case does not run", "name checks it runs and/or modes"))
+        if mode and mode not in MODES:
+            out.append((f"fails_on names unknown mode in {entry!r}", f"use {', '.join(MODES)}"))
     for mode in case.modes:
         if mode not in MODES:
             out.append((f"unknown mode {mode!r}", f"use some of {', '.join(MODES)}"))

@@ -1,6 +1,7 @@
 """Find paired cases in files and folders. A broken file or case becomes an error entry; the rest still load."""
 from __future__ import annotations
 
+import ast
 import dataclasses
 import hashlib
 import importlib.util
@@ -103,6 +104,8 @@ def _import(path: Path):
     return module
 
 
+_KEYWORD_NODES = (ast.Expression, ast.BoolOp, ast.And, ast.Or, ast.UnaryOp, ast.Not, ast.Subscript,
+                  ast.Name, ast.Load, ast.Constant)
 _TOKEN = re.compile(r"\s*(\(|\)|[^\s()]+)")
 
 
@@ -121,9 +124,13 @@ def keyword_matcher(expr: str) -> Callable[[str], bool]:
             words.append(tok.lower())
     source = " ".join(parts)
     try:
-        code = compile(source, "<-k>", "eval")
+        tree = ast.parse(source, mode="eval")
     except SyntaxError:
         raise ValueError(f"cannot parse -k expression {expr!r}") from None
+    # Only and/or/not over words: 'conv (graph)' parses as a call, '()' as a tuple; both are errors.
+    if not all(isinstance(node, _KEYWORD_NODES) for node in ast.walk(tree)):
+        raise ValueError(f"cannot parse -k expression {expr!r}")
+    code = compile(tree, "<-k>", "eval")
 
     def match(text: str) -> bool:
         text = text.lower()

@@ -97,6 +97,8 @@ def resolve(dtype: str, *, check: str, backend: str, tensor: str,
 
 def matches(pattern: str, *, check: str, tensor: str) -> bool:
     """A pattern names a tensor ('out[0]', 'grad.param.*') or a check and tensor ('backward/*')."""
+    # Brackets are literal: tensor names index with them ('out[0]'), so they are no character classes.
+    pattern = pattern.replace("[", "[[]")
     if "/" in pattern:
         return fnmatch.fnmatchcase(f"{check}/{tensor}", pattern)
     return fnmatch.fnmatchcase(tensor, pattern)

@@ -11,7 +11,7 @@ def flatten(tree: Any, prefix: str = "out") -> List[Tuple[str, Any]]:
     if isinstance(tree, Mapping):
         out: List[Tuple[str, Any]] = []
         for key in tree:
-            out.extend(flatten(tree[key], f"{prefix}.{key}"))
+            out.extend(flatten(tree[key], f"{prefix}.{key}" if prefix else str(key)))
         return out
     if isinstance(tree, (tuple, list)):
         out = []

@@ -48,9 +48,13 @@ class Verdict:
         return max(failing, key=lambda t: (t.kind != "value", t.max_abs_err), default=None)
 
 
-def expectation(expect: str, fails_with: Optional[str], fails_on: Optional[Tuple[str, ...]], check: str) -> str:
-    """'pass' or 'fail:<kind>' for one check of a case."""
-    if expect == "fail" and (fails_on is None or check in fails_on):
+def expectation(expect: str, fails_with: Optional[str], fails_on: Optional[Tuple[str, ...]], check: str,
+                mode: str = "") -> str:
+    """'pass' or 'fail:<kind>' for one check and mode of a case.
+
+    fails_on names checks ('train'), modes ('graph') or both ('backward-graph'); None means all.
+    """
+    if expect == "fail" and (fails_on is None or check in fails_on or mode in fails_on or f"{check}-{mode}" in fails_on):
         return f"fail:{fails_with}"
     return "pass"
 

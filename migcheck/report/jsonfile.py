@@ -64,11 +64,17 @@ def read_summary(path: Path) -> List[Verdict]:
     return [from_dict(_unclean(v)) for v in data["verdicts"]]
 
 
-def _unclean(value: Any) -> Any:
-    if isinstance(value, str) and value in ("inf", "-inf", "nan"):
+# The float fields of Verdict, TensorComparison and Sample: only these can hold "inf"/"nan"
+# written by _clean; a case, tensor or note that is literally named "nan" stays a string.
+_FLOAT_FIELDS = frozenset(("duration_s", "rtol", "atol", "mismatched_fraction", "max_abs_err", "max_rel_err",
+                           "mean_abs_err", "cosine", "min_atol", "min_rtol", "torch", "mindspore"))
+
+
+def _unclean(value: Any, key: str = "") -> Any:
+    if isinstance(value, str) and key in _FLOAT_FIELDS and value in ("inf", "-inf", "nan"):
         return float(value)
     if isinstance(value, dict):
-        return {k: _unclean(v) for k, v in value.items()}
+        return {k: _unclean(v, k) for k, v in value.items()}
     if isinstance(value, list):
         return [_unclean(v) for v in value]
     return value

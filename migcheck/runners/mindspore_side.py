@@ -4,12 +4,27 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
-from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
-import mindspore as ms
-import numpy as np
+# MindSpore's C++ logger prints every warning to stderr; keep errors only unless the user chose.
+os.environ.setdefault("GLOG_v", "3")
 
+import mindspore as ms  # noqa: E402
+import numpy as np  # noqa: E402
+
+from migcheck.objective import Objective
 from migcheck.params import ParamInfo
+
+# Optimizer presets paired with torch_side.PRESETS. Weight decay is given per group so that it
+# reaches every parameter, as in torch (a plain float would be filtered by parameter name).
+PRESETS: Mapping[str, Callable[[list], Any]] = {
+    "sgd": lambda params: ms.nn.SGD([{"params": params, "weight_decay": 1e-4}], learning_rate=0.1,
+                                    momentum=0.9, nesterov=True),
+    "adam": lambda params: ms.nn.Adam(params, learning_rate=1e-3, beta1=0.9, beta2=0.999, eps=1e-8),
+    # nn.AdamWeightDecay is not torch's AdamW (no bias correction); mint's AdamW is, but MindSpore
+    # 2.10 registers its kernel for Ascend only.
+    "adamw": lambda params: ms.mint.optim.AdamW(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2),
+}
 
 _MODES = {"pynative": ms.PYNATIVE_MODE, "graph": ms.GRAPH_MODE}
 _TARGETS = {"cpu": "CPU", "gpu": "GPU", "ascend": "Ascend"}
@@ -86,7 +101,7 @@ def to_numpy(tree: Any) -> Any:
 
 
 def _dtype_name(p: Any) -> str:
-    return str(ms.dtype_to_nptype(p.dtype).__name__) if p.dtype != ms.bfloat16 else "bfloat16"
+    return str(p.dtype).lower()  # "Float32" -> "float32", "BFloat16" -> "bfloat16"
 
 
 class MindSporeCell:
@@ -96,11 +111,13 @@ class MindSporeCell:
             raise MindSporeSideError(f"the mindspore factory returned {type(cell).__name__}, not a mindspore.nn.Cell")
         self.cell = cell
         self.mode = mode
+        # Captured once: wrapping the cell later (objectives, train steps) may rename parameters.
+        self._named = list(cell.parameters_and_names())
 
     def params(self) -> List[ParamInfo]:
         owners = {name: type(c).__name__ for name, c in self.cell.cells_and_names()}
         out = []
-        for name, p in self.cell.parameters_and_names():
+        for name, p in self._named:
             owner = name.rpartition(".")[0]
             out.append(ParamInfo(name=name, shape=tuple(p.shape), dtype=_dtype_name(p),
                                  owner_kind=owners.get(owner, "?"), trainable=bool(p.requires_grad),
@@ -108,7 +125,7 @@ class MindSporeCell:
         return out
 
     def load(self, weights: Mapping[str, np.ndarray]) -> None:
-        for name, p in self.cell.parameters_and_names():
+        for name, p in self._named:
             p.set_data(ms.Tensor(np.ascontiguousarray(weights[name]), dtype=p.dtype))
 
     def forward(self, inputs: Sequence[np.ndarray], dtypes: Sequence[str], *, train: bool = False) -> Any:
@@ -118,9 +135,91 @@ class MindSporeCell:
             return to_numpy(self.cell(*args))
 
     def state(self) -> Dict[str, np.ndarray]:
-        return {name: to_numpy(p.value()) for name, p in self.cell.parameters_and_names()}
+        return {name: to_numpy(p.value()) for name, p in self._named}
+
+    def gradients(self, inputs: Sequence[np.ndarray], dtypes: Sequence[str], objective: Objective,
+                  loss: Optional[Callable[[], Any]]) -> Tuple[Dict[int, np.ndarray], Dict[str, np.ndarray]]:
+        """Gradients through mindspore.grad, by input position and by MindSpore parameter name."""
+        self.cell.set_train(False)
+        args = [_tensor(x, d) for x, d in zip(inputs, dtypes)]
+        positions = tuple(i for i, a in enumerate(args) if ms.ops.is_floating_point(a))
+        named = [(n, p) for n, p in self._named if p.requires_grad]
+        fn = ms.grad(_objective_cell(self.cell, objective, loss), grad_position=positions or None,
+                     weights=[p for _, p in named] or None)
+        with scratch_cwd(self.mode):
+            result = fn(*args)
+        input_grads, param_grads = _split_grads(result, bool(positions), bool(named))
+        return (dict(zip(positions, (to_numpy(g) for g in input_grads))),
+                {n: to_numpy(g) for (n, _), g in zip(named, param_grads)})
+
+    def steps(self, inputs: Sequence[np.ndarray], dtypes: Sequence[str], objective: Objective,
+              loss: Optional[Callable[[], Any]], optimizer: Any, count: int) -> List[Dict[str, Any]]:
+        """Train-mode steps through TrainOneStepCell; after each: the loss and every parameter by name."""
+        args = [_tensor(x, d) for x, d in zip(inputs, dtypes)]
+        params = [p for _, p in self._named if p.requires_grad]
+        opt = PRESETS[optimizer](params) if isinstance(optimizer, str) else optimizer(params)
+        step = ms.nn.TrainOneStepCell(_objective_cell(self.cell, objective, loss), opt)
+        step.set_train(True)
+        records = []
+        for _ in range(count):
+            with scratch_cwd(self.mode):
+                value = step(*args)
+            records.append({"loss": to_numpy(value), "state": self.state()})
+        return records
+
+
+def _split_grads(result: Any, has_inputs: bool, has_params: bool) -> Tuple[tuple, tuple]:
+    # mindspore.grad returns (inputs, weights) when asked for both, else just the one asked for,
+    # and a bare tensor when a tuple of one position was asked for.
+    if has_inputs and has_params:
+        inputs, params = result
+    elif has_inputs:
+        inputs, params = result, ()
+    else:
+        inputs, params = (), result
+    as_tuple = lambda g: tuple(g) if isinstance(g, (tuple, list)) else (g,)  # noqa: E731
+    return as_tuple(inputs), as_tuple(params)
+
+
+class _LossObjective(ms.nn.Cell):
+    def __init__(self, net: Any, loss: Any, n_net: int) -> None:
+        super().__init__(auto_prefix=False)  # keep the backbone's parameter names
+        self.net = net
+        self.loss = loss
+        self.n_net = n_net
+
+    def construct(self, *args):
+        return self.loss(self.net(*args[:self.n_net]), *args[self.n_net:])
+
+
+class _CotangentObjective(ms.nn.Cell):
+    """sum(output[i] * cotangent[i]) over the float outputs; a tensor or a flat tuple of them."""
+
+    def __init__(self, net: Any, cotangents: tuple, indices: tuple, single: bool) -> None:
+        super().__init__(auto_prefix=False)
+        self.net = net
+        self.cotangents = cotangents
+        self.indices = indices
+        self.single = single
+
+    def construct(self, *args):
+        out = self.net(*args)
+        if self.single:
+            return (out * self.cotangents[0]).sum()
+        total = 0.0
+        for k, i in enumerate(self.indices):
+            total = total + (out[i] * self.cotangents[k]).sum()
+        return total
+
+
+def _objective_cell(net: Any, objective: Objective, loss: Optional[Callable[[], Any]]) -> Any:
+    if loss is not None:
+        return _LossObjective(net, loss(), objective.n_net_inputs)
+    used = [(i, c) for i, c in enumerate(objective.cotangents) if c is not None]
+    single = len(objective.cotangents) == 1
+    return _CotangentObjective(net, tuple(ms.Tensor(c) for _, c in used), tuple(i for i, _ in used), single)
 
 
 def _tensor(x: np.ndarray, dtype: str) -> ms.Tensor:
-    t = ms.Tensor(np.ascontiguousarray(x))
+    t = ms.Tensor(np.array(x, copy=True))
     return t.astype(ms.bfloat16) if dtype == "bfloat16" else t

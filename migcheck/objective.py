@@ -1,0 +1,45 @@
+"""The scalar both sides differentiate: a paired loss, or sum(output * cotangent) over float outputs.
+
+A seeded random cotangent (not a plain sum) makes permutation and sign errors visible in gradients.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Optional, Tuple
+
+import numpy as np
+
+from migcheck.seeding import rng_for
+from migcheck.tree import as_array, flatten
+
+
+@dataclass(frozen=True)
+class Objective:
+    """What the runners need to build the same scalar on both sides."""
+
+    n_net_inputs: int  # the first n inputs feed the network; the rest feed the loss
+    # One entry per flattened output leaf; None where the leaf is excluded (integer/bool).
+    cotangents: Tuple[Optional[np.ndarray], ...]
+    notes: Tuple[str, ...] = ()
+
+
+def make_cotangents(case_name: str, outputs: Any) -> Tuple[Tuple[Optional[np.ndarray], ...], Tuple[str, ...]]:
+    cotangents, notes = [], []
+    for name, leaf in flatten(outputs):
+        arr = as_array(leaf)
+        if not np.issubdtype(arr.dtype, np.floating):
+            cotangents.append(None)
+            notes.append(f"{name} ({arr.dtype}) is not differentiable and is left out of the objective")
+            continue
+        rng = rng_for(case_name, "cotangent", name)
+        cotangents.append(rng.normal(0.0, 1.0, arr.shape).astype(arr.dtype))
+    return tuple(cotangents), tuple(notes)
+
+
+def output_layout_problem(outputs: Any) -> Optional[str]:
+    """The MindSpore objective indexes a tensor or a flat tuple/list; deeper nesting is refused."""
+    if isinstance(outputs, (list, tuple)) and any(isinstance(o, (list, tuple, dict)) for o in outputs):
+        return "the objective supports a tensor or a flat tuple of tensors; this output is nested"
+    if isinstance(outputs, dict):
+        return "the objective supports a tensor or a flat tuple of tensors; this output is a dict"
+    return None
