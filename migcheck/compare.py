@@ -1,6 +1,8 @@
 """The comparator: numpy only. Every mismatch (shape, dtype, NaN, value) becomes data, never a crash."""
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Tuple
 
@@ -78,7 +80,17 @@ def compare_arrays(name: str, torch_value: Any, ms_value: Any, tolerance: Tolera
         notes.append(f"integer widths differ (torch {base['torch_dtype']}, mindspore {base['ms_dtype']}); values compared exactly")
     if pt.size == 0:
         return TensorComparison(ok=True, kind=None, message=f"{name}: empty on both sides", notes=tuple(notes), **base)
+    if np.iscomplexobj(pt) or np.iscomplexobj(ms):
+        # Casting complex to float would drop the imaginary part, so a wrong one would pass:
+        # compare (real, imag) pairs along an extra trailing axis instead.
+        pt, ms = _real_pairs(pt), _real_pairs(ms)
+        base["total"] = int(pt.size)
+        notes.append("complex values compared as (real, imag) pairs: indices carry a trailing 0 (real) or 1 (imag)")
     return _compare_values(pt, ms, tolerance, base, tuple(notes))
+
+
+def _real_pairs(x: np.ndarray) -> np.ndarray:
+    return np.stack([x.real, x.imag], axis=-1)
 
 
 def _dtype_problem(torch_dtype: str, ms_dtype: str) -> str:
@@ -104,7 +116,8 @@ def _compare_values(pt: np.ndarray, ms: np.ndarray, tol: Tolerance, base: dict, 
     nonfinite_ok = same_inf | (both_nan if tol.equal_nan else np.zeros_like(both_nan))
     nonfinite_bad = ~both_finite & ~nonfinite_ok
 
-    diff = np.where(both_finite, np.abs(a - b), 0.0)
+    with np.errstate(invalid="ignore"):  # inf - inf at non-finite positions, masked out right here
+        diff = np.where(both_finite, np.abs(a - b), 0.0)
     mag = np.abs(np.where(both_finite, a, 0.0))
     allowed = tol.atol + tol.rtol * mag
     value_bad = both_finite & (diff > allowed)
@@ -151,7 +164,17 @@ def value_message(name: str, m: dict, tol: Tolerance, total: int) -> str:
     return (f"value mismatch in {name}: {m['mismatched']} of {total}"
             f" elements ({100 * m['mismatched_fraction']:.3g}%) exceed atol={tol.atol:g} rtol={tol.rtol:g};"
             f" max abs err {m['max_abs_err']:.4g} at {at.index} (torch {at.torch:.6g}, mindspore {at.mindspore:.6g});"
-            f" would pass with atol>={m['min_atol']:.3g} or rtol>={m['min_rtol']:.3g}")
+            f" would pass with atol>={ceil_sig(m['min_atol'])} or rtol>={ceil_sig(m['min_rtol'])}")
+
+
+def ceil_sig(value: float, digits: int = 3) -> str:
+    """value to `digits` significant figures, rounded up, so a tolerance hint never undershoots."""
+    if not math.isfinite(value) or value <= 0:
+        return f"{value:g}"
+    scale = 10.0 ** (math.floor(math.log10(value)) - digits + 1)
+    up = math.ceil(value / scale - 1e-9) * scale
+    text = f"{up:.{digits}g}"
+    return text if float(text) >= value else f"{float(text) + scale:.{digits}g}"
 
 
 def _sample(a: np.ndarray, b: np.ndarray, flat: int) -> Sample:
@@ -161,6 +184,8 @@ def _sample(a: np.ndarray, b: np.ndarray, flat: int) -> Sample:
 
 def _lift(value: float, passes: Callable[[float], bool]) -> float:
     """A reported minimum tolerance, nudged up past float rounding so that re-comparing with it passes."""
+    if not np.isfinite(value):
+        return value
     for _ in range(16):
         if passes(value):
             return value

@@ -57,8 +57,15 @@ class MigcheckSession:
         self.errors: List[str] = []
 
     def is_case_file(self, path: Path) -> bool:
+        # Folders from the rootdir down: a checkout that merely lives under some 'cases' folder
+        # must not turn its helper modules into case files.
+        root = self.config.rootpath
+        try:
+            folders = (root.name,) + path.parent.relative_to(root).parts
+        except ValueError:  # outside the rootdir
+            folders = path.parent.parts
         return (path.suffix == ".py" and not path.name.startswith(("_", "test_", "conftest"))
-                and any(part in self.case_dirs for part in path.parent.parts))
+                and any(part in self.case_dirs for part in folders))
 
     @pytest.hookimpl
     def pytest_collect_file(self, file_path: Path, parent: pytest.Collector) -> Optional[pytest.Collector]:
@@ -83,10 +90,10 @@ class MigcheckSession:
         if not directory or hasattr(self.config, "workerinput"):
             return  # xdist workers never write: the controller merges
         from migcheck.report import write_report
-        from migcheck.report.jsonfile import _unclean
+        from migcheck.report.jsonfile import json_restore
         from migcheck.verdict import from_dict
 
-        verdicts = sorted((from_dict(_unclean(v)) for v in self.verdicts), key=lambda v: (v.file, v.item))
+        verdicts = sorted((from_dict(json_restore(v)) for v in self.verdicts), key=lambda v: (v.file, v.item))
         write_report(directory, verdicts, self.errors)
 
 
@@ -123,11 +130,11 @@ class CaseItem(pytest.Item):
 
     def runtest(self) -> None:
         from migcheck.engine import run_item
-        from migcheck.report.jsonfile import _clean
+        from migcheck.report.jsonfile import json_safe
         from migcheck.verdict import to_dict
 
         verdict = run_item(self.planned, self.options)
-        self.user_properties.append((VERDICT_PROPERTY, json.dumps(_clean(to_dict(verdict)))))
+        self.user_properties.append((VERDICT_PROPERTY, json.dumps(json_safe(to_dict(verdict)))))
         self.user_properties += [("migcheck_status", verdict.status), ("migcheck_kind", verdict.kind or "")]
         worst = verdict.worst
         if worst is not None:

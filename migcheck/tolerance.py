@@ -35,6 +35,8 @@ DTYPE_DEFAULTS: Mapping[str, Tolerance] = {
     "bfloat16": Tolerance(1.6e-2, 1e-5),
     "float32": Tolerance(1.3e-6, 1e-5),
     "float64": Tolerance(1e-7, 1e-7),
+    "complex64": Tolerance(1.3e-6, 1e-5),
+    "complex128": Tolerance(1e-7, 1e-7),
 }
 EXACT = Tolerance(0.0, 0.0)
 

@@ -1,8 +1,10 @@
 """The MindSpore side: configure mode and backend, load mapped numpy weights, run, return numpy trees."""
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
+import shutil
 import tempfile
 from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
@@ -79,6 +81,7 @@ _SCRATCH: Dict[str, str] = {}
 def _scratch_dir() -> str:
     if "dir" not in _SCRATCH:
         _SCRATCH["dir"] = tempfile.mkdtemp(prefix="migcheck-ms-")
+        atexit.register(shutil.rmtree, _SCRATCH["dir"], ignore_errors=True)
     return _SCRATCH["dir"]
 
 
