@@ -107,7 +107,7 @@ def _compute_reference(case: PairedCase, check: str) -> Reference:
     n_net = len(order) - len(case.targets)
     module = TorchModule(case.torch)
     params = tuple(module.params())
-    weights = make_weights(params, case_name=case.name, fill=case.weights)
+    weights = make_weights(params, case_name=case.name, fill=case.weights, built=module.state())
     module.load(weights)
     adapt = case.adapt_torch or (lambda out: out)
     objective = None

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import math
-from typing import Dict, Sequence, Tuple, Union
+from typing import Dict, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -67,5 +67,16 @@ def make_weight(info: ParamInfo, *, case_name: str, fill: Union[str, float] = "s
     return np.ascontiguousarray(values.astype(dtype))
 
 
-def make_weights(infos: Sequence[ParamInfo], *, case_name: str, fill: Union[str, float] = "seeded") -> Dict[str, np.ndarray]:
-    return {info.name: make_weight(info, case_name=case_name, fill=fill) for info in infos}
+def make_weights(infos: Sequence[ParamInfo], *, case_name: str, fill: Union[str, float] = "seeded",
+                 built: Optional[Mapping[str, np.ndarray]] = None) -> Dict[str, np.ndarray]:
+    """Values for every parameter and buffer.
+
+    Parameters and running statistics are drawn (so eval-mode normalisation is exercised). Other
+    buffers are configuration, e.g. a loss's class weights or pos_weight: they keep the value the
+    torch module was built with (``built``), which is deterministic and means what the author wrote.
+    """
+    out = {}
+    for info in infos:
+        keep = built is not None and info.is_buffer and info.leaf not in _VARIANCE + _MEAN and info.name in built
+        out[info.name] = np.array(built[info.name], copy=True) if keep else make_weight(info, case_name=case_name, fill=fill)
+    return out
