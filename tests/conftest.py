@@ -1,0 +1,102 @@
+"""Shared helpers for migcheck's own tests.
+
+Case files written by these helpers import torch and mindspore inside their factories, so that
+discovery, `migcheck list` and pytest collection stay fast; only running an item imports them.
+"""
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+# pytester drives the pytest plugin in subprocesses (tests/test_pytest_plugin.py).
+pytest_plugins = ["pytester"]
+
+REPO = Path(__file__).resolve().parents[1]
+
+# Tiny real layers: torch.nn.Linear(3, 2) and its MindSpore ports, right and wrong.
+CASE_PRELUDE = '''
+from migcheck import PairedCase, Tolerance, given, integers, mask, uniform
+
+
+def torch_linear():
+    import torch
+    return torch.nn.Linear(3, 2)
+
+
+def ms_dense():
+    import mindspore
+    return mindspore.nn.Dense(3, 2)
+
+
+def ms_dense_relu():
+    # Wrong port: MindSpore's Dense takes an activation, torch's Linear has none.
+    import mindspore
+    return mindspore.nn.Dense(3, 2, activation="relu")
+
+
+def ms_dense_no_bias():
+    # Wrong port: the bias is dropped, so torch's 'bias' has no MindSpore counterpart.
+    import mindspore
+    return mindspore.nn.Dense(3, 2, has_bias=False)
+
+
+def torch_layer_norm():
+    import torch
+    return torch.nn.LayerNorm(4)  # eps=1e-5
+
+
+def ms_layer_norm():
+    # Wrong port: MindSpore's LayerNorm defaults to epsilon=1e-7.
+    import mindspore
+    return mindspore.nn.LayerNorm((4,))
+
+
+def ms_dense_scaled():
+    # Wrong port: every output is 1% too large (weights live under 'dense.').
+    import mindspore
+
+    class Scaled(mindspore.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.dense = mindspore.nn.Dense(3, 2)
+
+        def construct(self, x):
+            return self.dense(x) * 1.01
+
+    return Scaled()
+
+
+X = {"x": uniform(4, 3)}
+FORWARD = ("forward",)
+'''
+
+
+def case_source(body: str) -> str:
+    """A case file: the prelude above followed by the given case definitions."""
+    return CASE_PRELUDE + "\n" + textwrap.dedent(body)
+
+
+@pytest.fixture(scope="session")
+def repo_root() -> Path:
+    return REPO
+
+
+@pytest.fixture
+def case_text():
+    """case_text(body) -> the source of a case file (prelude + body), for pytester projects."""
+    return case_source
+
+
+@pytest.fixture
+def write_case_file(tmp_path: Path):
+    """write_case_file(relative_path, body, prelude=True) -> Path of the written file."""
+
+    def write(relative: str, body: str, prelude: bool = True) -> Path:
+        path = tmp_path / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(case_source(body) if prelude else textwrap.dedent(body))
+        return path
+
+    return write

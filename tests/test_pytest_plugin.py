@@ -1,0 +1,193 @@
+"""The pytest plugin (migcheck.pytest_plugin), driven through pytester in subprocesses.
+
+Subprocesses, because MindSpore's global state (device, mode) does not survive in-process reruns.
+The plugin is loaded with `-p migcheck.pytest_plugin`; the installed package also registers it
+through its pytest11 entry point, and pytest keeps one registration (tested below).
+"""
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+pytestmark = pytest.mark.timeout(300)
+
+PLUGIN = ("-p", "migcheck.pytest_plugin")
+
+DEMO = '''
+dense_ok = PairedCase(torch=torch_linear, mindspore=ms_dense, inputs=X, checks=FORWARD)
+dense_relu = PairedCase(torch=torch_linear, mindspore=ms_dense_relu, inputs=X, checks=FORWARD)
+dense_known_bad = PairedCase(torch=torch_linear, mindspore=ms_dense_relu, inputs=X, checks=FORWARD,
+                             expect="fail", fails_with="value")
+'''
+BROKEN_DEFINITION = '''
+dense_ok = PairedCase(torch=torch_linear, mindspore=ms_dense, inputs=X, checks=FORWARD)
+bad_spec = PairedCase(torch=torch_linear, mindspore=ms_dense, inputs={"x": uniform(4, -3)}, checks=FORWARD)
+'''
+ONLY_OK = '''
+dense_ok = PairedCase(torch=torch_linear, mindspore=ms_dense, inputs=X, checks=FORWARD)
+'''
+
+
+@pytest.fixture
+def project(pytester, case_text):
+    """project({"demo.py": body}, raw={"x.py": text}) writes case files (prelude + body) and raw files under cases/."""
+
+    def make(files: dict, raw: dict = None):
+        cases = pytester.mkdir("cases")
+        for name, body in files.items():
+            (cases / name).write_text(case_text(body))
+        for name, text in (raw or {}).items():
+            (cases / name).write_text(text)
+        return pytester
+
+    return make
+
+
+def outcome_lines(result) -> dict:
+    """node id -> PASSED/FAILED/XFAIL/... from the -rA short summary."""
+    out = {}
+    for line in result.outlines:
+        m = re.match(r"^(PASSED|FAILED|XFAIL|XPASS|SKIPPED|ERROR) (\S+)", line)
+        if m:
+            out[m.group(2)] = m.group(1)
+    return out
+
+
+def test_items_pass_fail_and_xfail_with_the_diff_summary(project):
+    pytester = project({"demo.py": DEMO})
+    result = pytester.runpytest_subprocess(*PLUGIN, "--migcheck-mode", "pynative", "-rA")
+    assert outcome_lines(result) == {
+        "cases/demo.py::dense_ok[forward-pynative-cpu]": "PASSED",
+        "cases/demo.py::dense_relu[forward-pynative-cpu]": "FAILED",
+        "cases/demo.py::dense_known_bad[forward-pynative-cpu]": "XFAIL",
+    }
+    result.assert_outcomes(passed=1, failed=1, xfailed=1)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    text = result.stdout.str()
+    result.stdout.fnmatch_lines([
+        "*_ dense_relu [[]forward/pynative/cpu[]] _*",
+        "FAIL: value mismatch in out: * of 8 elements * exceed atol=1e-05 rtol=1.3e-06; max abs err *",
+        "  out: value; torch (4,2) float32, mindspore (4,2) float32; max abs *, * mismatched, cosine *",
+    ])
+    assert "XFAIL cases/demo.py::dense_known_bad[forward-pynative-cpu] - failed as expected (value)" in text
+    # The failure is the diff, not a traceback into migcheck's internals.
+    assert "Traceback" not in text
+    assert "migcheck/engine.py" not in text and "migcheck/pytest_plugin.py" not in text
+    assert "MigcheckFailure" not in text
+
+
+def test_mode_option_selects_items(project):
+    pytester = project({"demo.py": ONLY_OK})
+    default = pytester.runpytest_subprocess(*PLUGIN, "--collect-only", "-q")
+    default.stdout.fnmatch_lines(["cases/demo.py::dense_ok[[]forward-pynative-cpu[]]",
+                                  "cases/demo.py::dense_ok[[]forward-graph-cpu[]]"])
+    pynative = pytester.runpytest_subprocess(*PLUGIN, "--collect-only", "-q", "--migcheck-mode", "pynative")
+    ids = [line for line in pynative.outlines if "::" in line]
+    assert ids == ["cases/demo.py::dense_ok[forward-pynative-cpu]"]
+    bad = pytester.runpytest_subprocess(*PLUGIN, "--collect-only", "-q", "--migcheck-mode", "eager")
+    assert bad.ret == pytest.ExitCode.USAGE_ERROR
+    bad.stderr.fnmatch_lines(["*--migcheck-mode: unknown value(s) eager; choose from pynative, graph*"])
+
+
+def test_broken_case_definition_fails_alone(project):
+    pytester = project({"demo.py": BROKEN_DEFINITION})
+    result = pytester.runpytest_subprocess(*PLUGIN, "--migcheck-mode", "pynative", "-rA")
+    assert outcome_lines(result) == {
+        "cases/demo.py::bad_spec[definition]": "FAILED",
+        "cases/demo.py::dense_ok[forward-pynative-cpu]": "PASSED",
+    }
+    result.stdout.fnmatch_lines(["bad case definition: input 'x': shape (4, -3) must be a tuple of non-negative"
+                                 " integers (fix: correct the input spec)"])
+    assert "Traceback" not in result.stdout.str()
+
+
+def test_syntax_error_is_a_collection_error_for_that_file_only(project):
+    pytester = project({"good.py": ONLY_OK}, raw={"broken.py": "x = (\n"})
+    collected = pytester.runpytest_subprocess(*PLUGIN, "--collect-only", "-q", "--migcheck-mode", "pynative")
+    assert collected.ret == pytest.ExitCode.INTERRUPTED
+    collected.stdout.fnmatch_lines(["cases/good.py::dense_ok[[]forward-pynative-cpu[]]",
+                                    "*ERROR collecting cases/broken.py*",
+                                    "syntax error at line 1: * fix the case file"])
+    ran = pytester.runpytest_subprocess(*PLUGIN, "--migcheck-mode", "pynative", "-rA", "--continue-on-collection-errors")
+    assert outcome_lines(ran) == {"cases/broken.py": "ERROR", "cases/good.py::dense_ok[forward-pynative-cpu]": "PASSED"}
+    ran.assert_outcomes(passed=1, errors=1)
+
+
+def _report(path):
+    data = json.loads(path.read_text())
+    verdicts = {(v["item"], v["status"], v["kind"], v["message"]) for v in data["verdicts"]}
+    return data, verdicts
+
+
+def test_report_is_merged_and_the_same_under_xdist(project):
+    pytester = project({"demo.py": DEMO, "other.py": ONLY_OK.replace("dense_ok", "other_ok")},
+                       raw={"broken.py": "x = (\n"})
+    common = (*PLUGIN, "--migcheck-mode", "pynative", "--continue-on-collection-errors", "-p", "no:cacheprovider")
+    serial = pytester.runpytest_subprocess(*common, "--migcheck-report", "serial")
+    assert serial.ret == pytest.ExitCode.TESTS_FAILED
+    data, verdicts = _report(pytester.path / "serial" / "summary.json")
+    assert data["counts"] == {"pass": 2, "fail": 1, "error": 0, "skip": 0, "xfail": 1, "xpass": 0}
+    assert data["all_as_expected"] is False
+    assert [e.split(":")[0] for e in data["collection_errors"]] == ["cases/broken.py"]
+    assert {(item, status) for item, status, _, _ in verdicts} == {
+        ("dense_ok[forward-pynative-cpu]", "pass"), ("dense_relu[forward-pynative-cpu]", "fail"),
+        ("dense_known_bad[forward-pynative-cpu]", "xfail"), ("other_ok[forward-pynative-cpu]", "pass")}
+    cells = sorted(p.name for p in (pytester.path / "serial" / "cells").iterdir())
+    assert cells == sorted(f"{c}.{e}" for c in ("dense_ok", "dense_relu", "dense_known_bad", "other_ok")
+                           for e in ("json", "md"))
+
+    parallel = pytester.runpytest_subprocess(*common, "--migcheck-report", "parallel", "-n", "2")
+    assert parallel.ret == pytest.ExitCode.TESTS_FAILED
+    parallel_data, parallel_verdicts = _report(pytester.path / "parallel" / "summary.json")
+    assert parallel_verdicts == verdicts  # same items, statuses, kinds and messages (same seeds)
+    assert parallel_data["counts"] == data["counts"]
+    assert parallel_data["collection_errors"] == data["collection_errors"]
+
+
+def test_plugin_registers_once_with_or_without_entry_points(project, monkeypatch):
+    pytester = project({"demo.py": ONLY_OK})
+    both = pytester.runpytest_subprocess(*PLUGIN, "--collect-only", "-q", "--migcheck-mode", "pynative")
+    assert both.ret == pytest.ExitCode.OK
+    assert "already registered" not in both.stderr.str()
+    both.stdout.fnmatch_lines(["cases/demo.py::dense_ok[[]forward-pynative-cpu[]]"])
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    without_entry_points = pytester.runpytest_subprocess(*PLUGIN, "--collect-only", "-q", "--migcheck-mode", "pynative")
+    without_entry_points.stdout.fnmatch_lines(["cases/demo.py::dense_ok[[]forward-pynative-cpu[]]"])
+    nothing = pytester.runpytest_subprocess("--collect-only", "-q")
+    assert nothing.ret == pytest.ExitCode.NO_TESTS_COLLECTED  # the plugin is what collects case files
+
+
+def test_only_case_files_in_case_folders_are_collected(project):
+    pytester = project({"demo.py": ONLY_OK},
+                       raw={"_helpers.py": "raise RuntimeError('not a case file')\n",
+                            "conftest.py": "",
+                            "test_unit.py": "def test_plain():\n    assert 1 + 1 == 2\n"})
+    (pytester.path / "elsewhere.py").write_text("raise RuntimeError('outside cases/')\n")
+    result = pytester.runpytest_subprocess(*PLUGIN, "--collect-only", "-q", "--migcheck-mode", "pynative")
+    assert result.ret == pytest.ExitCode.OK
+    ids = [line for line in result.outlines if "::" in line]
+    assert ids == ["cases/demo.py::dense_ok[forward-pynative-cpu]", "cases/test_unit.py::test_plain"]
+
+
+def test_case_dirs_ini_option(pytester, case_text):
+    pytester.makeini("[pytest]\nmigcheck_case_dirs = ports\n")
+    pytester.mkdir("ports")
+    (pytester.path / "ports" / "dense.py").write_text(case_text(ONLY_OK))
+    result = pytester.runpytest_subprocess(*PLUGIN, "--collect-only", "-q", "--migcheck-mode", "graph")
+    assert [line for line in result.outlines if "::" in line] == ["ports/dense.py::dense_ok[forward-graph-cpu]"]
+
+
+def test_a_checkout_inside_a_folder_named_cases_does_not_collect_its_helpers(pytester, case_text, monkeypatch):
+    # e.g. /home/me/cases/my-port/: only folders below the rootdir decide what a case file is.
+    proj = pytester.mkdir("cases") / "my-port"
+    (proj / "cases").mkdir(parents=True)
+    (proj / "lib").mkdir()
+    (proj / "pytest.ini").write_text("[pytest]\n")
+    (proj / "cases" / "demo.py").write_text(case_text(ONLY_OK))
+    (proj / "lib" / "util.py").write_text("raise RuntimeError('a helper, not a case file')\n")
+    monkeypatch.chdir(proj)
+    result = pytester.runpytest_subprocess(*PLUGIN, "--collect-only", "-q", "--migcheck-mode", "pynative")
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    assert [line for line in result.outlines if "::" in line] == ["cases/demo.py::dense_ok[forward-pynative-cpu]"]

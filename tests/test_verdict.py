@@ -1,0 +1,121 @@
+"""Verdicts (migcheck.verdict): expectations, judging, and the dict round trip reports rely on."""
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import numpy as np
+import pytest
+
+from migcheck.compare import compare_arrays
+from migcheck.mapping import map_weights
+from migcheck.params import ParamInfo
+from migcheck.tolerance import Tolerance
+from migcheck.verdict import EXPECTED_STATUSES, STATUSES, Verdict, expectation, from_dict, judge, to_dict
+
+
+@pytest.mark.parametrize("expect, fails_with, fails_on, check, expected", [
+    ("pass", None, None, "forward", "pass"),
+    ("fail", "shape", None, "forward", "fail:shape"),
+    ("fail", "shape", None, "backward", "fail:shape"),
+    ("fail", "value", ("backward",), "backward", "fail:value"),
+    ("fail", "value", ("backward",), "forward", "pass"),
+])
+def test_expectation(expect, fails_with, fails_on, check, expected):
+    assert expectation(expect, fails_with, fails_on, check) == expected
+
+
+@pytest.mark.parametrize("fails_on, check, mode, expected", [
+    (("graph",), "forward", "graph", "fail:value"),
+    (("graph",), "forward", "pynative", "pass"),
+    (("backward-graph",), "backward", "graph", "fail:value"),
+    (("backward-graph",), "backward", "pynative", "pass"),
+    (("backward-graph",), "forward", "graph", "pass"),
+])
+def test_expectation_by_mode(fails_on, check, mode, expected):
+    assert expectation("fail", "value", fails_on, check, mode) == expected
+
+
+@pytest.mark.parametrize("found, expected, result", [
+    (None, "pass", ("pass", "")),
+    ("value", "pass", ("fail", "")),
+    ("shape", "pass", ("fail", "")),
+    ("structure", "pass", ("fail", "")),
+    ("error", "pass", ("error", "")),
+    ("graph-compile-error", "pass", ("error", "")),
+    ("shape", "fail:shape", ("xfail", "failed as expected (shape)")),
+    (None, "fail:shape", ("xpass", "expected a shape failure, but both sides agreed")),
+    ("value", "fail:shape", ("fail", "expected a shape failure, got value")),
+    ("error", "fail:value", ("fail", "expected a value failure, got error")),
+])
+def test_judge(found, expected, result):
+    assert judge(found, expected) == result
+
+
+def verdict(status="pass", **kw) -> Verdict:
+    fields = dict(case="dense", check="forward", mode="pynative", backend="cpu", status=status, kind=None, message="m")
+    fields.update(kw)
+    return Verdict(**fields)
+
+
+def test_item_id():
+    assert verdict(mode="graph").item == "dense[forward-graph-cpu]"
+
+
+@pytest.mark.parametrize("status", STATUSES)
+def test_as_expected(status):
+    assert verdict(status).as_expected is (status in ("pass", "xfail", "skip"))
+    assert set(EXPECTED_STATUSES) == {"pass", "xfail", "skip"}
+
+
+def test_worst_prefers_non_value_kinds_then_the_largest_error():
+    tol = Tolerance(0.0, 0.0)
+    small = compare_arrays("out[0]", np.array([1.0]), np.array([1.5]), tol)
+    large = compare_arrays("out[1]", np.array([1.0]), np.array([9.0]), tol)
+    shape = compare_arrays("out[2]", np.zeros(2), np.zeros(3), tol)
+    ok = compare_arrays("out[3]", np.array([1.0]), np.array([1.0]), tol)
+    assert verdict(tensors=(small, large, ok)).worst.name == "out[1]"
+    assert verdict(tensors=(small, shape, large)).worst.name == "out[2]"
+    assert verdict(tensors=(ok,)).worst is None
+
+
+def rich_verdict() -> Verdict:
+    t = [ParamInfo("bn.running_var", (3,), "float32", "BatchNorm2d", False, True),
+         ParamInfo("bn.num_batches_tracked", (), "int64", "BatchNorm2d", False, True)]
+    m = [ParamInfo("bn.moving_variance", (3,), "float32", "BatchNorm2d", False, True)]
+    mapping = map_weights(t, m)
+    tensors = (
+        compare_arrays("out[0]", np.float32([[1, 2], [3, 4]]), np.float32([[1, 2], [3, 5]]), Tolerance(1.3e-6, 1e-5), "float32 default"),
+        compare_arrays("out[1]", np.int64([1, 2]), np.int32([1, 2]), Tolerance(0, 0), "exact (int64)"),
+    )
+    return verdict(status="fail", kind="value", message=tensors[0].message, expected="pass", tensors=tensors,
+                   structure=("one problem",), mapping=mapping.pairs, skipped_params=mapping.skipped,
+                   error="", file="/x/cases/demo.py", duration_s=0.25, notes=tensors[1].notes)
+
+
+def test_to_dict_is_plain_data_with_the_item_id():
+    data = to_dict(rich_verdict())
+    assert data["item"] == "dense[forward-pynative-cpu]"
+    assert data["tensors"][0]["max_abs_at"] == {"index": (1, 1), "torch": 4.0, "mindspore": 5.0}
+    assert data["mapping"][0]["ms_name"] == "bn.moving_variance"
+    assert data["skipped_params"][0]["torch_name"] == "bn.num_batches_tracked"
+    json.dumps(data)  # everything is JSON-serialisable
+
+
+def test_from_dict_inverts_to_dict():
+    v = rich_verdict()
+    assert from_dict(to_dict(v)) == v
+
+
+def test_from_dict_inverts_to_dict_through_json():
+    v = rich_verdict()
+    back = from_dict(json.loads(json.dumps(to_dict(v))))
+    assert back == v
+    assert back.tensors[0].torch_shape == (2, 2) and back.tensors[0].max_abs_at.index == (1, 1)
+    assert back.mapping[0].torch_shape == (3,)
+
+
+def test_from_dict_of_a_minimal_verdict():
+    v = verdict(status="skip", message="case runs only in pynative mode")
+    assert from_dict(json.loads(json.dumps(to_dict(v)))) == v
+    assert dataclasses.replace(v, status="pass") != v
