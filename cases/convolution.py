@@ -31,13 +31,12 @@ conv1d_pad = PairedCase(
     tags=("conv",),
 )
 
-conv1d_nn_layout = PairedCase(
-    doc="known-bad: mindspore.nn.Conv1d keeps a 4-D (out, in, 1, k) weight, so torch's 3-D weight cannot load",
+conv1d_nn_reshaped = PairedCase(
+    doc="mindspore.nn.Conv1d keeps a 4-D (out, in, 1, k) weight: the mapping reshapes torch's 3-D one (and gradients back)",
     torch=lambda: tnn.Conv1d(4, 6, 3, padding=1),
     mindspore=lambda: mnn.Conv1d(4, 6, 3, pad_mode="pad", padding=1, has_bias=True),
     inputs={"x": uniform(2, 4, 8)},
-    checks=("forward",), expect="fail", fails_with="structure",
-    tags=("conv", "known-bad"),
+    tags=("conv", "mapping"),
 )
 
 

@@ -9,6 +9,7 @@ import numpy as np
 from migcheck.params import ParamInfo
 from migcheck.seeding import rng_for
 from migcheck.specs import InputSpec
+from migcheck.tree import contiguous
 
 
 def make_input(spec: InputSpec, *, seed_parts: Tuple[object, ...]) -> np.ndarray:
@@ -28,7 +29,7 @@ def make_input(spec: InputSpec, *, seed_parts: Tuple[object, ...]) -> np.ndarray
         raise ValueError(f"unknown input kind {spec.kind!r}")
     # bfloat16 has no numpy dtype: draw float32; the runners cast on the framework side.
     dtype = "float32" if spec.dtype == "bfloat16" else spec.dtype
-    return np.ascontiguousarray(values.astype(dtype))
+    return contiguous(values.astype(dtype))
 
 
 def make_inputs(case_name: str, specs: Sequence[Tuple[str, InputSpec]]) -> Dict[str, np.ndarray]:
@@ -64,7 +65,7 @@ def make_weight(info: ParamInfo, *, case_name: str, fill: Union[str, float] = "s
         values = rng.uniform(-bound, bound, info.shape)
     else:
         values = rng.uniform(-0.5, 0.5, info.shape)
-    return np.ascontiguousarray(values.astype(dtype))
+    return contiguous(values.astype(dtype))
 
 
 def make_weights(infos: Sequence[ParamInfo], *, case_name: str, fill: Union[str, float] = "seeded",

@@ -21,6 +21,8 @@ class Objective:
     # One entry per flattened output leaf; None where the leaf is excluded (integer/bool).
     cotangents: Tuple[Optional[np.ndarray], ...]
     notes: Tuple[str, ...] = ()
+    # The index path to each leaf, e.g. (1, 0) for h in an LSTM's (out, (h, c)); () for a bare tensor.
+    paths: Tuple[Tuple[int, ...], ...] = ()
 
 
 def make_cotangents(case_name: str, outputs: Any) -> Tuple[Tuple[Optional[np.ndarray], ...], Tuple[str, ...]]:
@@ -37,9 +39,8 @@ def make_cotangents(case_name: str, outputs: Any) -> Tuple[Tuple[Optional[np.nda
 
 
 def output_layout_problem(outputs: Any) -> Optional[str]:
-    """The MindSpore objective indexes a tensor or a flat tuple/list; deeper nesting is refused."""
-    if isinstance(outputs, (list, tuple)) and any(isinstance(o, (list, tuple, dict)) for o in outputs):
-        return "the objective supports a tensor or a flat tuple of tensors; this output is nested"
-    if isinstance(outputs, dict):
-        return "the objective supports a tensor or a flat tuple of tensors; this output is a dict"
+    """The MindSpore objective reaches leaves by index paths, so dicts are refused."""
+    if isinstance(outputs, dict) or (isinstance(outputs, (list, tuple)) and
+                                     any(output_layout_problem(o) for o in outputs)):
+        return "the objective supports tensors in (nested) tuples; this output holds a dict"
     return None

@@ -37,3 +37,15 @@ def structure(tree: Any) -> Any:
 def as_array(leaf: Any) -> np.ndarray:
     """A leaf as an array; Python numbers and bools become 0-d arrays."""
     return leaf if isinstance(leaf, np.ndarray) else np.asarray(leaf)
+
+
+def index_paths(tree: Any) -> List[Tuple[int, ...]]:
+    """For nested tuples/lists: the index path to each leaf, in flatten() order."""
+    if isinstance(tree, (tuple, list)):
+        return [(i,) + rest for i, item in enumerate(tree) for rest in index_paths(item)]
+    return [()]
+
+
+def contiguous(a: Any) -> np.ndarray:
+    """A C-contiguous array of the same rank (np.ascontiguousarray would turn a 0-d array into 1-d)."""
+    return np.require(a, requirements="C")

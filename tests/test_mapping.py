@@ -97,7 +97,8 @@ def test_unset_mindspore_parameter_names_its_mindspore_path():
 def test_shape_mismatch_names_both_paths_and_shapes():
     m = map_weights(TORCH_FC, [P("fc.weight", (4, 2), "Dense"), P("fc.bias", (2,), "Dense")])
     assert m.shape_mismatches == (MappedParam("fc.weight", "fc.weight", (2, 4), (4, 2), "same name"),)
-    assert m.problems() == ["shape mismatch: torch 'fc.weight' [2, 4] vs MindSpore 'fc.weight' [4, 2]"]
+    assert m.problems() == ["shape mismatch: torch 'fc.weight' [2, 4] vs MindSpore 'fc.weight' [4, 2]"
+                            " (declare a transform for it in the case's weight_transforms)"]
 
 
 def test_trainable_mismatch():

@@ -26,8 +26,13 @@ def test_cotangent_dtype_follows_the_output():
     assert cot.dtype == np.float16
 
 
-def test_nested_and_dict_outputs_are_refused_with_a_reason():
+def test_nested_tuples_are_reached_by_index_paths_and_dicts_refused():
+    from migcheck.tree import index_paths
+
+    lstm_like = (np.zeros(2), (np.zeros(3), np.zeros(3)))
     assert output_layout_problem(np.zeros(2)) is None
-    assert output_layout_problem((np.zeros(2), np.zeros(3))) is None
-    assert "nested" in output_layout_problem((np.zeros(2), (np.zeros(3),)))
+    assert output_layout_problem(lstm_like) is None
+    assert index_paths(lstm_like) == [(0,), (1, 0), (1, 1)]
+    assert index_paths(np.zeros(2)) == [()]
     assert "dict" in output_layout_problem({"a": np.zeros(2)})
+    assert "dict" in output_layout_problem((np.zeros(2), {"a": np.zeros(2)}))

@@ -1,0 +1,80 @@
+"""`migcheck convert` and `migcheck map` on the bundled renamed ResNet, with real checkpoints."""
+import importlib.util
+from pathlib import Path
+
+import mindspore as ms
+import numpy as np
+import pytest
+import torch
+
+from migcheck.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+CASES = str(ROOT / "cases" / "mapping.py")
+
+
+def _module():
+    spec = importlib.util.spec_from_file_location("mapping_cases_for_convert", CASES)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_torch_checkpoint_converts_to_a_ckpt_that_reproduces_outputs_and_back(tmp_path, capsys):
+    cases = _module()
+    torch.manual_seed(3)
+    net = cases.TinyResNetPt().eval()
+    with torch.no_grad():  # non-default running statistics, so a BatchNorm mix-up would show
+        for m in net.modules():
+            if isinstance(m, torch.nn.BatchNorm2d):
+                m.running_mean.uniform_(-0.5, 0.5)
+                m.running_var.uniform_(0.5, 1.5)
+    torch.save(net.state_dict(), tmp_path / "net.pt")
+    assert main(["convert", "resnet_renamed", str(tmp_path / "net.pt"), str(tmp_path / "net.ckpt"), "--cases", CASES]) == 0
+
+    cell = cases.TinyResNetMs()
+    not_loaded, _ = ms.load_param_into_net(cell, ms.load_checkpoint(str(tmp_path / "net.ckpt")))
+    assert not_loaded == []
+    cell.set_train(False)
+    x = np.random.default_rng(0).uniform(-1, 1, (2, 3, 8, 8)).astype(np.float32)
+    expected = net(torch.from_numpy(x)).detach().numpy()
+    np.testing.assert_allclose(cell(ms.Tensor(x)).asnumpy(), expected, rtol=1e-5, atol=1e-6)
+
+    assert main(["convert", "resnet_renamed", str(tmp_path / "net.ckpt"), str(tmp_path / "back.pt"), "--cases", CASES]) == 0
+    back = torch.load(tmp_path / "back.pt", weights_only=True)
+    original = net.state_dict()
+    assert set(back) == set(original)
+    for name, value in original.items():
+        assert torch.equal(back[name].to(value.dtype), value), name
+    net.load_state_dict(back, strict=True)
+
+
+def test_unmatched_keys_fail_with_the_list_unless_partial_is_allowed(tmp_path, capsys):
+    cases = _module()
+    state = cases.TinyResNetPt().state_dict()
+    state["extra.weight"] = torch.zeros(2)
+    del state["fc.bias"]
+    torch.save(state, tmp_path / "odd.pt")
+    args = ["convert", "resnet_renamed", str(tmp_path / "odd.pt"), str(tmp_path / "odd.ckpt"), "--cases", CASES]
+    assert main(args) == 1
+    err = capsys.readouterr().err
+    assert "missing from the source: fc.bias" in err and "not used by the mapping: extra.weight" in err
+    assert not (tmp_path / "odd.ckpt").exists()
+    assert main(args + ["--allow-partial"]) == 0
+    assert "classifier.bias" not in ms.load_checkpoint(str(tmp_path / "odd.ckpt"))
+
+
+def test_convert_refuses_a_direction_it_cannot_tell(tmp_path):
+    (tmp_path / "a.txt").write_text("x")
+    assert main(["convert", "resnet_renamed", str(tmp_path / "a.txt"), str(tmp_path / "b.ckpt"), "--cases", CASES]) == 2
+
+
+@pytest.mark.parametrize("case, code, expected", [
+    ("resnet_renamed", 0, "pairing(s) made by structure alone"),
+    ("ambiguous_reordered", 1, "ambiguous pairing"),
+    ("lstm_cell_gate_order", 0, "reorder blocks (0, 1, 3, 2)"),
+    ("no_such_case", 2, ""),
+])
+def test_map_command(case, code, expected, capsys):
+    assert main(["map", case, CASES]) == code
+    assert expected in capsys.readouterr().out

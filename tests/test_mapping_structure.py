@@ -1,0 +1,97 @@
+"""Explicit maps, rename rules, transforms and structural pairing, on plain ParamInfo lists."""
+import numpy as np
+
+from migcheck.mapping import map_weights, to_mindspore, to_torch
+from migcheck.params import ParamInfo
+from migcheck.transforms import transpose
+
+
+def P(name, shape, kind, trainable=True, buffer=False):
+    return ParamInfo(name, tuple(shape), "float32", kind, trainable, buffer)
+
+
+def rows(mapping):
+    return {(r.torch_name, r.ms_name, r.how, r.transform) for r in mapping.pairs}
+
+
+def test_renamed_and_regrouped_layers_pair_by_structure_and_say_so():
+    torch = [P("conv1.weight", (4, 3, 3, 3), "Conv2d"), P("bn1.weight", (4,), "BatchNorm2d"),
+             P("bn1.bias", (4,), "BatchNorm2d"), P("fc.weight", (5, 4), "Linear"), P("fc.bias", (5,), "Linear")]
+    ms = [P("features.0.weight", (4, 3, 3, 3), "Conv2d"), P("features.1.gamma", (4,), "BatchNorm2d"),
+          P("features.1.beta", (4,), "BatchNorm2d"), P("classifier.weight", (5, 4), "Dense"),
+          P("classifier.bias", (5,), "Dense")]
+    m = map_weights(torch, ms)
+    assert m.ok
+    assert ("bn1.weight", "features.1.gamma", "structure", "") in rows(m)
+    assert ("fc.weight", "classifier.weight", "structure", "") in rows(m)
+    assert len(m.structural()) == 5
+
+
+def test_adjacent_same_shaped_layers_are_ambiguous_not_guessed():
+    torch = [P("body.weight", (6, 6), "Linear"), P("head.weight", (6, 6), "Linear")]
+    ms = [P("output.weight", (6, 6), "Dense"), P("hidden.weight", (6, 6), "Dense")]
+    m = map_weights(torch, ms)
+    assert not m.ok and m.pairs == ()
+    assert any("ambiguous pairing" in p and "'body'" in p and "'hidden'" in p for p in m.problems())
+
+
+def test_repeated_blocks_pair_by_position_when_both_trees_keep_the_same_structure():
+    torch = [P("a.conv.weight", (4, 4, 3, 3), "Conv2d"), P("a.bn.weight", (4,), "BatchNorm2d"),
+             P("b.conv.weight", (4, 4, 3, 3), "Conv2d"), P("b.bn.weight", (4,), "BatchNorm2d")]
+    ms = [P("x.0.weight", (4, 4, 3, 3), "Conv2d"), P("x.1.gamma", (4,), "BatchNorm2d"),
+          P("y.0.weight", (4, 4, 3, 3), "Conv2d"), P("y.1.gamma", (4,), "BatchNorm2d")]
+    m = map_weights(torch, ms)
+    assert m.ok
+    assert ("b.conv.weight", "y.0.weight", "structure", "") in rows(m)
+
+
+def test_a_unique_signature_pairs_even_when_the_trees_are_ordered_differently():
+    torch = [P("emb.weight", (10, 4), "Embedding"), P("out.weight", (3, 4), "Linear")]
+    ms = [P("head.weight", (3, 4), "Dense"), P("tokens.embedding_table", (10, 4), "Embedding")]
+    m = map_weights(torch, ms)
+    assert m.ok and ("emb.weight", "tokens.embedding_table", "structure", "") in rows(m)
+
+
+def test_regex_rename_rules():
+    torch = [P("body.weight", (6, 6), "Linear"), P("head.weight", (6, 6), "Linear")]
+    ms = [P("output.weight", (6, 6), "Dense"), P("hidden.weight", (6, 6), "Dense")]
+    m = map_weights(torch, ms, [(r"body\.(.*)", r"hidden.\1"), (r"head\.(.*)", r"output.\1")])
+    assert m.ok and ("body.weight", "hidden.weight", "rename 'body\\\\.(.*)'", "") in rows(m)
+
+
+def test_list_value_splits_and_tuple_key_concatenates():
+    torch = [P("in_proj_weight", (6, 2), "MultiheadAttention")]
+    ms = [P("q.weight", (2, 2), "Dense"), P("k.weight", (2, 2), "Dense"), P("v.weight", (2, 2), "Dense")]
+    m = map_weights(torch, ms, {"in_proj_weight": ["q.weight", "k.weight", "v.weight"]})
+    assert m.ok and {r.transform for r in m.pairs} == {"split(axis=0)"}
+    packed = np.arange(12.0).reshape(6, 2)
+    ms_arrays = to_mindspore({"in_proj_weight": packed}, m)
+    assert ms_arrays["k.weight"].tolist() == [[4, 5], [6, 7]]
+    assert np.array_equal(to_torch(ms_arrays, m)["in_proj_weight"], packed)
+
+    joined = map_weights([P("q", (2,), "X"), P("k", (3,), "X")], [P("qk", (5,), "Y")], {("q", "k"): "qk"})
+    assert joined.ok and to_mindspore({"q": np.ones(2), "k": np.zeros(3)}, joined)["qk"].tolist() == [1, 1, 0, 0, 0]
+
+
+def test_declared_transform_applies_both_ways_and_a_wrong_one_is_a_shape_problem():
+    torch = [P("weight", (3, 5), "Linear")]
+    ms = [P("weight", (5, 3), "TransposedDense")]
+    m = map_weights(torch, ms, transforms={"weight": transpose(1, 0)})
+    assert m.ok and {r.transform for r in m.pairs} == {"transpose(1, 0)"}
+    w = np.arange(15.0).reshape(3, 5)
+    assert np.array_equal(to_mindspore({"weight": w}, m)["weight"], w.T)
+    assert np.array_equal(to_torch({"weight": w.T}, m)["weight"], w)
+    undeclared = map_weights(torch, ms)
+    assert any("shape mismatch" in p and "weight_transforms" in p for p in undeclared.problems())
+
+
+def test_singleton_axes_are_reshaped_automatically():
+    m = map_weights([P("w", (6, 4, 3), "Conv1d")], [P("w", (6, 4, 1, 3), "Conv1d")])
+    assert m.ok and {r.transform for r in m.pairs} == {"reshape"}
+    assert to_torch({"w": np.zeros((6, 4, 1, 3))}, m)["w"].shape == (6, 4, 3)
+
+
+def test_to_torch_leaves_out_links_without_mindspore_values():
+    m = map_weights([P("w", (2,), "X"), P("rm", (2,), "BatchNorm1d", False, True)],
+                    [P("w", (2,), "X"), P("rm", (2,), "BatchNorm1d", False, True)])
+    assert set(to_torch({"w": np.ones(2)}, m)) == {"w"}
