@@ -1,4 +1,7 @@
-"""Reports (migcheck.report): summary.json schema and round trip, per-case JSON/Markdown, terminal text."""
+"""Reports (migcheck.report): summary.json schema and round trip, per-case JSON/Markdown, terminal text.
+
+The HTML pages, plots, `migcheck report` and baselines: tests/test_report_html.py.
+"""
 from __future__ import annotations
 
 import dataclasses
@@ -51,7 +54,7 @@ def verdicts():
 def test_summary_schema(verdicts, tmp_path):
     write_report(tmp_path, verdicts, ["cases/bad.py: syntax error at line 2: x"])
     data = json.loads((tmp_path / "summary.json").read_text())
-    assert data["schema_version"] == SCHEMA_VERSION == 1
+    assert data["schema_version"] == SCHEMA_VERSION == 2
     assert data["counts"] == {"pass": 1, "fail": 2, "error": 0, "skip": 1, "xfail": 1, "xpass": 0}
     assert list(data["counts"]) == list(STATUSES)
     assert data["all_as_expected"] is False
@@ -66,7 +69,7 @@ def test_summary_schema(verdicts, tmp_path):
     assert t["torch_shape"] == [2, 2] and t["tolerance_source"] == "float32 default"
     assert first["mapping"][0] == {"torch_name": "bn.running_var", "ms_name": "bn.moving_variance",
                                    "torch_shape": [3], "ms_shape": [3],
-                                   "how": "rule BatchNorm.running_var->moving_variance"}
+                                   "how": "rule BatchNorm.running_var->moving_variance", "transform": ""}
 
 
 def test_summary_is_strict_json_with_non_finite_metrics_as_strings(verdicts, tmp_path):
@@ -108,17 +111,18 @@ def test_read_summary_rejects_another_schema_version(verdicts, tmp_path):
     data["schema_version"] = 99
     path = tmp_path / "summary.json"
     path.write_text(json.dumps(data))
-    with pytest.raises(ValueError, match="schema_version 99, this migcheck reads 1"):
+    with pytest.raises(ValueError, match="schema_version 99, this migcheck reads 1 or 2"):
         read_summary(path)
 
 
-def test_cells_hold_one_json_and_one_markdown_per_case(verdicts, tmp_path):
+def test_cells_hold_one_json_one_markdown_and_one_html_page_per_case(verdicts, tmp_path):
     write_report(tmp_path, verdicts)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cells", "index.html", "summary.json"]
     names = sorted(p.name for p in (tmp_path / "cells").iterdir())
     assert names == sorted(f"{c}.{ext}" for c in ("dense_ok", "dense_relu", "conv_default_pad", "zero_ref")
-                           for ext in ("json", "md"))
+                           for ext in ("json", "md", "html"))
     cell = json.loads((tmp_path / "cells" / "conv_default_pad.json").read_text())
-    assert cell["schema_version"] == 1 and cell["case"] == "conv_default_pad"
+    assert cell["schema_version"] == SCHEMA_VERSION and cell["case"] == "conv_default_pad"
     assert cell["file"] == "/src/cases/conv_default_pad.py"
     assert [v["status"] for v in cell["verdicts"]] == ["xfail", "skip"]
 
@@ -164,8 +168,8 @@ def test_safe_name_keeps_files_inside_the_report_folder(case, tmp_path):
     assert name and "/" not in name and "\\" not in name and not name.startswith(".")
     write_report(tmp_path / "report", [V(case, "pass")])
     cells = (tmp_path / "report" / "cells").resolve()
-    written = [p for p in tmp_path.rglob("*") if p.is_file() and p.name != "summary.json"]
-    assert sorted(p.suffix for p in written) == [".json", ".md"]
+    written = [p for p in tmp_path.rglob("*") if p.is_file() and p.name not in ("summary.json", "index.html")]
+    assert sorted(p.suffix for p in written) == [".html", ".json", ".md"]
     assert all(p.resolve().parent == cells for p in written)
 
 
@@ -178,6 +182,7 @@ def test_names_that_clean_to_the_same_text_get_distinct_report_files(tmp_path):
     assert safe_name("a/b") != safe_name("a_b")
     write_report(tmp_path, [V("a/b", "pass"), V("a_b", "fail")])
     assert len(list((tmp_path / "cells").glob("*.json"))) == 2
+    assert len(list((tmp_path / "cells").glob("*.html"))) == 2
 
 
 def test_terminal_render(verdicts):

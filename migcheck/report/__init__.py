@@ -1,17 +1,46 @@
-"""Reports: JSON (the record), Markdown per cell, and the terminal summary. Numpy and stdlib only."""
+"""Reports: JSON (the record), Markdown and HTML per cell, the HTML index, and the terminal summary.
+
+Numpy and stdlib only, plus matplotlib for the HTML report's plots: never torch or MindSpore, so a
+report can be written or re-rendered on any machine.
+"""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Sequence
+from typing import Optional, Sequence, Tuple, Union
 
-from migcheck.report.jsonfile import write_json_report
+from migcheck.report.baseline import RunDiff, diff_runs
+from migcheck.report.jsonfile import Run, now, read_run, write_json_report
 from migcheck.report.markdown import write_markdown
 from migcheck.verdict import Verdict
 
+PathLike = Union[str, Path]
 
-def write_report(directory: str | Path, verdicts: Sequence[Verdict], errors: Sequence[str] = ()) -> Path:
-    """summary.json plus one JSON and one Markdown file per case under directory/cells/."""
+
+def write_report(directory: PathLike, verdicts: Sequence[Verdict], errors: Sequence[str] = ()) -> Path:
+    """summary.json and index.html, plus one JSON, one Markdown and one HTML file per case under directory/cells/."""
+    from migcheck.report.html import write_html  # matplotlib comes with it: only when a report is written
+
     root = Path(directory)
-    write_json_report(root, verdicts, errors)
+    created = now()
+    write_json_report(root, verdicts, errors, created)
     write_markdown(root, verdicts)
+    write_html(root, verdicts, errors, created)
     return root
+
+
+def render_report(directory: PathLike, baseline: Optional[PathLike] = None) -> Tuple[Path, Run, Optional[RunDiff]]:
+    """Re-render index.html and cells/<case>.html of a written report from its summary.json alone.
+
+    directory is the report folder (or its summary.json). With a baseline (another report folder or
+    summary.json), index.html gets a section on what changed. Returns (index.html, the run read back,
+    the difference or None). Raises OSError or ValueError (a schema this migcheck cannot read).
+    """
+    from migcheck.report.html import write_html
+
+    run = read_run(Path(directory))
+    diff = None
+    if baseline is not None:
+        old = read_run(Path(baseline))
+        diff = diff_runs(old.verdicts, run.verdicts, str(old.path), old.created)
+    index = write_html(run.path.parent, run.verdicts, run.errors, run.created, diff)
+    return index, run, diff

@@ -6,11 +6,13 @@ import json
 import math
 import re
 import time
+import uuid
 from collections import Counter, defaultdict
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, List, Sequence
+from typing import Any, Dict, List, Sequence, Tuple
 
-from migcheck.verdict import SCHEMA_VERSION, STATUSES, Verdict, from_dict, to_dict
+from migcheck.verdict import READABLE_SCHEMA_VERSIONS, SCHEMA_VERSION, STATUSES, Verdict, from_dict, to_dict
 
 
 def safe_name(case: str) -> str:
@@ -33,11 +35,15 @@ def json_safe(value: Any) -> Any:
     return value
 
 
-def summary(verdicts: Sequence[Verdict], errors: Sequence[str] = ()) -> Dict[str, Any]:
+def now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%S%z")
+
+
+def summary(verdicts: Sequence[Verdict], errors: Sequence[str] = (), created: str = "") -> Dict[str, Any]:
     counts = Counter(v.status for v in verdicts)
     return {
         "schema_version": SCHEMA_VERSION,
-        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "created": created or now(),
         "counts": {status: counts.get(status, 0) for status in STATUSES},
         "all_as_expected": all(v.as_expected for v in verdicts) and not errors,
         "collection_errors": list(errors),
@@ -45,14 +51,38 @@ def summary(verdicts: Sequence[Verdict], errors: Sequence[str] = ()) -> Dict[str
     }
 
 
-def write_json_report(root: Path, verdicts: Sequence[Verdict], errors: Sequence[str] = ()) -> None:
+def dumps(record: Any) -> str:
+    """json.dumps(record, indent=1), except that each tensor's error_sample is written on one line:
+    its thousands of numbers, one per indented line, would make the record several times larger."""
+    token = f"@migcheck-sample-{uuid.uuid4().hex}-"
+    stashed: List[str] = []
+
+    def stash(value: Any) -> Any:
+        if isinstance(value, dict):
+            out = {}
+            for k, v in value.items():
+                if k == "error_sample" and isinstance(v, dict):
+                    stashed.append(json.dumps(v, separators=(",", ":")))
+                    out[k] = f"{token}{len(stashed) - 1}"
+                else:
+                    out[k] = stash(v)
+            return out
+        if isinstance(value, (list, tuple)):
+            return [stash(v) for v in value]
+        return value
+
+    text = json.dumps(stash(record), indent=1)
+    return re.sub(re.escape(f'"{token}') + r'(\d+)"', lambda m: stashed[int(m.group(1))], text)
+
+
+def write_json_report(root: Path, verdicts: Sequence[Verdict], errors: Sequence[str] = (), created: str = "") -> None:
     cells = root / "cells"
     cells.mkdir(parents=True, exist_ok=True)
-    (root / "summary.json").write_text(json.dumps(summary(verdicts, errors), indent=1))
+    (root / "summary.json").write_text(dumps(summary(verdicts, errors, created)))
     for case, items in by_case(verdicts).items():
         record = {"schema_version": SCHEMA_VERSION, "case": case, "file": items[0].file,
                   "verdicts": [json_safe(to_dict(v)) for v in items]}
-        (cells / f"{safe_name(case)}.json").write_text(json.dumps(record, indent=1))
+        (cells / f"{safe_name(case)}.json").write_text(dumps(record))
 
 
 def by_case(verdicts: Sequence[Verdict]) -> Dict[str, List[Verdict]]:
@@ -62,11 +92,33 @@ def by_case(verdicts: Sequence[Verdict]) -> Dict[str, List[Verdict]]:
     return dict(groups)
 
 
+@dataclass(frozen=True)
+class Run:
+    """A run as read back from its summary.json."""
+
+    path: Path
+    verdicts: Tuple[Verdict, ...]
+    errors: Tuple[str, ...] = ()  # collection errors
+    created: str = ""
+    schema_version: int = SCHEMA_VERSION
+
+
+def read_run(path: Path) -> Run:
+    """summary.json (or a report folder holding one) -> Run. ValueError for a schema this migcheck cannot read."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / "summary.json"
+    data = json.loads(path.read_text())
+    version = data.get("schema_version")
+    if version not in READABLE_SCHEMA_VERSIONS:
+        readable = " or ".join(str(v) for v in READABLE_SCHEMA_VERSIONS)
+        raise ValueError(f"{path}: schema_version {version!r}, this migcheck reads {readable}")
+    return Run(path=path, verdicts=tuple(from_dict(json_restore(v)) for v in data["verdicts"]),
+               errors=tuple(data.get("collection_errors", ())), created=data.get("created", ""), schema_version=version)
+
+
 def read_summary(path: Path) -> List[Verdict]:
-    data = json.loads(Path(path).read_text())
-    if data.get("schema_version") != SCHEMA_VERSION:
-        raise ValueError(f"{path}: schema_version {data.get('schema_version')!r}, this migcheck reads {SCHEMA_VERSION}")
-    return [from_dict(json_restore(v)) for v in data["verdicts"]]
+    return list(read_run(path).verdicts)
 
 
 # The float fields of Verdict, TensorComparison and Sample: only these can hold "inf"/"nan"

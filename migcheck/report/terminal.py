@@ -1,8 +1,9 @@
 """The terminal summary: one line per verdict, failures expanded, counts at the end."""
 from __future__ import annotations
 
+import shutil
 from collections import Counter
-from typing import Sequence
+from typing import Dict, Sequence, TextIO, Tuple
 
 from migcheck.compare import fmt_shape
 from migcheck.verdict import STATUSES, Verdict
@@ -55,4 +56,69 @@ def render(verdicts: Sequence[Verdict], errors: Sequence[str] = (), colour: bool
     unexpected = sum(not v.as_expected for v in verdicts) + len(errors)
     verdict = "all as expected" if not unexpected else f"{unexpected} not as expected"
     lines.append(f"== {', '.join(parts) or 'nothing run'}: {verdict} ==")
+    return "\n".join(lines)
+
+
+class Progress:
+    """A status line redrawn in place on a terminal: which item runs now, how far along, counts so far.
+
+    Finished items still get their permanent verdict line above it. Plain ANSI (carriage return and
+    erase-line) rather than a library such as rich: two escape codes do not justify a dependency or
+    the import time it would add to every command.
+    """
+
+    def __init__(self, stream: TextIO, total: int, colour: bool = False) -> None:
+        self.stream = stream
+        self.total = total
+        self.colour = colour
+        self.done = 0
+        self.counts: Counter = Counter()
+
+    def _width(self) -> int:
+        return max(20, shutil.get_terminal_size((100, 24)).columns - 1)
+
+    def start(self, item_id: str) -> None:
+        """Show that item_id is running now."""
+        so_far = ", ".join(f"{self.counts[s]} {s}" for s in STATUSES if self.counts.get(s))
+        text = f"[{self.done + 1}/{self.total}] {item_id}" + (f"  ({so_far})" if so_far else "")
+        if len(text) > self._width():
+            text = text[: self._width() - 3] + "..."
+        self.stream.write("\r\x1b[2K" + text)
+        self.stream.flush()
+
+    def finish(self, verdict: Verdict) -> None:
+        """Replace the status line with the item's verdict line."""
+        self.done += 1
+        self.counts[verdict.status] += 1
+        self.stream.write("\r\x1b[2K" + verdict_line(verdict, self.colour) + "\n")
+        self.stream.flush()
+
+    def close(self) -> None:
+        self.stream.write("\r\x1b[2K")
+        self.stream.flush()
+
+
+def summary_table(verdicts: Sequence[Verdict], colour: bool = False) -> str:
+    """Counts per check x mode x backend and status, with a total row; non-zero counts coloured."""
+    groups: Dict[Tuple[str, str, str], Counter] = {}
+    for v in verdicts:
+        groups.setdefault((v.check, v.mode, v.backend), Counter())[v.status] += 1
+    total = Counter(v.status for v in verdicts)
+    head = ("check", "mode", "backend")
+    rows = [key for key in groups]
+    widths = [max([len(h)] + [len(r[i]) for r in rows] + [len("total") if i == 0 else 0]) for i, h in enumerate(head)]
+    cols = [max(len(s), len(str(total.get(s, 0)))) for s in STATUSES]
+
+    def line(label: Tuple[str, str, str], counts: Counter) -> str:
+        cells = [label[i].ljust(widths[i]) for i in range(3)]
+        for status, w in zip(STATUSES, cols):
+            n = counts.get(status, 0)
+            text = str(n).rjust(w)
+            cells.append(_paint(text, status, colour) if n and colour else text)
+        return "  ".join(cells)
+
+    header = "  ".join([h.ljust(w) for h, w in zip(head, widths)] + [s.rjust(w) for s, w in zip(STATUSES, cols)])
+    lines = [header, "-" * len(header)]
+    lines += [line(key, groups[key]) for key in rows]
+    lines += ["-" * len(header), line(("total", "", ""), total)]
     return "\n".join(lines)
