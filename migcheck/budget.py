@@ -1,0 +1,104 @@
+"""Error-budget judging (numpy only): is MindSpore about as accurate as torch, measured against float64?
+
+Standard tolerances ask "is |ms - pt| small?" with fixed rtol/atol. Where both sides carry float32
+rounding noise larger than those tolerances (long reductions, cancellation near zero, large
+magnitudes) that raises false alarms. Budget mode instead runs the torch module once more in
+float64 (the oracle) and asks, per float tensor,
+
+    max |ms - oracle|  <=  factor * max |pt - oracle|  +  floor
+
+with floor = floor_eps * eps(dtype) * max |oracle|. A port passes when its error is at most
+``factor`` times the error torch itself makes at that precision.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Mapping, Optional, Tuple
+
+import numpy as np
+
+from migcheck.compare import MAX_SAMPLES, Sample, TensorComparison
+from migcheck.tolerance import Budget
+from migcheck.tree import as_array, leaves
+
+# Dtypes that the oracle is more precise than. float64 tensors have no better oracle here, and
+# integers and booleans compare exactly: those keep the standard judgement.
+BUDGET_DTYPES = ("float16", "float32", "complex64")
+
+
+def budget_source(budget: Budget) -> str:
+    return f"error budget: {budget.factor:g} x torch's error vs a float64 oracle + {budget.floor_eps:g} eps"
+
+
+def apply_budget(tensors: Tuple[TensorComparison, ...], torch_tree: Mapping[str, Any], ms_tree: Mapping[str, Any],
+                 oracle_tree: Mapping[str, Any], budget: Budget) -> Tuple[TensorComparison, ...]:
+    """Re-judge each comparable float tensor by the error budget; the others keep their verdict."""
+    pt, ms, oracle = leaves(torch_tree, ""), leaves(ms_tree, ""), leaves(oracle_tree, "")
+    out = []
+    for t in tensors:
+        if t.name in pt and t.name in ms:
+            t = judge_budget(t, as_array(pt[t.name]), as_array(ms[t.name]),
+                             as_array(oracle[t.name]) if t.name in oracle else None, budget)
+        out.append(t)
+    return tuple(out)
+
+
+def judge_budget(t: TensorComparison, pt: np.ndarray, ms: np.ndarray, oracle: Optional[np.ndarray],
+                 budget: Budget) -> TensorComparison:
+    """One tensor's budget verdict: the standard comparison ``t`` with ok/kind/message replaced."""
+    if t.kind in ("shape", "dtype", "tree", "nonfinite"):
+        return t  # more fundamental than accuracy: stays as it is
+    if t.torch_dtype not in BUDGET_DTYPES:
+        if dtype_is_float(t.torch_dtype):
+            return _note(t, f"budget mode: {t.torch_dtype} has no more precise oracle here; judged by the standard tolerance")
+        return t
+    if oracle is None or oracle.shape != pt.shape:
+        return _note(t, "budget mode: no float64 oracle for this tensor; judged by the standard tolerance")
+    if pt.size == 0:
+        return t
+    o = oracle.astype(np.complex128 if np.iscomplexobj(oracle) else np.float64)
+    a = pt.astype(o.dtype)
+    b = ms.astype(o.dtype)
+    finite = np.isfinite(o) & np.isfinite(a) & np.isfinite(b)
+    err_ms = np.where(finite, np.abs(b - o), 0.0)
+    err_pt = np.where(finite, np.abs(a - o), 0.0)
+    max_ms, max_pt = float(err_ms.max()), float(err_pt.max())
+    scale = float(np.abs(np.where(finite, o, 0.0)).max())
+    floor = budget.floor_eps * float(np.finfo(np.dtype(t.torch_dtype)).eps) * scale
+    limit = budget.factor * max_pt + floor
+    bad = err_ms > limit
+    mismatched = int(bad.sum())
+    ok = max_ms <= limit
+    at = _sample(a, b, int(np.argmax(err_ms)))
+    side = f"mindspore err {max_ms:.3g} vs torch err {max_pt:.3g}"
+    if ok:
+        message = f"{t.name}: within error budget ({side}; limit {limit:.3g})"
+    else:
+        ratio = max_ms / max_pt if max_pt > 0 else float("inf")
+        message = (f"error budget exceeded in {t.name}: max |mindspore - float64 oracle| {max_ms:.4g} at {at.index}"
+                   f" vs torch's {max_pt:.4g}: {ratio:.3g}x torch's error, limit {limit:.4g}"
+                   f" = {budget.factor:g} x torch's + floor {floor:.2g}; {mismatched} of {pt.size} elements over it")
+    notes = t.notes
+    return dataclasses.replace(
+        t, ok=ok, kind=None if ok else "value", message=message, tolerance_source=budget_source(budget),
+        mismatched=mismatched, mismatched_fraction=mismatched / pt.size,
+        first_mismatches=tuple(_sample(a, b, int(i)) for i in np.flatnonzero(bad)[:MAX_SAMPLES]),
+        oracle_err_ms=max_ms, oracle_err_pt=max_pt, budget_limit=limit, notes=notes,
+        error_sample=t.error_sample if not ok else None)
+
+
+def dtype_is_float(dtype: str) -> bool:
+    return dtype.startswith(("float", "bfloat", "complex"))
+
+
+def _note(t: TensorComparison, note: str) -> TensorComparison:
+    return dataclasses.replace(t, notes=t.notes + (note,))
+
+
+def _sample(a: np.ndarray, b: np.ndarray, flat: int) -> Sample:
+    index = tuple(int(i) for i in np.unravel_index(flat, a.shape)) if a.ndim else ()
+    return Sample(index, _real(a.flat[flat]), _real(b.flat[flat]))
+
+
+def _real(value: Any) -> float:
+    return float(value.real) if np.iscomplexobj(value) else float(value)
