@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Optional, Sequence, Tuple, Union
 
 from migcheck.specs import InputSpec, uniform
-from migcheck.tolerance import Tolerance
+from migcheck.tolerance import TOLERANCE_MODES, Tolerance
 
 CHECKS = ("forward", "backward", "train", "step")
 MODES = ("pynative", "graph")
@@ -30,7 +30,7 @@ class FrameworkPair:
     mindspore: Callable[..., Any]
 
 
-WeightMap = Union[Mapping[str, Optional[str]], Callable[[str], Optional[str]]]
+WeightMap = Union[Mapping[Any, Any], Callable[[str], Optional[str]], Sequence[Tuple[str, str]]]
 Adapter = Callable[[Any], Any]
 
 
@@ -47,13 +47,19 @@ class PairedCase:
     inputs: Any
     name: str = ""
     doc: str = ""
-    # torch parameter name -> MindSpore name (None: deliberately unused), or a function doing that.
+    # torch name -> MindSpore name (None: unused on purpose; a list: split; a tuple key: concat),
+    # a list of (regex, replacement) rename rules, or a function torch name -> MindSpore name.
     weight_map: Optional[WeightMap] = None
+    # torch name (glob) -> migcheck.transforms transform, for layouts that differ (transpose, ...).
+    weight_transforms: Mapping[str, Any] = field(default_factory=dict)
     # "seeded" (default): per-parameter seeded numpy draws; a float: every parameter that value
     # (the reference guide's constant 0.1 style; BatchNorm variances stay positive).
     weights: Union[str, float] = "seeded"
     tolerance: Optional[Tolerance] = None
     tolerances: Mapping[str, Tolerance] = field(default_factory=dict)
+    # "standard": rtol/atol layers; "budget": MindSpore's error against a float64 torch oracle may be
+    # at most a few times torch's own (migcheck.tolerance.BUDGET). --tolerance-mode overrides it.
+    tolerance_mode: str = "standard"
     # numpy tree -> numpy tree, for ports whose output layout differs by design.
     adapt_torch: Optional[Adapter] = None
     adapt_mindspore: Optional[Adapter] = None
@@ -125,6 +131,12 @@ def case_problems(case: PairedCase) -> list[Tuple[str, str]]:
             continue
         for problem in tol.problems():
             out.append((f"{label}: {problem}", "use migcheck.Tolerance(rtol=..., atol=...)"))
+    from migcheck.transforms import Transform
+
+    for pattern, transform in case.weight_transforms.items():
+        if not isinstance(transform, Transform):
+            out.append((f"weight_transforms[{pattern!r}] is {transform!r}",
+                        "use migcheck.transforms.transpose(1, 0), reshape(), split(), concat() or reorder_blocks(...)"))
     if case.expect not in ("pass", "fail"):
         out.append((f"expect={case.expect!r}", "use expect='pass' or expect='fail'"))
     if case.expect == "fail" and case.fails_with not in FAILURE_KINDS:
@@ -155,4 +167,6 @@ def case_problems(case: PairedCase) -> list[Tuple[str, str]]:
             out.append((f"unknown mode {mode!r}", f"use some of {', '.join(MODES)}"))
     if not isinstance(case.weights, (int, float)) and case.weights != "seeded":
         out.append((f"weights={case.weights!r}", "use 'seeded' or a number such as 0.1"))
+    if case.tolerance_mode not in TOLERANCE_MODES:
+        out.append((f"tolerance_mode={case.tolerance_mode!r}", f"use one of {', '.join(TOLERANCE_MODES)}"))
     return out

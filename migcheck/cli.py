@@ -35,6 +35,27 @@ def _non_negative(text: str) -> float:
     return value
 
 
+def _profile(text: str) -> str:
+    from migcheck.tolerance import PROFILES
+
+    if text not in PROFILES:
+        raise argparse.ArgumentTypeError(f"unknown profile {text!r}; choose from {', '.join(PROFILES)}")
+    return text
+
+
+def _device_id(text: str) -> int:
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a device id (0, 1, ...)")
+    return int(text)
+
+
+def _positive(text: str) -> float:
+    value = _non_negative(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be positive")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="migcheck", description="Check that a MindSpore port computes what the PyTorch original does.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -44,17 +65,58 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("-k", dest="keyword", help="only items whose id or tags match, e.g. 'conv and not graph'")
         p.add_argument("--check", type=_csv(CHECKS, "check"), default=None, help="checks to run (default: each case's own)")
         p.add_argument("--mode", type=_csv(MODES, "mode"), default=MODES, help="MindSpore modes (default: pynative,graph)")
-        p.add_argument("--backend", type=_csv(BACKENDS, "backend"), default=("cpu",), help="MindSpore backends (default: cpu)")
+        p.add_argument("--backend", type=_csv(BACKENDS + ("auto",), "backend"), default=("cpu",),
+                       help="MindSpore backends: cpu, gpu, ascend, or auto for what mindspore.hal reports here (default: cpu)")
 
     compare = sub.add_parser("compare", help="run paired cases and report verdicts")
     add_selection(compare)
-    compare.add_argument("--report", metavar="DIR", help="write summary.json and per-cell JSON/Markdown to DIR")
+    compare.add_argument("--report", metavar="DIR",
+                         help="write summary.json, index.html and per-case JSON/Markdown/HTML pages to DIR")
     compare.add_argument("--atol", type=_non_negative, help="absolute tolerance for every tensor (overrides all rules)")
     compare.add_argument("--rtol", type=_non_negative, help="relative tolerance for every tensor (overrides all rules)")
     compare.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    compare.add_argument("--golden", metavar="DIR", help="use golden fixtures recorded by `migcheck record` instead of"
+                         " running torch (torch is never imported)")
+    compare.add_argument("--torch-device", choices=("cpu", "cuda", "auto"), default="cpu",
+                         help="where torch computes the reference (default: cpu)")
+    compare.add_argument("--device-id", type=_device_id, default=None, help="MindSpore device id (mindspore.set_device)")
+    compare.add_argument("--profile", type=_profile, default=None,
+                         help="tolerance profile: cpu, gpu, ascend, strict (default: the backend's own)")
+    compare.add_argument("--tolerance-mode", choices=("standard", "budget"), default=None,
+                         help="budget: judge MindSpore's error against a float64 oracle relative to torch's"
+                              " (default: each case's own, standard unless it says budget)")
+    compare.add_argument("--budget-factor", type=_positive, default=None,
+                         help="error-budget safety factor (default 4): MindSpore may be this many times less accurate")
 
     listing = sub.add_parser("list", help="list the items a compare run would execute")
     add_selection(listing)
+
+    report = sub.add_parser("report", help="re-render a report's HTML from its JSON (no torch or MindSpore needed)")
+    report.add_argument("directory", metavar="DIR", help="a folder written by --report (or its summary.json)")
+    report.add_argument("--baseline", metavar="OLD_DIR",
+                        help="an earlier report: list and show what got better, worse, newly failing or newly passing")
+    report.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+
+    record = sub.add_parser("record", help="run only the torch side and store golden fixtures for compare --golden")
+    record.add_argument("paths", nargs="*", default=["cases"], help="case files or folders (default: cases)")
+    record.add_argument("-k", dest="keyword", help="only case[check] ids or tags that match, e.g. 'conv and forward'")
+    record.add_argument("--check", type=_csv(CHECKS, "check"), default=None, help="checks to record (default: each case's own)")
+    record.add_argument("--fixtures", metavar="DIR", default="fixtures", help="golden folder (default: fixtures)")
+    record.add_argument("--update", action="store_true", help="replace goldens that exist (otherwise they are kept)")
+    record.add_argument("--torch-device", choices=("cpu", "cuda", "auto"), default="cpu",
+                        help="where torch computes the reference (default: cpu)")
+    record.add_argument("--no-oracle", action="store_true", help="leave out the float64 oracle (error-budget mode needs it)")
+
+    mapping = sub.add_parser("map", help="show how a case's torch weights map onto its MindSpore cell")
+    mapping.add_argument("case", help="case name")
+    mapping.add_argument("paths", nargs="*", default=["cases"], help="case files or folders (default: cases)")
+
+    conv = sub.add_parser("convert", help="convert a checkpoint between torch and MindSpore through a case's mapping")
+    conv.add_argument("case", help="case whose torch module and MindSpore cell define the mapping")
+    conv.add_argument("src", help="torch state_dict (.pt/.pth/.bin/.safetensors) or MindSpore .ckpt")
+    conv.add_argument("dst", help="output file; the direction follows the suffixes")
+    conv.add_argument("--cases", nargs="*", default=["cases"], dest="paths", help="case files or folders (default: cases)")
+    conv.add_argument("--allow-partial", action="store_true", help="convert what matches instead of failing on unmatched keys")
     return parser
 
 
@@ -78,8 +140,14 @@ def _selected(args: argparse.Namespace):
     from migcheck.engine import RunOptions, plan
 
     collection = discover(args.paths)
-    options = RunOptions(checks=args.check, modes=args.mode, backends=args.backend,
-                         rtol=getattr(args, "rtol", None), atol=getattr(args, "atol", None))
+    golden = getattr(args, "golden", None)
+    if golden and not os.path.isdir(golden):
+        raise UsageError(f"--golden {golden}: no such folder; record goldens first with `migcheck record --fixtures {golden}`")
+    options = RunOptions(checks=args.check, modes=args.mode, backends=_backends(args.backend),
+                         rtol=getattr(args, "rtol", None), atol=getattr(args, "atol", None), golden=golden,
+                         torch_device=getattr(args, "torch_device", "cpu"), device_id=getattr(args, "device_id", None),
+                         profile=getattr(args, "profile", None), tolerance_mode=getattr(args, "tolerance_mode", None),
+                         budget_factor=getattr(args, "budget_factor", None))
     items = plan(collection.cases, options)
     if args.keyword:
         try:
@@ -90,7 +158,125 @@ def _selected(args: argparse.Namespace):
     return collection, options, items
 
 
+def _map(args: argparse.Namespace) -> int:
+    """Exit 0 when the mapping is complete, 1 when it has problems, 2 when the case is not found."""
+    from migcheck.engine import mapping_for
+    from migcheck.report.mapping_table import render_mapping
+
+    case = _find_case(args)
+    mapping = mapping_for(case)
+    print(render_mapping(case.name, mapping))
+    return EXIT_OK if mapping.ok else EXIT_UNEXPECTED
+
+
+def _find_case(args: argparse.Namespace):
+    from migcheck.discovery import discover
+
+    collection = discover(args.paths)
+    case = next((c for c in collection.cases if c.name == args.case), None)
+    if case is None:
+        raise UsageError(f"no case named {args.case!r} under {', '.join(args.paths)}; `migcheck list` shows the names")
+    return case
+
+
+def _convert(args: argparse.Namespace) -> int:
+    """Exit 0 when converted, 1 on unmatched keys or a mapping with problems, 2 on usage errors."""
+    from pathlib import Path
+
+    from migcheck.engine import mapping_for
+    from migcheck.runners.checkpoint import UnmatchedKeys, convert
+
+    case = _find_case(args)
+    src = Path(args.src)
+    if not src.is_file():
+        raise UsageError(f"no such checkpoint: {src}")
+    mapping = mapping_for(case)
+    if mapping.problems() and not args.allow_partial:
+        print("\n".join(["the case's mapping has problems (`migcheck map` shows them):"] + mapping.problems()), file=sys.stderr)
+        return EXIT_UNEXPECTED
+    try:
+        result = convert(src, Path(args.dst), mapping, allow_partial=args.allow_partial)
+    except UnmatchedKeys as exc:
+        print(str(exc), file=sys.stderr)
+        return EXIT_UNEXPECTED
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    print(f"wrote {result.written}: {result.converted} tensor(s)"
+          + (f"; left out {len(result.missing) + len(result.unexpected)} unmatched" if result.missing or result.unexpected else ""))
+    return EXIT_OK
+
+
+def _backends(chosen: Sequence[str]) -> tuple:
+    """'auto' becomes the backend mindspore.hal reports here (Ascend, else GPU, else CPU)."""
+    if "auto" not in chosen:
+        return tuple(chosen)
+    from migcheck.runners.mindspore_side import auto_backend
+
+    here = auto_backend()
+    return tuple(dict.fromkeys(here if b == "auto" else b for b in chosen))
+
+
+def _record(args: argparse.Namespace) -> int:
+    """Exit 0 when every golden was recorded (or exists, up to date), 1 on errors, 2 on usage/collection errors."""
+    from migcheck.discovery import discover, keyword_matcher
+    from migcheck.engine import effective_checks
+    from migcheck.record import line, record_case, summary
+
+    match = None
+    if args.keyword:
+        try:
+            match = keyword_matcher(args.keyword)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+    collection = discover(args.paths)
+    errors = [str(e) for e in collection.errors]
+    results = []
+    for case in collection.cases:
+        checks = [c for c in effective_checks(case) if args.check is None or c in args.check]
+        if match is not None:
+            checks = [c for c in checks if match(" ".join((f"{case.name}[{c}]",) + tuple(case.tags)))]
+        if not checks:
+            continue
+        for result in record_case(case, checks, args.fixtures, update=args.update, torch_device=args.torch_device,
+                                  oracle=not args.no_oracle):
+            results.append(result)
+            print(line(result), flush=True)
+    for e in errors:
+        print(f"ERROR  {e}")
+    print(summary(results, errors))
+    if errors:
+        return EXIT_USAGE
+    if not results:
+        print("migcheck: no items selected", file=sys.stderr)
+        return EXIT_USAGE
+    return EXIT_OK if all(r.ok for r in results) else EXIT_UNEXPECTED
+
+
+def _report(args: argparse.Namespace) -> int:
+    """`migcheck report DIR [--baseline OLD]`: HTML from the JSON record alone. Exit 0, or 2 when unreadable."""
+    from migcheck.report import render_report
+    from migcheck.report.baseline import render_terminal
+
+    try:
+        index, run, diff = render_report(args.directory, args.baseline)
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"cannot read the report: {exc}") from None
+    colour = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
+    if diff is not None:
+        print(render_terminal(diff, colour))
+    print(f"report: {index} ({len(run.verdicts)} verdict(s), schema {run.schema_version})")
+    return EXIT_OK
+
+
 def _run(args: argparse.Namespace) -> int:
+    if args.command == "report":
+        return _report(args)
+    if args.command == "record":
+        return _record(args)
+    if args.command == "map":
+        return _map(args)
+    if args.command == "convert":
+        return _convert(args)
     collection, options, items = _selected(args)
     errors = [str(e) for e in collection.errors]
     if args.command == "list":
@@ -102,15 +288,27 @@ def _run(args: argparse.Namespace) -> int:
 
     from migcheck.engine import run_item
     from migcheck.report import write_report
-    from migcheck.report.terminal import render, verdict_line
+    from migcheck.report.terminal import Progress, render, summary_table, verdict_line
 
     colour = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
+    # On a terminal a status line names the item running now; piped output stays one line per item.
+    progress = Progress(sys.stdout, len(items), colour) if sys.stdout.isatty() else None
     verdicts = []
     for item in items:
+        if progress:
+            progress.start(item.id)
         verdict = run_item(item, options)
         verdicts.append(verdict)
-        print(verdict_line(verdict, colour), flush=True)
+        if progress:
+            progress.finish(verdict)
+        else:
+            print(verdict_line(verdict, colour), flush=True)
+    if progress:
+        progress.close()
     print()
+    if progress and verdicts:
+        print(summary_table(verdicts, colour))
+        print()
     print(render(verdicts, errors, colour, include_expected=False))
     if args.report:
         root = write_report(args.report, verdicts, errors)

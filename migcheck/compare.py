@@ -12,6 +12,10 @@ from migcheck.tolerance import Tolerance, dtype_kind
 from migcheck.tree import as_array, leaves
 
 MAX_SAMPLES = 5  # mismatching positions kept per tensor: reports stay small for huge outputs
+# The error sample of a failing tensor (for the report's plots) is bounded whatever the tensor's size:
+MAP_CELLS = 64  # error-map cells per axis (so at most 64 x 64 numbers), and at most 64 channel bars
+HIST_BINS = 32  # histogram bins of |ms - pt|
+MAX_NONFINITE_CELLS = 64  # map cells listed as holding a NaN/Inf mismatch
 
 
 @dataclass(frozen=True)
@@ -19,6 +23,28 @@ class Sample:
     index: Tuple[int, ...]
     torch: float
     mindspore: float
+
+
+@dataclass(frozen=True)
+class ErrorSample:
+    """A bounded picture of where a failing tensor's error sits: enough to plot it, small enough for JSON.
+
+    Errors are |ms - pt| at positions where both sides are finite (non-finite positions count 0
+    there and are counted in `nonfinite` instead). Map and channel values are block maxima,
+    rounded to 4 significant digits.
+    """
+
+    hist_edges: Tuple[float, ...] = ()  # HIST_BINS+1 log-spaced edges from the least to the largest non-zero error (2 if all equal)
+    hist_counts: Tuple[int, ...] = ()  # elements per bin
+    zero: int = 0  # positions with no error at all, matching NaN/Inf included (not in the histogram: log scale)
+    nonfinite: int = 0  # positions where NaN/Inf differ
+    map: Tuple[Tuple[float, ...], ...] = ()  # max error per cell; rows x cols, at most MAP_CELLS each; () for a scalar
+    map_axes: Tuple[int, ...] = ()  # tensor axes behind rows and columns: (ndim-2, ndim-1), or (0,) for 1-D (one row)
+    map_block: Tuple[int, ...] = ()  # tensor elements per map cell along each of map_axes
+    map_nonfinite: Tuple[Tuple[int, int], ...] = ()  # (row, col) map cells holding a NaN/Inf mismatch
+    channel_axis: Optional[int] = None  # 1 for tensors of 3 or more dimensions, else None
+    channel_max: Tuple[float, ...] = ()  # max error per block of channel_block channels along channel_axis
+    channel_block: int = 1
 
 
 @dataclass(frozen=True)
@@ -49,6 +75,13 @@ class TensorComparison:
     min_rtol: float = 0.0  # smallest rtol that passes with this atol
     first_mismatches: Tuple[Sample, ...] = ()
     notes: Tuple[str, ...] = field(default_factory=tuple)
+    error_sample: Optional[ErrorSample] = None  # failing value/nonfinite tensors only (schema 2)
+    # Which tolerance profile judged it (migcheck.tolerance.PROFILES), and in error-budget mode the
+    # two errors against the float64 oracle, side by side, with the limit MindSpore's had to meet.
+    profile: str = ""
+    oracle_err_ms: Optional[float] = None  # max |mindspore - oracle|
+    oracle_err_pt: Optional[float] = None  # max |torch - oracle|
+    budget_limit: Optional[float] = None  # factor * oracle_err_pt + floor
 
 
 def fmt_shape(shape: Optional[Tuple[int, ...]]) -> str:
@@ -151,12 +184,72 @@ def _compare_values(pt: np.ndarray, ms: np.ndarray, tol: Tolerance, base: dict, 
         count = int(nonfinite_bad.sum())
         message = (f"non-finite mismatch in {name}: {count} position(s) where NaN/Inf differ,"
                    f" first at {first.index} (torch {first.torch}, mindspore {first.mindspore})")
-        return TensorComparison(ok=False, kind="nonfinite", message=message, notes=notes, **base, **metrics)
+        return TensorComparison(ok=False, kind="nonfinite", message=message, notes=notes,
+                                error_sample=error_sample(diff, nonfinite_bad), **base, **metrics)
     if mismatched:
         return TensorComparison(ok=False, kind="value", message=value_message(name, metrics, tol, pt.size),
-                                notes=notes, **base, **metrics)
+                                notes=notes, error_sample=error_sample(diff, nonfinite_bad), **base, **metrics)
     return TensorComparison(ok=True, kind=None, message=f"{name}: max abs err {metrics['max_abs_err']:.3g}",
                             notes=notes, **base, **metrics)
+
+
+def error_sample(diff: np.ndarray, nonfinite_bad: np.ndarray) -> ErrorSample:
+    """The bounded ErrorSample of an error array (|ms - pt|, 0 where not both finite)."""
+    big = np.finfo(np.float64).max
+    err = np.minimum(diff, big) if diff.size and diff.max() == np.inf else diff  # finite - finite can overflow
+    positive = err[err > 0]
+    edges: Tuple[float, ...] = ()
+    counts: Tuple[int, ...] = ()
+    if positive.size:
+        lo, hi = float(positive.min()), float(positive.max())
+        if hi <= lo * (1 + 1e-9):  # one value: one bin
+            edges, counts = (lo, hi), (int(positive.size),)
+        else:  # uniform bins in log10 space: numpy's fast path, and errors span decades
+            logs = np.log10(positive)
+            loglo, loghi = float(logs.min()), float(logs.max())  # from the same values, so none falls outside
+            # Bin index by arithmetic and bincount: several times faster than np.histogram on big tensors.
+            logs -= loglo
+            logs *= HIST_BINS / (loghi - loglo)
+            bins = logs.astype(np.intp)
+            np.minimum(bins, HIST_BINS - 1, out=bins)
+            hist = np.bincount(bins, minlength=HIST_BINS)
+            grid = [float(v) for v in 10.0 ** np.linspace(loglo, loghi, HIST_BINS + 1)]
+            grid[0], grid[-1] = lo, hi
+            edges, counts = tuple(grid), tuple(int(c) for c in hist)
+    sample = dict(hist_edges=edges, hist_counts=counts, zero=int(err.size - positive.size - int(nonfinite_bad.sum())),
+                  nonfinite=int(nonfinite_bad.sum()))
+    if err.ndim >= 1:
+        plane = err if err.ndim <= 2 else err.max(axis=tuple(range(err.ndim - 2)))
+        bad_plane = nonfinite_bad if nonfinite_bad.ndim <= 2 else nonfinite_bad.any(axis=tuple(range(err.ndim - 2)))
+        if err.ndim == 1:
+            plane, bad_plane = plane[None, :], bad_plane[None, :]
+        cells, blocks = _block_max(plane)
+        bad_cells, _ = _block_max(bad_plane.astype(np.int8))
+        sample.update(map=tuple(tuple(_sig(float(v)) for v in row) for row in cells),
+                      map_axes=(0,) if err.ndim == 1 else (err.ndim - 2, err.ndim - 1),
+                      map_block=blocks[1:] if err.ndim == 1 else blocks,
+                      map_nonfinite=tuple((int(r), int(c)) for r, c in np.argwhere(bad_cells > 0)[:MAX_NONFINITE_CELLS]))
+    if err.ndim >= 3:
+        per_channel = err.max(axis=tuple(a for a in range(err.ndim) if a != 1))
+        cells, blocks = _block_max(per_channel[None, :])
+        sample.update(channel_axis=1, channel_max=tuple(_sig(float(v)) for v in cells[0]), channel_block=blocks[1])
+    return ErrorSample(**sample)
+
+
+def _block_max(plane: np.ndarray) -> Tuple[np.ndarray, Tuple[int, int]]:
+    """A 2-D array reduced by block maxima to at most MAP_CELLS x MAP_CELLS cells, and the block size."""
+    rows, cols = plane.shape
+    br, bc = max(1, -(-rows // MAP_CELLS)), max(1, -(-cols // MAP_CELLS))
+    if (br, bc) == (1, 1):
+        return plane, (1, 1)
+    padded = np.zeros((-(-rows // br) * br, -(-cols // bc) * bc), dtype=plane.dtype)
+    padded[:rows, :cols] = plane
+    return padded.reshape(padded.shape[0] // br, br, padded.shape[1] // bc, bc).max(axis=(1, 3)), (br, bc)
+
+
+def _sig(value: float, digits: int = 4) -> float:
+    """value rounded to `digits` significant figures: short in JSON, exact through a JSON round trip."""
+    return float(f"{value:.{digits}g}")
 
 
 def value_message(name: str, m: dict, tol: Tolerance, total: int) -> str:

@@ -53,6 +53,8 @@ def load_file(path: Path) -> Collection:
         module = _import(path)
     except SyntaxError as exc:
         return Collection((), (LoadError(str(path), "", f"syntax error at line {exc.lineno}: {exc.msg}; fix the case file"),))
+    except ImportError as exc:
+        return Collection((), (LoadError(str(path), "", _import_problem(exc)),))
     except Exception as exc:
         return Collection((), (LoadError(str(path), "", f"importing it raised {type(exc).__name__}: {exc}"),))
     cases, errors = [], []
@@ -67,6 +69,17 @@ def load_file(path: Path) -> Collection:
             continue
         cases.append(case)
     return Collection(tuple(cases), tuple(errors))
+
+
+def _import_problem(exc: ImportError) -> str:
+    """A framework missing at import time: say how to write the file so that it loads anyway."""
+    name = (exc.name or "").split(".")[0]
+    if name in ("torch", "mindspore"):
+        return (f"it imports {name} at module level, but {name} cannot be imported here ({exc}); to load on a"
+                f" machine without {name} (e.g. compare --golden), import {name} inside the {name}-side factories"
+                f" instead (`def torch_net(): import torch; return torch.nn.Linear(3, 2)`): see the README's"
+                f" golden fixtures section")
+    return f"importing it raised {type(exc).__name__}: {exc}"
 
 
 def discover(paths: Sequence[str]) -> Collection:

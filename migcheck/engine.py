@@ -12,11 +12,12 @@ import numpy as np
 from migcheck.case import BACKENDS, PRESET_BACKENDS, PairedCase
 from migcheck.compare import TensorComparison, compare_trees, fmt_shape
 from migcheck.fixtures import make_inputs, make_weights
-from migcheck.mapping import WeightMapping, map_weights, to_mindspore
+from migcheck.golden import GoldenProblem, RecordedSkip
+from migcheck.mapping import WeightMapping, map_weights, to_mindspore, to_torch
 from migcheck.objective import Objective, make_cotangents, output_layout_problem
 from migcheck.params import ParamInfo
-from migcheck.tolerance import Tolerance, ToleranceRules, resolve
-from migcheck.tree import flatten
+from migcheck.tolerance import BUDGET, Budget, Tolerance, ToleranceRules, default_profile, resolve
+from migcheck.tree import flatten, index_paths
 from migcheck.verdict import Verdict, expectation, judge
 
 # When several tensors fail, the verdict's kind is the most fundamental one.
@@ -31,6 +32,13 @@ class RunOptions:
     # --rtol / --atol from the command line: they win over every other tolerance layer.
     rtol: Optional[float] = None
     atol: Optional[float] = None
+    # Reference source: None runs torch here; a folder reads golden fixtures (torch is never imported).
+    golden: Optional[str] = None
+    torch_device: str = "cpu"  # cpu, cuda or auto (torch runs the reference there)
+    device_id: Optional[int] = None  # passed to mindspore.set_device(target, device_id)
+    profile: Optional[str] = None  # tolerance profile; None: each backend's own
+    tolerance_mode: Optional[str] = None  # standard or budget; None: each case's own
+    budget_factor: Optional[float] = None  # None: tolerance.BUDGET.factor
 
 
 @dataclass(frozen=True)
@@ -83,20 +91,99 @@ class Reference:
     weights: Dict[str, np.ndarray]
     results: Dict[str, Any]
     objective: Optional[Objective] = None
+    # The same results computed in float64 from the same inputs, weights and cotangents: the
+    # oracle of error-budget mode. None unless that mode asked for it.
+    oracle: Optional[Dict[str, Any]] = None
 
 
-_REFERENCES: Dict[Tuple[str, str, str], Reference] = {}
+_REFERENCES: Dict[Tuple[str, ...], Reference] = {}
+_ORACLES: Dict[Tuple[str, ...], Dict[str, Any]] = {}
 
 
-def torch_reference(case: PairedCase, check: str) -> Reference:
+def reference(case: PairedCase, check: str, options: RunOptions = RunOptions()) -> Tuple[Reference, str]:
+    """The seam between the two reference sources: golden fixtures (options.golden) or torch run here.
+
+    Returns the reference and a line saying where it came from. Golden mode never imports torch.
+    """
+    budget = tolerance_mode_for(case, options) == "budget"
+    if options.golden:
+        from migcheck.fingerprint import case_fingerprint
+        from migcheck.golden import load_check
+        from migcheck.record import record_hint
+
+        fingerprint, parts = case_fingerprint(case)
+        try:
+            loaded = load_check(options.golden, case.name, check, fingerprint, parts, need_oracle=budget,
+                                record_hint=record_hint(case, options.golden))
+        except RecordedSkip as skip:
+            raise SkipCheck(f"{skip} (recorded with the golden)") from None
+        return Reference(**loaded.fields), loaded.description
+    from migcheck.runners.torch_side import resolve_device, versions
+
+    device = resolve_device(options.torch_device)
+    ref = torch_reference(case, check, device=device)
+    if budget:
+        try:
+            ref = dataclasses.replace(ref, oracle=torch_oracle(case, check, device=device))
+        except SkipCheck:
+            raise
+        except Exception as exc:
+            raise RuntimeError(f"the float64 oracle of error-budget mode could not run: {type(exc).__name__}: {exc}") from exc
+    return ref, f"torch {versions()['torch']} on {device}"
+
+
+def tolerance_mode_for(case: PairedCase, options: RunOptions) -> str:
+    return options.tolerance_mode or case.tolerance_mode
+
+
+def torch_reference(case: PairedCase, check: str, device: str = "cpu") -> Reference:
     """The torch side's results, computed once per process and reused by every mode and backend."""
-    key = (case.file, case.name, check)
+    key = (case.file, case.name, check, device)
     if key not in _REFERENCES:
-        _REFERENCES[key] = _compute_reference(case, check)
+        _REFERENCES[key] = _compute_reference(case, check, device)
     return _REFERENCES[key]
 
 
-def _compute_reference(case: PairedCase, check: str) -> Reference:
+def torch_oracle(case: PairedCase, check: str, device: str = "cpu") -> Dict[str, Any]:
+    """torch_reference's results recomputed in float64: same inputs, weights and cotangents, widened."""
+    key = (case.file, case.name, check, device)
+    if key not in _ORACLES:
+        _ORACLES[key] = _compute_oracle(case, check, device)
+    return _ORACLES[key]
+
+
+def _compute_oracle(case: PairedCase, check: str, device: str) -> Dict[str, Any]:
+    from migcheck.runners.torch_side import TorchModule
+
+    ref = torch_reference(case, check, device=device)
+    module = TorchModule(case.torch, device)
+    module.load(ref.weights)
+    module.to_float64()
+    n_net = len(ref.input_names) - len(case.targets)
+    return _torch_results(case, check, module, ref.inputs, ref.input_dtypes, ref.input_names, n_net, ref.params,
+                          ref.objective)
+
+
+def _torch_results(case: PairedCase, check: str, module: Any, inputs: Tuple[np.ndarray, ...],
+                   dtypes: Tuple[str, ...], order: Sequence[str], n_net: int, params: Tuple[ParamInfo, ...],
+                   objective: Optional[Objective]) -> Dict[str, Any]:
+    """One check's results from a loaded torch module (the reference and its float64 oracle share it)."""
+    adapt = case.adapt_torch or (lambda out: out)
+    if check == "forward":
+        return {"out": adapt(module.forward(inputs[:n_net], dtypes, train=False))}
+    if check == "train":
+        out = module.forward(inputs[:n_net], dtypes, train=True)
+        state = module.state()
+        return {"out": adapt(out), **{f"state.{p.name}": state[p.name] for p in params if p.is_buffer}}
+    loss = case.loss.torch if case.loss else None
+    if check == "backward":
+        input_grads, param_grads = module.gradients(inputs, dtypes, objective, loss)
+        return _gradient_results(input_grads, param_grads, order)
+    records = module.steps(inputs, dtypes, objective, loss, _optimizer_for(case, "torch"), case.steps)
+    return _step_results(records, params)
+
+
+def _compute_reference(case: PairedCase, check: str, device: str = "cpu") -> Reference:
     from migcheck.runners.torch_side import TorchModule
 
     specs = dict(case.input_specs)
@@ -105,27 +192,12 @@ def _compute_reference(case: PairedCase, check: str) -> Reference:
     inputs = tuple(drawn[n] for n in order)
     dtypes = tuple(specs[n].dtype for n in order)
     n_net = len(order) - len(case.targets)
-    module = TorchModule(case.torch)
+    module = TorchModule(case.torch, device)
     params = tuple(module.params())
     weights = make_weights(params, case_name=case.name, fill=case.weights, built=module.state())
     module.load(weights)
-    adapt = case.adapt_torch or (lambda out: out)
-    objective = None
-    if check == "forward":
-        results: Dict[str, Any] = {"out": adapt(module.forward(inputs[:n_net], dtypes, train=False))}
-    elif check == "train":
-        out = module.forward(inputs[:n_net], dtypes, train=True)
-        state = module.state()
-        results = {"out": adapt(out), **{f"state.{p.name}": state[p.name] for p in params if p.is_buffer}}
-    else:
-        objective = _objective(case, module, inputs, dtypes, n_net)
-        loss = case.loss.torch if case.loss else None
-        if check == "backward":
-            input_grads, param_grads = module.gradients(inputs, dtypes, objective, loss)
-            results = _gradient_results(input_grads, param_grads, order)
-        else:
-            records = module.steps(inputs, dtypes, objective, loss, _optimizer_for(case, "torch"), case.steps)
-            results = _step_results(records, params)
+    objective = None if check in ("forward", "train") else _objective(case, module, inputs, dtypes, n_net)
+    results = _torch_results(case, check, module, inputs, dtypes, order, n_net, params, objective)
     return Reference(inputs, tuple(order), dtypes, params, weights, results, objective)
 
 
@@ -140,7 +212,7 @@ def _objective(case: PairedCase, module: Any, inputs: Tuple[np.ndarray, ...], dt
     if problem:
         raise SkipCheck(problem + "; give the case a loss=FrameworkPair(...) that reduces it to a scalar")
     cotangents, notes = make_cotangents(case.name, raw)
-    return Objective(n_net, cotangents, notes)
+    return Objective(n_net, cotangents, notes, tuple(index_paths(raw)))
 
 
 def _optimizer_for(case: PairedCase, side: str) -> Any:
@@ -165,7 +237,7 @@ def _step_results(records: Sequence[Dict[str, Any]], params: Sequence[ParamInfo]
     return results
 
 
-def skip_reason(item: Item) -> Optional[str]:
+def skip_reason(item: Item, options: Optional[RunOptions] = None) -> Optional[str]:
     case = item.case
     if item.mode not in case.modes:
         return f"case runs only in {', '.join(case.modes)} mode"
@@ -180,7 +252,16 @@ def skip_reason(item: Item) -> Optional[str]:
                 f" pass optimizer=FrameworkPair(...) to step on {item.backend}")
     from migcheck.runners.mindspore_side import backend_unavailable
 
-    return backend_unavailable(item.backend)
+    reason = backend_unavailable(item.backend, options.device_id if options else None)
+    if reason is None and options is not None and not options.golden and options.torch_device != "cpu":
+        from migcheck.runners.torch_side import device_unavailable
+
+        reason = device_unavailable(options.torch_device)
+    return reason
+
+
+def profile_for(backend: str, options: RunOptions) -> str:
+    return options.profile or default_profile(backend)
 
 
 def run_item(item: Item, options: RunOptions = RunOptions()) -> Verdict:
@@ -188,14 +269,18 @@ def run_item(item: Item, options: RunOptions = RunOptions()) -> Verdict:
     case = item.case
     expected = expectation(case.expect, case.fails_with, case.fails_on, item.check, item.mode)
     base = dict(case=case.name, check=item.check, mode=item.mode, backend=item.backend,
-                expected=expected, file=case.file)
-    reason = skip_reason(item)
+                expected=expected, file=case.file, profile=profile_for(item.backend, options),
+                tolerance_mode=tolerance_mode_for(case, options))
+    reason = skip_reason(item, options)
     if reason is not None:
         return Verdict(status="skip", kind=None, message=reason, **base)
     try:
         outcome = _run_check(item, options)
     except SkipCheck as skip:
         return Verdict(status="skip", kind=None, message=str(skip), duration_s=time.perf_counter() - started, **base)
+    except GoldenProblem as problem:  # never used, whatever the case expected: an error naming the fix
+        return Verdict(status="error", kind=problem.kind, message=str(problem), reference=options.golden or "",
+                       duration_s=time.perf_counter() - started, **base)
     except Exception as exc:  # a broken case is a verdict, never a crash of the run
         outcome = _error_outcome(exc, item)
     status, remark = judge(outcome.kind, expected)
@@ -203,7 +288,7 @@ def run_item(item: Item, options: RunOptions = RunOptions()) -> Verdict:
     return Verdict(status=status, kind=outcome.kind, message=message, tensors=outcome.tensors,
                    structure=outcome.structure, mapping=outcome.mapping.pairs if outcome.mapping else (),
                    skipped_params=outcome.mapping.skipped if outcome.mapping else (), error=outcome.error,
-                   duration_s=time.perf_counter() - started, notes=outcome.notes, **base)
+                   duration_s=time.perf_counter() - started, notes=outcome.notes, reference=outcome.reference, **base)
 
 
 @dataclass(frozen=True)
@@ -215,21 +300,28 @@ class Outcome:
     mapping: Optional[WeightMapping] = None
     error: str = ""
     notes: Tuple[str, ...] = field(default_factory=tuple)
+    reference: str = ""  # where the torch side's results came from
 
 
 def _run_check(item: Item, options: RunOptions) -> Outcome:
-    from migcheck.runners.mindspore_side import MindSporeCell, configure
-
     case = item.case
     try:
-        ref = torch_reference(case, item.check)
-    except SkipCheck:
+        ref, source = reference(case, item.check, options)
+    except (SkipCheck, GoldenProblem):
         raise
     except Exception as exc:
         return _error_outcome(exc, item, side="torch")
-    configure(item.mode, item.backend)
+    outcome = _run_mindspore_side(item, options, ref)
+    return dataclasses.replace(outcome, reference=source)
+
+
+def _run_mindspore_side(item: Item, options: RunOptions, ref: Reference) -> Outcome:
+    from migcheck.runners.mindspore_side import MindSporeCell, configure
+
+    case = item.case
+    configure(item.mode, item.backend, options.device_id)
     cell = MindSporeCell(case.mindspore, item.mode)
-    mapping = map_weights(ref.params, cell.params(), case.weight_map)
+    mapping = map_weights(ref.params, cell.params(), case.weight_map, case.weight_transforms)
     problems = tuple(mapping.problems())
     if problems:
         return Outcome("structure", f"weights cannot be transferred: {problems[0]}"
@@ -245,14 +337,32 @@ def _run_check(item: Item, options: RunOptions) -> Outcome:
     expected = {k: v for k, v in ref.results.items() if _torch_name_of(k) not in skipped}
     rules = ToleranceRules.build(case.tolerance, case.tolerances, options.rtol, options.atol)
 
+    profile = profile_for(item.backend, options)
+
     def tolerance_for(name: str, dtype: str) -> Tuple[Tolerance, str]:
-        return resolve(dtype, check=item.check, backend=item.backend, tensor=name, rules=rules)
+        return resolve(dtype, check=item.check, backend=item.backend, tensor=name, rules=rules, profile=profile)
 
     tensors = compare_trees(expected, results, tolerance_for, prefix="")
+    tensors = tuple(dataclasses.replace(t, profile=profile) for t in tensors)
+    if tolerance_mode_for(case, options) == "budget":
+        from migcheck.budget import apply_budget
+
+        budget = BUDGET if options.budget_factor is None else Budget(options.budget_factor, BUDGET.floor_eps)
+        tensors = apply_budget(tensors, expected, results, ref.oracle or {}, budget)
     outcome = _outcome_from_tensors(tensors, mapping)
     if ref.objective is not None and ref.objective.notes:
         outcome = dataclasses.replace(outcome, notes=outcome.notes + ref.objective.notes)
     return outcome
+
+
+def mapping_for(case: PairedCase, mode: str = "pynative", backend: str = "cpu") -> WeightMapping:
+    """Build both sides (no forward pass) and map their weights: what `migcheck map` shows."""
+    from migcheck.runners.mindspore_side import MindSporeCell, configure
+    from migcheck.runners.torch_side import TorchModule
+
+    configure(mode, backend)
+    return map_weights(TorchModule(case.torch).params(), MindSporeCell(case.mindspore, mode).params(),
+                       case.weight_map, case.weight_transforms)
 
 
 def _output_shape_mismatch(cell: Any, ref: Reference, mapping: WeightMapping) -> Optional[Outcome]:
@@ -284,22 +394,19 @@ def _mindspore_results(item: Item, cell: Any, ref: Reference, mapping: WeightMap
     case = item.case
     n_net = len(ref.input_names) - len(case.targets)
     adapt = case.adapt_mindspore or (lambda out: out)
-    to_torch = {p.ms_name: p.torch_name for p in mapping.pairs}
     if item.check == "forward":
         return {"out": adapt(cell.forward(ref.inputs[:n_net], ref.input_dtypes, train=False))}
     if item.check == "train":
         out = cell.forward(ref.inputs[:n_net], ref.input_dtypes, train=True)
-        state = cell.state()
-        buffers = {p.name for p in ref.params if p.is_buffer}
-        return {"out": adapt(out), **{f"state.{to_torch[n]}": v for n, v in state.items()
-                                      if to_torch.get(n) in buffers}}
+        state = to_torch(cell.state(), mapping)
+        return {"out": adapt(out), **{f"state.{p.name}": state[p.name] for p in ref.params
+                                      if p.is_buffer and p.name in state}}
     loss = case.loss.mindspore if case.loss else None
     if item.check == "backward":
         input_grads, param_grads = cell.gradients(ref.inputs, ref.input_dtypes, ref.objective, loss)
-        return _gradient_results(input_grads, {to_torch[n]: g for n, g in param_grads.items()}, ref.input_names)
+        return _gradient_results(input_grads, to_torch(param_grads, mapping), ref.input_names)
     records = cell.steps(ref.inputs, ref.input_dtypes, ref.objective, loss, _optimizer_for(case, "mindspore"), case.steps)
-    renamed = [{"loss": r["loss"], "state": {to_torch[n]: v for n, v in r["state"].items() if n in to_torch}}
-               for r in records]
+    renamed = [{"loss": r["loss"], "state": to_torch(r["state"], mapping)} for r in records]
     return _step_results(renamed, ref.params)
 
 

@@ -22,6 +22,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--migcheck-backend", default="cpu", help="MindSpore backends, comma-separated (default: cpu)")
     group.addoption("--migcheck-check", default=None, help="checks to run, comma-separated (default: each case's own)")
     group.addoption("--migcheck-report", default=None, metavar="DIR", help="write the merged migcheck report to DIR")
+    group.addoption("--migcheck-golden", default=None, metavar="DIR",
+                    help="compare against golden fixtures from `migcheck record` instead of running torch")
+    group.addoption("--migcheck-torch-device", default="cpu", choices=("cpu", "cuda", "auto"),
+                    help="where torch computes the reference (default: cpu)")
+    group.addoption("--migcheck-device-id", default=None, type=int, help="MindSpore device id")
+    group.addoption("--migcheck-profile", default=None, help="tolerance profile (default: the backend's own)")
+    group.addoption("--migcheck-tolerance-mode", default=None, choices=("standard", "budget"),
+                    help="standard or budget (default: each case's own)")
     parser.addini("migcheck_case_dirs", type="args", default=["cases"],
                   help="folder names whose .py files hold paired cases (default: cases)")
 
@@ -47,11 +55,28 @@ class MigcheckSession:
 
     def __init__(self, config: pytest.Config) -> None:
         from migcheck.engine import RunOptions
+        from migcheck.tolerance import PROFILES
 
         self.config = config
+        backends = _csv(config, "--migcheck-backend", BACKENDS + ("auto",))
+        if "auto" in backends:
+            from migcheck.runners.mindspore_side import auto_backend
+
+            backends = tuple(dict.fromkeys(auto_backend() if b == "auto" else b for b in backends))
+        golden = config.getoption("--migcheck-golden")
+        if golden is not None and not Path(golden).is_dir():
+            raise pytest.UsageError(f"--migcheck-golden {golden}: no such folder; record goldens first with"
+                                    f" `migcheck record --fixtures {golden}`")
+        profile = config.getoption("--migcheck-profile")
+        if profile is not None and profile not in PROFILES:
+            raise pytest.UsageError(f"--migcheck-profile: unknown profile {profile!r}; choose from {', '.join(PROFILES)}")
         self.options = RunOptions(checks=_csv(config, "--migcheck-check", CHECKS),
                                   modes=_csv(config, "--migcheck-mode", MODES),
-                                  backends=_csv(config, "--migcheck-backend", BACKENDS))
+                                  backends=backends,
+                                  golden=str(Path(golden).resolve()) if golden else None,
+                                  torch_device=config.getoption("--migcheck-torch-device"),
+                                  device_id=config.getoption("--migcheck-device-id"), profile=profile,
+                                  tolerance_mode=config.getoption("--migcheck-tolerance-mode"))
         self.case_dirs = set(config.getini("migcheck_case_dirs"))
         self.verdicts: List[dict] = []
         self.errors: List[str] = []
@@ -73,11 +98,18 @@ class MigcheckSession:
             return CaseFile.from_parent(parent, path=file_path)
         return None
 
-    @pytest.hookimpl
+    @pytest.hookimpl(tryfirst=True)  # before junitxml copies the properties into its XML
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        for name, value in report.user_properties:
-            if name == VERDICT_PROPERTY and report.when == "call":
-                self.verdicts.append(json.loads(value))
+        if hasattr(self.config, "workerinput"):
+            return  # a worker's report goes to the controller whole
+        for i, (name, value) in enumerate(report.user_properties):
+            if name == VERDICT_PROPERTY:
+                verdict = json.loads(value)
+                if report.when == "call":
+                    self.verdicts.append(verdict)
+                # The merged report keeps the error samples (for its plots); --junitxml (which reads the
+                # teardown report's properties) gets the verdict without them, so it stays small.
+                report.user_properties[i] = (name, json.dumps(_without_error_samples(verdict)))
 
     @pytest.hookimpl
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
@@ -95,6 +127,10 @@ class MigcheckSession:
 
         verdicts = sorted((from_dict(json_restore(v)) for v in self.verdicts), key=lambda v: (v.file, v.item))
         write_report(directory, verdicts, self.errors)
+
+
+def _without_error_samples(verdict: dict) -> dict:
+    return {**verdict, "tensors": [{**t, "error_sample": None} for t in verdict.get("tensors", ())]}
 
 
 class CaseFile(pytest.File):
@@ -139,6 +175,11 @@ class CaseItem(pytest.Item):
         worst = verdict.worst
         if worst is not None:
             self.user_properties += [("max_abs_err", f"{worst.max_abs_err:.6g}"), ("max_rel_err", f"{worst.max_rel_err:.6g}")]
+        report_dir = self.config.getoption("--migcheck-report")
+        if report_dir:
+            from migcheck.report.jsonfile import safe_name
+
+            self.user_properties.append(("migcheck_page", str(Path(report_dir) / "cells" / f"{safe_name(verdict.case)}.html")))
         if verdict.status == "skip":
             pytest.skip(verdict.message)
         if verdict.status == "xfail":

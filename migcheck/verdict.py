@@ -5,10 +5,13 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Dict, Optional, Tuple
 
-from migcheck.compare import Sample, TensorComparison
+from migcheck.compare import ErrorSample, Sample, TensorComparison
 from migcheck.mapping import MappedParam, SkippedParam
 
-SCHEMA_VERSION = 1
+# 2 added a tensor's `error_sample` (for the HTML report's plots). A version-1 reader would reject
+# that field, hence the bump; this reader takes both (a version-1 tensor just has no sample).
+SCHEMA_VERSION = 2
+READABLE_SCHEMA_VERSIONS = (1, 2)
 STATUSES = ("pass", "fail", "error", "skip", "xfail", "xpass")
 # Statuses that mean "as the case said it would be"; anything else makes the run exit 1.
 EXPECTED_STATUSES = ("pass", "xfail", "skip")
@@ -32,6 +35,9 @@ class Verdict:
     file: str = ""
     duration_s: float = 0.0
     notes: Tuple[str, ...] = field(default_factory=tuple)
+    profile: str = ""  # the tolerance profile that judged it (migcheck.tolerance.PROFILES)
+    tolerance_mode: str = ""  # "standard" or "budget" (error budget against a float64 oracle)
+    reference: str = ""  # where torch's side came from: "torch 2.x on cpu" or "golden DIR/<case>/<check>.npz (...)"
 
     @property
     def item(self) -> str:
@@ -102,7 +108,21 @@ def _tensor_from_dict(data: Dict[str, Any]) -> TensorComparison:
             data[key] = _sample(data[key])
     data["first_mismatches"] = tuple(_sample(s) for s in data.get("first_mismatches", ()))
     data["notes"] = tuple(data.get("notes", ()))
+    if data.get("error_sample") is not None:
+        data["error_sample"] = _error_sample(data["error_sample"])
     return TensorComparison(**data)
+
+
+def _error_sample(data: Dict[str, Any]) -> ErrorSample:
+    data = {k: v for k, v in data.items() if k in _ERROR_SAMPLE_FIELDS}  # fields a later version may add are ignored
+    for key in ("hist_edges", "hist_counts", "map_axes", "map_block", "channel_max"):
+        data[key] = tuple(data.get(key, ()))
+    data["map"] = tuple(tuple(row) for row in data.get("map", ()))
+    data["map_nonfinite"] = tuple(tuple(cell) for cell in data.get("map_nonfinite", ()))
+    return ErrorSample(**data)
+
+
+_ERROR_SAMPLE_FIELDS = frozenset(f.name for f in dataclasses.fields(ErrorSample))
 
 
 def _sample(data: Dict[str, Any]) -> Sample:

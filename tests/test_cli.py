@@ -223,7 +223,8 @@ def test_report_writes_summary_and_cells(write_case_file, tmp_path, capsys):
     assert [(v["item"], v["status"]) for v in data["verdicts"]] == [
         ("dense_ok[forward-pynative-cpu]", "pass"), ("dense_known_bad[forward-pynative-cpu]", "xfail")]
     assert sorted(p.name for p in (report / "cells").iterdir()) == [
-        "dense_known_bad.json", "dense_known_bad.md", "dense_ok.json", "dense_ok.md"]
+        "dense_known_bad.html", "dense_known_bad.json", "dense_known_bad.md", "dense_ok.html", "dense_ok.json", "dense_ok.md"]
+    assert (report / "index.html").is_file()
     md = (report / "cells" / "dense_known_bad.md").read_text()
     assert "| `weight` | (2,3) | `weight` | (2,3) | same name |" in md
     assert "| `out` | **no**: value | (4,2) float32 | (4,2) float32 |" in md

@@ -321,3 +321,88 @@ def test_tolerance_hint_is_rounded_up_so_it_never_undershoots(value):
     text = ceil_sig(value)
     assert float(text) >= value
     assert len(text.replace(".", "").replace("-", "").lstrip("0").split("e")[0]) <= 3
+
+
+# --- error sample (the HTML report's plot data) -------------------------------------------------
+
+def test_error_sample_only_for_failing_values():
+    ok = compare_arrays("out", f32([1, 2]), f32([1, 2]), F32)
+    shape = compare_arrays("out", np.zeros((2, 3), np.float32), np.zeros((3, 2), np.float32), F32)
+    dtype = compare_arrays("out", f32([1]), np.float64([1]), F32)
+    assert ok.error_sample is None and shape.error_sample is None and dtype.error_sample is None
+
+
+def test_error_sample_of_a_2d_tensor_is_the_error_itself():
+    pt = np.zeros((3, 4), np.float32)
+    ms = pt.copy()
+    ms[1, 2], ms[2, 0] = 0.5, 1e-3
+    s = compare_arrays("out", pt, ms, F32).error_sample
+    assert s.map_axes == (0, 1) and s.map_block == (1, 1)
+    assert s.map == ((0, 0, 0, 0), (0, 0, 0.5, 0), (0.001, 0, 0, 0))
+    assert (s.zero, s.nonfinite, sum(s.hist_counts)) == (10, 0, 2)
+    assert len(s.hist_counts) == 32 and len(s.hist_edges) == 33
+    assert s.hist_edges[0] == pytest.approx(1e-3, rel=1e-6) and s.hist_edges[-1] == 0.5
+    assert (s.hist_counts[0], s.hist_counts[-1]) == (1, 1)  # each extreme lands in an end bin
+    assert s.channel_axis is None and s.channel_max == ()
+
+
+def test_error_sample_is_bounded_for_big_tensors():
+    rng = np.random.default_rng(0)
+    pt = rng.random((2, 5, 200, 130)).astype(np.float32)
+    ms = pt.copy()
+    ms[1, 3, 150, 7] += 2.0  # one big error, far from the rest
+    ms[:, :, :10, :] += 1e-3
+    s = compare_arrays("out", pt, ms, F32).error_sample
+    assert s.map_axes == (2, 3) and s.map_block == (4, 3)  # 200 rows -> 50 cells of 4, 130 cols -> 44 cells of 3
+    assert (len(s.map), len(s.map[0])) == (50, 44)
+    assert s.map[150 // 4][7 // 3] == pytest.approx(2.0, rel=1e-3)  # block maxima keep the outlier visible
+    assert max(max(row) for row in s.map[3:]) == pytest.approx(2.0, rel=1e-3)
+    assert s.channel_axis == 1 and len(s.channel_max) == 5
+    assert s.channel_max[3] == pytest.approx(2.0, rel=1e-3) and s.channel_max[0] < 0.01
+    assert sum(s.hist_counts) + s.zero == pt.size
+    assert s.hist_edges[-1] == pytest.approx(2.0, rel=1e-3)
+
+
+def test_error_sample_caps_every_axis_at_64_cells():
+    pt = np.zeros((1000, 3000), np.float32)
+    ms = np.full((1000, 3000), 1.0, np.float32)
+    s = compare_arrays("out", pt, ms, F32).error_sample
+    assert len(s.map) <= 64 and all(len(row) <= 64 for row in s.map)
+    assert s.map_block == (16, 47)
+    wide = compare_arrays("out", np.zeros(10_000, np.float32), np.ones(10_000, np.float32), F32).error_sample
+    assert wide.map_axes == (0,) and len(wide.map) == 1 and len(wide.map[0]) == 64 and wide.map_block == (157,)
+    channels = compare_arrays("out", np.zeros((1, 500, 2), np.float32), np.ones((1, 500, 2), np.float32), F32)
+    assert len(channels.error_sample.channel_max) == 63 and channels.error_sample.channel_block == 8
+
+
+def test_error_sample_marks_nonfinite_cells_and_scalars():
+    pt = np.ones((4, 5), np.float32)
+    ms = pt.copy()
+    ms[1, 2] = np.nan
+    ms[3, 3] = 3.0
+    r = compare_arrays("out", pt, ms, F32)
+    assert r.kind == "nonfinite"
+    s = r.error_sample
+    assert s.nonfinite == 1 and s.map_nonfinite == ((1, 2),)
+    assert s.map[1][2] == 0 and s.map[3][3] == 2.0  # NaN positions carry no number; they are listed instead
+    assert (s.hist_edges, s.hist_counts) == ((2.0, 2.0), (1,))  # one distinct error: one bin
+    scalar = compare_arrays("loss", np.float32(1.0), np.float32(1.5), F32).error_sample
+    assert scalar.map == () and scalar.hist_counts == (1,) and scalar.channel_max == ()
+
+
+def test_error_sample_json_round_trip_and_size(tmp_path):
+    from migcheck.report import write_report
+    from migcheck.report.jsonfile import read_summary
+    from migcheck.verdict import Verdict
+
+    rng = np.random.default_rng(1)
+    pt = rng.random((2, 8, 300, 300)).astype(np.float32)
+    r = compare_arrays("out", pt, pt * 1.01, F32)
+    v = Verdict(case="big", check="forward", mode="pynative", backend="cpu", status="fail", kind="value",
+                message=r.message, tensors=(r,))
+    write_report(tmp_path, [v])
+    assert read_summary(tmp_path / "summary.json") == [v]
+    text = (tmp_path / "summary.json").read_text()
+    assert len(text) < 40_000  # 1.4 M elements, a bounded sample
+    [line] = [line for line in text.splitlines() if '"error_sample"' in line]  # one line, not thousands
+    assert line.strip().startswith('"error_sample": {"hist_edges":')

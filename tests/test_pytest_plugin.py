@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pytest
 
@@ -136,14 +138,33 @@ def test_report_is_merged_and_the_same_under_xdist(project):
         ("dense_known_bad[forward-pynative-cpu]", "xfail"), ("other_ok[forward-pynative-cpu]", "pass")}
     cells = sorted(p.name for p in (pytester.path / "serial" / "cells").iterdir())
     assert cells == sorted(f"{c}.{e}" for c in ("dense_ok", "dense_relu", "dense_known_bad", "other_ok")
-                           for e in ("json", "md"))
+                           for e in ("json", "md", "html"))
 
-    parallel = pytester.runpytest_subprocess(*common, "--migcheck-report", "parallel", "-n", "2")
+    parallel = pytester.runpytest_subprocess(*common, "--migcheck-report", "parallel", "-n", "2",
+                                             "--junitxml", "junit.xml")
     assert parallel.ret == pytest.ExitCode.TESTS_FAILED
     parallel_data, parallel_verdicts = _report(pytester.path / "parallel" / "summary.json")
     assert parallel_verdicts == verdicts  # same items, statuses, kinds and messages (same seeds)
     assert parallel_data["counts"] == data["counts"]
     assert parallel_data["collection_errors"] == data["collection_errors"]
+    # The HTML report is the controller's merged one: every item, from both workers, in one index.
+    index = (pytester.path / "parallel" / "index.html").read_text()
+    assert sorted(re.findall(r'<td class="case"><a href="cells/(\w+)\.html', index)) == [
+        "dense_known_bad", "dense_ok", "dense_relu", "other_ok"]
+    assert '<b class="c-fail">1</b> fail' in index and "cases/broken.py" in index
+    [relu] = [v for v in parallel_data["verdicts"] if v["case"] == "dense_relu"]
+    assert relu["tensors"][0]["error_sample"]["hist_counts"]  # the plots' data reached the controller
+    assert 'class="errplot" data-tensor="out"' in (pytester.path / "parallel" / "cells" / "dense_relu.html").read_text()
+    # JUnit: the properties per item, a link to the case page, and the verdict without its error sample.
+    props = {}
+    for case in ET.parse(pytester.path / "junit.xml").iter("testcase"):
+        props[case.get("name")] = {p.get("name"): p.get("value") for p in case.iter("property")}
+    relu_props = props["dense_relu[forward-pynative-cpu]"]
+    assert relu_props["migcheck_status"] == "fail" and relu_props["migcheck_kind"] == "value"
+    assert float(relu_props["max_abs_err"]) > 0
+    assert relu_props["migcheck_page"] == str(Path("parallel") / "cells" / "dense_relu.html")
+    junit_verdict = json.loads(relu_props["migcheck_verdict"])
+    assert junit_verdict["status"] == "fail" and junit_verdict["tensors"][0]["error_sample"] is None
 
 
 def test_plugin_registers_once_with_or_without_entry_points(project, monkeypatch):

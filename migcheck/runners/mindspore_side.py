@@ -16,6 +16,7 @@ import numpy as np  # noqa: E402
 
 from migcheck.objective import Objective
 from migcheck.params import ParamInfo
+from migcheck.tree import contiguous
 
 # Optimizer presets paired with torch_side.PRESETS. Weight decay is given per group so that it
 # reaches every parameter, as in torch (a plain float would be filtered by parameter name).
@@ -38,8 +39,8 @@ class MindSporeSideError(TypeError):
     pass
 
 
-def backend_unavailable(backend: str) -> Optional[str]:
-    """None when the backend can run here, else the reason (public API: mindspore.hal)."""
+def backend_unavailable(backend: str, device_id: Optional[int] = None) -> Optional[str]:
+    """None when the backend (and device id) can run here, else the reason (public API: mindspore.hal)."""
     target = _TARGETS.get(backend)
     if target is None:
         return f"unknown backend {backend!r}; use one of {', '.join(_TARGETS)}"
@@ -49,14 +50,43 @@ def backend_unavailable(backend: str) -> Optional[str]:
         available = ms.hal.is_available(target)
     except Exception as exc:  # a broken plugin must read as "not here", not crash the run
         return f"MindSpore cannot probe {target}: {exc}"
-    return None if available else f"MindSpore {target} backend is not available on this machine"
+    if not available:
+        return (f"MindSpore {target} backend is not available on this machine (mindspore.hal.is_available({target!r})"
+                f" is False); use --backend cpu, or --backend auto for what is here")
+    if device_id is not None and backend != "cpu":
+        try:
+            count = ms.hal.device_count(target)
+        except Exception as exc:
+            return f"MindSpore cannot count {target} devices: {exc}"
+        if not 0 <= device_id < count:
+            return f"MindSpore sees {count} {target} device(s) here; device id {device_id} does not exist"
+    return None
 
 
-def configure(mode: str, backend: str) -> None:
+def auto_backend() -> str:
+    """The backend --backend auto means: Ascend, else GPU, else CPU, whichever mindspore.hal reports first."""
+    for backend in ("ascend", "gpu", "cpu"):
+        try:
+            if ms.hal.is_available(_TARGETS[backend]):
+                return backend
+        except Exception:  # a broken plugin reads as "not here"
+            continue
+    return "cpu"
+
+
+def configure(mode: str, backend: str, device_id: Optional[int] = None) -> None:
     if _configured["backend"] is None:
-        ms.set_device(_TARGETS[backend])
-        # Without this, a CPU kernel error can surface on a later, unrelated op.
-        ms.runtime.launch_blocking()
+        try:
+            if device_id is None:
+                ms.set_device(_TARGETS[backend])
+            else:
+                ms.set_device(_TARGETS[backend], device_id)
+            # Without this, a CPU kernel error can surface on a later, unrelated op.
+            ms.runtime.launch_blocking()
+        except RuntimeError:
+            # The runtime already started (kernels ran before migcheck was asked): fine on the same target.
+            if ms.get_context("device_target") != _TARGETS[backend]:
+                raise
         _configured["backend"] = backend
     ms.set_context(mode=_MODES[mode])
 
@@ -129,7 +159,7 @@ class MindSporeCell:
 
     def load(self, weights: Mapping[str, np.ndarray]) -> None:
         for name, p in self._named:
-            p.set_data(ms.Tensor(np.ascontiguousarray(weights[name]), dtype=p.dtype))
+            p.set_data(ms.Tensor(contiguous(weights[name]), dtype=p.dtype))
 
     def forward(self, inputs: Sequence[np.ndarray], dtypes: Sequence[str], *, train: bool = False) -> Any:
         self.cell.set_train(train)
@@ -196,31 +226,30 @@ class _LossObjective(ms.nn.Cell):
 
 
 class _CotangentObjective(ms.nn.Cell):
-    """sum(output[i] * cotangent[i]) over the float outputs; a tensor or a flat tuple of them."""
+    """sum(leaf * cotangent) over the float output leaves, each reached by its index path."""
 
-    def __init__(self, net: Any, cotangents: tuple, indices: tuple, single: bool) -> None:
+    def __init__(self, net: Any, cotangents: tuple, paths: tuple) -> None:
         super().__init__(auto_prefix=False)
         self.net = net
         self.cotangents = cotangents
-        self.indices = indices
-        self.single = single
+        self.paths = paths
 
     def construct(self, *args):
         out = self.net(*args)
-        if self.single:
-            return (out * self.cotangents[0]).sum()
         total = 0.0
-        for k, i in enumerate(self.indices):
-            total = total + (out[i] * self.cotangents[k]).sum()
+        for k, path in enumerate(self.paths):
+            leaf = out
+            for i in path:
+                leaf = leaf[i]
+            total = total + (leaf * self.cotangents[k]).sum()
         return total
 
 
 def _objective_cell(net: Any, objective: Objective, loss: Optional[Callable[[], Any]]) -> Any:
     if loss is not None:
         return _LossObjective(net, loss(), objective.n_net_inputs)
-    used = [(i, c) for i, c in enumerate(objective.cotangents) if c is not None]
-    single = len(objective.cotangents) == 1
-    return _CotangentObjective(net, tuple(ms.Tensor(c) for _, c in used), tuple(i for i, _ in used), single)
+    used = [(path, c) for path, c in zip(objective.paths, objective.cotangents) if c is not None]
+    return _CotangentObjective(net, tuple(ms.Tensor(c) for _, c in used), tuple(path for path, _ in used))
 
 
 def _tensor(x: np.ndarray, dtype: str) -> ms.Tensor:

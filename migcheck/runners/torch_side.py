@@ -1,6 +1,7 @@
 """The PyTorch reference side: build, load numpy weights, run, and hand back numpy trees."""
 from __future__ import annotations
 
+import os
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
@@ -8,7 +9,7 @@ import torch
 
 from migcheck.objective import Objective
 from migcheck.params import ParamInfo
-from migcheck.tree import flatten
+from migcheck.tree import contiguous, flatten
 
 # Optimizer presets: torch's own hyper-parameter names; mindspore_side holds the paired port.
 PRESETS: Mapping[str, Callable[[List[torch.nn.Parameter]], torch.optim.Optimizer]] = {
@@ -20,6 +21,50 @@ PRESETS: Mapping[str, Callable[[List[torch.nn.Parameter]], torch.optim.Optimizer
 
 class TorchSideError(TypeError):
     pass
+
+
+DEVICES = ("cpu", "cuda", "auto")
+
+
+def versions() -> Dict[str, str]:
+    return {"torch": torch.__version__, "cuda": str(torch.version.cuda or "")}
+
+
+def device_unavailable(device: str) -> Optional[str]:
+    """None when the reference can run on this torch device here, else the reason (public APIs only)."""
+    if device in ("cpu", "auto"):
+        return None
+    if device != "cuda":
+        return f"unknown torch device {device!r}; use one of {', '.join(DEVICES)}"
+    if not torch.backends.cuda.is_built():
+        return "torch CUDA is not available: this torch build has no CUDA support; use --torch-device cpu (or auto)"
+    if not torch.cuda.is_available():
+        return "torch CUDA is not available on this machine (torch.cuda.is_available() is False); use --torch-device cpu (or auto)"
+    return None
+
+
+def resolve_device(device: str) -> str:
+    """'auto' -> 'cuda' when torch sees a GPU, else 'cpu'."""
+    if device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    return device
+
+
+_CUDA_READY: Dict[str, bool] = {}
+
+
+def _prepare_cuda() -> None:
+    """Reference numerics on CUDA: no TF32 (it rounds float32 matmul/conv inputs to 10 mantissa bits),
+    deterministic algorithms where torch has them (warn, not fail, where it has none)."""
+    if _CUDA_READY:
+        return
+    # cuBLAS needs a fixed workspace for deterministic results; read when its handle is created.
+    os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    torch.backends.cudnn.benchmark = False
+    torch.use_deterministic_algorithms(True, warn_only=True)
+    _CUDA_READY["done"] = True
 
 
 def to_numpy(tree: Any) -> Any:
@@ -42,11 +87,20 @@ def _dtype_name(t: torch.Tensor) -> str:
 
 
 class TorchModule:
-    def __init__(self, factory: Callable[[], Any]) -> None:
+    def __init__(self, factory: Callable[[], Any], device: str = "cpu") -> None:
+        if device == "cuda":
+            _prepare_cuda()
         module = factory()
         if not isinstance(module, torch.nn.Module):
             raise TorchSideError(f"the torch factory returned {type(module).__name__}, not a torch.nn.Module")
-        self.module = module
+        self.device = torch.device(device)
+        self.module = module.to(self.device)
+        self.float64 = False
+
+    def to_float64(self) -> None:
+        """The error-budget oracle: every float parameter and buffer, input, cotangent and loss in float64."""
+        self.module.double()
+        self.float64 = True
 
     def params(self) -> List[ParamInfo]:
         """Parameters and persistent buffers, in state_dict order."""
@@ -62,12 +116,12 @@ class TorchModule:
 
     def load(self, weights: Mapping[str, np.ndarray]) -> None:
         state = self.module.state_dict()
-        new = {name: torch.from_numpy(np.ascontiguousarray(weights[name])).to(state[name].dtype) for name in state}
+        new = {name: torch.from_numpy(contiguous(weights[name])).to(state[name].dtype) for name in state}
         self.module.load_state_dict(new, strict=True)
 
     def forward(self, inputs: Sequence[np.ndarray], dtypes: Sequence[str], *, train: bool = False) -> Any:
         self.module.train(train)
-        args = [_tensor(x, d) for x, d in zip(inputs, dtypes)]
+        args = self._args(inputs, dtypes)
         with torch.no_grad():
             return to_numpy(self.module(*args))
 
@@ -78,11 +132,11 @@ class TorchModule:
                   loss: Optional[Callable[[], Any]]) -> Tuple[Dict[int, np.ndarray], Dict[str, np.ndarray]]:
         """d(objective)/d(each float input) by position and d/d(each trainable parameter) by name."""
         self.module.eval()
-        args = [_tensor(x, d) for x, d in zip(inputs, dtypes)]
+        args = self._args(inputs, dtypes)
         for a in args:
             if a.is_floating_point():
                 a.requires_grad_(True)
-        value = self._objective(args, objective, loss() if loss else None)
+        value = self._objective(args, objective, self._loss(loss))
         wrt_inputs = [i for i, a in enumerate(args) if a.requires_grad]
         params = [(n, p) for n, p in self.module.named_parameters() if p.requires_grad]
         grads = torch.autograd.grad(value, [args[i] for i in wrt_inputs] + [p for _, p in params], allow_unused=True)
@@ -96,10 +150,10 @@ class TorchModule:
               loss: Optional[Callable[[], Any]], optimizer: Any, count: int) -> List[Dict[str, Any]]:
         """Train-mode steps; after each: the loss, every parameter and every buffer, by torch name."""
         self.module.train(True)
-        args = [_tensor(x, d) for x, d in zip(inputs, dtypes)]
+        args = self._args(inputs, dtypes)
         params = [p for p in self.module.parameters() if p.requires_grad]
         opt = PRESETS[optimizer](params) if isinstance(optimizer, str) else optimizer(params)
-        loss_fn = loss() if loss else None
+        loss_fn = self._loss(loss)
         records = []
         for _ in range(count):
             opt.zero_grad()
@@ -113,11 +167,26 @@ class TorchModule:
         out = self.module(*args[:objective.n_net_inputs])
         if loss_fn is not None:
             return loss_fn(out, *args[objective.n_net_inputs:])
-        total = torch.zeros((), dtype=torch.float32)
+        total = torch.zeros((), dtype=torch.float64 if self.float64 else torch.float32, device=self.device)
         for (_, leaf), cot in zip(flatten(out), objective.cotangents):
             if cot is not None:
-                total = total + (leaf * torch.from_numpy(cot)).sum()
+                c = torch.from_numpy(cot).to(self.device)
+                total = total + (leaf * (c.double() if self.float64 else c)).sum()
         return total
+
+    def _args(self, inputs: Sequence[np.ndarray], dtypes: Sequence[str]) -> List[torch.Tensor]:
+        if self.float64:  # the oracle: float inputs widened exactly, integers and booleans as they are
+            return [_tensor(x, d).to(self.device, torch.float64 if np.issubdtype(np.asarray(x).dtype, np.floating) else None)
+                    for x, d in zip(inputs, dtypes)]
+        return [_tensor(x, d).to(self.device) for x, d in zip(inputs, dtypes)]
+
+    def _loss(self, loss: Optional[Callable[[], Any]]) -> Any:
+        if loss is None:
+            return None
+        fn = loss()
+        if isinstance(fn, torch.nn.Module):  # class weights and other buffers follow the network
+            fn = fn.to(self.device, torch.float64) if self.float64 else fn.to(self.device)
+        return fn
 
 
 def _np_dtype(t: torch.Tensor) -> str:
