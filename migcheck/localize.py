@@ -1,0 +1,141 @@
+"""Where a port first diverges: sub-cell by sub-cell, from captured calls of both sides. Numpy only.
+
+A call is one sub-cell's inputs and output, recorded by forward hooks in completion order
+(children before parents). Sub-cells are paired through the weight mapping's module pairs, not by
+execution order; the first divergence is the earliest paired sub-cell whose inputs agree and
+whose outputs do not. The isolated pass feeds each MindSpore sub-cell torch's recorded inputs, so
+a sub-cell wrong on its own is told apart from one that only inherits drift.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+
+from migcheck.compare import TensorComparison, compare_trees
+from migcheck.diagnosis import Finding
+from migcheck.tolerance import Tolerance
+
+
+@dataclass(frozen=True)
+class Call:
+    name: str  # dotted module path; "" is the whole network
+    kind: str  # class name
+    inputs: Tuple[Any, ...]  # numpy arrays of the tensor arguments
+    output: Any  # numpy tree
+
+
+@dataclass(frozen=True)
+class SubcellRow:
+    order: int  # completion order on the torch side
+    torch_name: str
+    torch_kind: str
+    ms_name: str  # "" when unpaired
+    ms_kind: str
+    inputs_ok: Optional[bool]  # None when unpaired or not comparable
+    outputs_ok: Optional[bool]
+    isolated_ok: Optional[bool]  # the MindSpore sub-cell fed torch's inputs
+    max_abs_err: float
+    isolated_max_abs_err: Optional[float]
+    message: str
+
+
+@dataclass(frozen=True)
+class Localization:
+    rows: Tuple[SubcellRow, ...]
+    first_divergence: Optional[str]  # torch name
+    first_divergence_ms: Optional[str]
+    findings: Tuple[Finding, ...]
+    summary: str  # one line for terminals and reports
+
+
+ToleranceFor = Callable[[str, str], Tuple[Tolerance, str]]
+
+
+def key_calls(calls: Sequence[Call]) -> Dict[Tuple[str, int], Call]:
+    """Calls keyed by (name, n-th call of that name), so a sub-cell used twice pairs call by call."""
+    seen: Counter = Counter()
+    out = {}
+    for call in calls:
+        out[(call.name, seen[call.name])] = call
+        seen[call.name] += 1
+    return out
+
+
+def _without_none(tree: Any) -> Any:
+    """Hooks record non-tensor leaves as None (e.g. attention weights not asked for): no values to compare."""
+    if isinstance(tree, (list, tuple)):
+        return [_without_none(v) for v in tree if v is not None]
+    return tree
+
+
+def _worst(tensors: Sequence[TensorComparison]) -> Tuple[bool, float, str]:
+    failing = [t for t in tensors if not t.ok]
+    err = max((t.max_abs_err for t in tensors), default=0.0)
+    return (not failing, err, failing[0].message if failing else "")
+
+
+def compare_calls(torch_calls: Sequence[Call], ms_calls: Sequence[Call], pairs: Mapping[str, str],
+                  tolerance_for: ToleranceFor, isolated: Optional[Mapping[Tuple[str, int], Any]] = None
+                  ) -> Tuple[SubcellRow, ...]:
+    ms_keyed = key_calls(ms_calls)
+    seen: Counter = Counter()
+    rows = []
+    for order, call in enumerate(torch_calls):
+        occurrence = seen[call.name]
+        seen[call.name] += 1
+        ms_name = pairs.get(call.name)
+        ms_call = ms_keyed.get((ms_name, occurrence)) if ms_name is not None else None
+        if ms_call is None:
+            rows.append(SubcellRow(order, call.name, call.kind, "", "", None, None, None, 0.0, None,
+                                   "unpaired: no MindSpore sub-cell maps to it" if ms_name is None
+                                   else f"MindSpore '{ms_name}' did not run"))
+            continue
+        if len(call.inputs) == len(ms_call.inputs):
+            in_ok, _, _ = _worst(compare_trees(list(call.inputs), list(ms_call.inputs), tolerance_for, prefix="in"))
+        else:
+            in_ok = False
+        out_ok, err, message = _worst(compare_trees(_without_none(call.output), _without_none(ms_call.output),
+                                                    tolerance_for))
+        iso_ok = iso_err = None
+        if isolated is not None and (call.name, occurrence) in isolated:
+            iso_ok, iso_err, _ = _worst(compare_trees(_without_none(call.output),
+                                                      _without_none(isolated[(call.name, occurrence)]), tolerance_for))
+        rows.append(SubcellRow(order, call.name, call.kind, ms_call.name, ms_call.kind, in_ok, out_ok, iso_ok,
+                               err, iso_err, message))
+    return tuple(rows)
+
+
+def first_divergence(rows: Sequence[SubcellRow]) -> Optional[SubcellRow]:
+    """The earliest paired sub-cell whose inputs agree and whose outputs do not."""
+    return next((r for r in rows if r.inputs_ok and r.outputs_ok is False), None)
+
+
+def module_pairs(links_rows: Sequence[Tuple[str, str]], torch_names: Sequence[str], ms_names: Sequence[str]) -> Dict[str, str]:
+    """torch module path -> MindSpore cell path: owners of mapped parameters, plus names both sides share."""
+    pairs: Dict[str, str] = {}
+    for torch_param, ms_param in links_rows:
+        pairs.setdefault(torch_param.rpartition(".")[0], ms_param.rpartition(".")[0])
+    ms_set = set(ms_names)
+    for name in torch_names:
+        if name not in pairs and name in ms_set:
+            pairs[name] = name
+    return pairs
+
+
+def summarize(row: Optional[SubcellRow], findings: Sequence[Finding], rows: Sequence[SubcellRow]) -> str:
+    if row is None:
+        text = (f"no sub-cell's output diverges among {sum(r.ms_name != '' for r in rows)} paired"
+                " (the difference is in state, gradients or updates)")
+    else:
+        local = ("wrong on its own (isolated re-run with torch's inputs fails too)" if row.isolated_ok is False
+                 else "inherits drift only (isolated re-run passes)" if row.isolated_ok else "")
+        how = f"max abs err {row.max_abs_err:.3g}" if row.max_abs_err > 0 or not row.message else row.message
+        text = (f"first divergence: torch '{row.torch_name or '<root>'}' ({row.torch_kind}) /"
+                f" MindSpore '{row.ms_name or '<root>'}' ({row.ms_kind}): inputs agree, outputs differ"
+                f" ({how})" + (f"; {local}" if local else ""))
+    if findings:
+        text += "; likely cause: " + "; ".join(f"{f.cause} -> fix: {f.fix} [{f.confidence}]" for f in findings)
+    else:
+        text += "; no known-difference rule matched the diverging layers' settings"
+    return text
