@@ -21,7 +21,7 @@ leaky_relu = PairedCase(
 leaky_relu_default_alpha = PairedCase(
     doc="known-bad: LeakyReLU left at MindSpore's default alpha=0.2 where torch's negative_slope is 0.01",
     torch=lambda: tnn.LeakyReLU(), mindspore=lambda: mnn.LeakyReLU(), inputs=X,
-    expect="fail", fails_with="value", tags=("activation", "known-bad"),
+    expect="fail", fails_with="value", diagnosis="leakyrelu-slope", tags=("activation", "known-bad"),
 )
 
 elu = PairedCase(
@@ -60,7 +60,7 @@ gelu_tanh = PairedCase(
 gelu_default_tanh = PairedCase(
     doc="known-bad: nn.GELU() left at its default tanh approximation against torch's exact GELU (~1e-4 apart)",
     torch=lambda: tnn.GELU(), mindspore=lambda: mnn.GELU(), inputs=X,
-    expect="fail", fails_with="value", tags=("activation", "gelu", "known-bad"),
+    expect="fail", fails_with="value", diagnosis="gelu-approximate", tags=("activation", "gelu", "known-bad"),
 )
 
 silu = PairedCase(

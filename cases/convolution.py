@@ -87,7 +87,7 @@ conv2d_default_same_stride2 = PairedCase(
     torch=lambda: tnn.Conv2d(3, 4, 3, stride=2),
     mindspore=lambda: mnn.Conv2d(3, 4, 3, stride=2, has_bias=True),
     inputs={"x": uniform(2, 3, 8, 8)},
-    expect="fail", fails_with="shape",
+    expect="fail", fails_with="shape", diagnosis="pad-mode",
     tags=("conv", "known-bad"),
 )
 

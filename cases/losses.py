@@ -121,7 +121,7 @@ smooth_l1 = PairedCase(
 smooth_l1_default_reduction = PairedCase(
     doc="known-bad: nn.SmoothL1Loss() returns the unreduced (2, 6) loss where torch's default is a scalar mean",
     torch=lambda: tnn.SmoothL1Loss(), mindspore=lambda: mnn.SmoothL1Loss(),
-    inputs=REGRESSION, expect="fail", fails_with="shape", tags=("loss", "known-bad"),
+    inputs=REGRESSION, expect="fail", fails_with="shape", diagnosis="loss-reduction", tags=("loss", "known-bad"),
 )
 
 POS_WEIGHT = np.array([1.0, 2.0, 0.5, 3.0], np.float32)

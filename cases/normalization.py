@@ -52,7 +52,7 @@ layernorm_default_epsilon = PairedCase(
     torch=lambda: tnn.LayerNorm(6),
     mindspore=lambda: mnn.LayerNorm((6,), begin_norm_axis=-1, begin_params_axis=-1),
     inputs={"x": uniform(2, 5, 6, low=-2e-3, high=2e-3)},
-    expect="fail", fails_with="value",
+    expect="fail", fails_with="value", diagnosis="layernorm-eps",
     tags=("layernorm", "known-bad"),
 )
 

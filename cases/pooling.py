@@ -40,7 +40,7 @@ avgpool2d_count_include_pad_dropped = PairedCase(
     doc="known-bad: torch's count_include_pad=False not carried over; MindSpore's default counts the zero padding",
     torch=lambda: tnn.AvgPool2d(3, 2, padding=1, count_include_pad=False),
     mindspore=lambda: mnn.AvgPool2d(kernel_size=3, stride=2, pad_mode="pad", padding=1),
-    inputs=X, expect="fail", fails_with="value", tags=("pool", "known-bad"),
+    inputs=X, expect="fail", fails_with="value", diagnosis="pool-count-include-pad", tags=("pool", "known-bad"),
 )
 
 avgpool2d_ceil = PairedCase(
@@ -54,7 +54,7 @@ avgpool2d_ceil_dropped = PairedCase(
     doc="known-bad: ceil_mode=True not carried over: MindSpore floors to 3x3 where torch gives 4x4",
     torch=lambda: tnn.AvgPool2d(2, 2, ceil_mode=True),
     mindspore=lambda: mnn.AvgPool2d(kernel_size=2, stride=2),
-    inputs=X, expect="fail", fails_with="shape", tags=("pool", "known-bad"),
+    inputs=X, expect="fail", fails_with="shape", diagnosis="pool-ceil-mode", tags=("pool", "known-bad"),
 )
 
 avgpool1d = PairedCase(
@@ -107,7 +107,7 @@ bilinear_half_pixel = PairedCase(
 bilinear_align_corners_mismatch = PairedCase(
     doc="known-bad: torch align_corners=False ported with align_corners=True samples different positions",
     torch=lambda: ResizePt("bilinear", False), mindspore=lambda: ResizeMs("bilinear", True),
-    inputs=R, expect="fail", fails_with="value", tags=("resize", "known-bad"),
+    inputs=R, expect="fail", fails_with="value", diagnosis="align-corners", tags=("resize", "known-bad"),
 )
 
 nearest_upsample = PairedCase(

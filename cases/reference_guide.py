@@ -47,7 +47,7 @@ conv_relu_default_pad = PairedCase(
     inputs={"x": uniform(2, 120, 12, 12)},
     weights=0.1,
     expect="fail",
-    fails_with="shape",
+    fails_with="shape", diagnosis="pad-mode",
     tags=("conv", "guide", "known-bad"),
 )
 

@@ -124,7 +124,7 @@ sampler_custom_bprop = PairedCase(
 bn_momentum_complement = PairedCase(
     doc="known-bad: BatchNorm momentum copied from torch (0.1); MindSpore's momentum is the complement (0.9)",
     torch=MlpBnPt, mindspore=lambda: MlpBnMs(momentum=0.1), inputs=X,
-    checks=("forward", "train"), expect="fail", fails_with="value", fails_on=("train",),
+    checks=("forward", "train"), expect="fail", fails_with="value", diagnosis="batchnorm-momentum", fails_on=("train",),
     tags=("known-bad", "batchnorm"),
 )
 
@@ -152,7 +152,7 @@ sgd_weight_decay_filter = PairedCase(
     optimizer=FrameworkPair(
         torch=lambda params: torch.optim.SGD(params, lr=0.1, weight_decay=0.1),
         mindspore=lambda params: mnn.SGD(params, learning_rate=0.1, weight_decay=0.1)),
-    checks=("step",), expect="fail", fails_with="value", tags=("known-bad", "optimizer"),
+    checks=("step",), expect="fail", fails_with="value", diagnosis="weight-decay-filter", tags=("known-bad", "optimizer"),
 )
 
 

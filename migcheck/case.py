@@ -1,15 +1,14 @@
 """The paired case: a PyTorch module factory, a MindSpore cell factory, and how to feed and judge them."""
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Optional, Sequence, Tuple, Union
 
 from migcheck.specs import InputSpec, uniform
 from migcheck.tolerance import TOLERANCE_MODES, Tolerance
 
-CHECKS = ("forward", "backward", "train", "step")
-MODES = ("pynative", "graph")
-BACKENDS = ("cpu", "gpu", "ascend")
+from migcheck.planning import BACKENDS, CHECKS, MODES  # noqa: E402,F401  (light: `migcheck --help` reads them)
 # Kinds of failure a verdict can carry; a known-bad case names the one it must fail with.
 FAILURE_KINDS = ("structure", "tree", "shape", "dtype", "nonfinite", "value", "error", "graph-compile-error")
 
@@ -65,6 +64,8 @@ class PairedCase:
     adapt_mindspore: Optional[Adapter] = None
     expect: str = "pass"
     fails_with: Optional[str] = None
+    # For a known-bad case: the diagnosis rule id it must be explained by (migcheck.diagnosis.RULES).
+    diagnosis: Optional[str] = None
     # Where the expected failure shows: checks ("train"), modes ("graph") or "check-mode"; the rest
     # must pass. None: everywhere.
     fails_on: Optional[Tuple[str, ...]] = None
@@ -83,6 +84,10 @@ class PairedCase:
     # mode or check -> why it is not run for this case; shown as a skip reason.
     skip: Mapping[str, str] = field(default_factory=dict)
     tags: Tuple[str, ...] = ()
+    # Seconds the case (all its items) may run before its child process is killed and the running
+    # item becomes a `timeout` verdict. A case with a timeout always runs isolated (migcheck.isolate);
+    # it wins over `migcheck compare --timeout`. None: no limit of its own.
+    timeout: Optional[float] = None
     file: str = ""
 
     @property
@@ -167,6 +172,9 @@ def case_problems(case: PairedCase) -> list[Tuple[str, str]]:
             out.append((f"unknown mode {mode!r}", f"use some of {', '.join(MODES)}"))
     if not isinstance(case.weights, (int, float)) and case.weights != "seeded":
         out.append((f"weights={case.weights!r}", "use 'seeded' or a number such as 0.1"))
+    if case.timeout is not None and (isinstance(case.timeout, bool) or not isinstance(case.timeout, (int, float))
+                                     or not math.isfinite(case.timeout) or case.timeout <= 0):
+        out.append((f"timeout={case.timeout!r}", "use a positive number of seconds such as timeout=60, or None"))
     if case.tolerance_mode not in TOLERANCE_MODES:
         out.append((f"tolerance_mode={case.tolerance_mode!r}", f"use one of {', '.join(TOLERANCE_MODES)}"))
     return out

@@ -1,4 +1,5 @@
-"""`migcheck compare | list`. Exit codes: 0 all as expected, 1 some verdict not, 2 usage or collection error."""
+"""`migcheck compare | list`. Exit codes: 0 all as expected, 1 some verdict not, 2 usage or collection error,
+130 interrupted (Ctrl-C; compare writes a partial report)."""
 from __future__ import annotations
 
 import argparse
@@ -6,9 +7,10 @@ import os
 import sys
 from typing import List, Optional, Sequence
 
-from migcheck.case import BACKENDS, CHECKS, MODES
+from migcheck.planning import BACKENDS, CHECKS, MODES
 
 EXIT_OK, EXIT_UNEXPECTED, EXIT_USAGE = 0, 1, 2
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report a Ctrl-C
 
 
 class UsageError(Exception):
@@ -49,6 +51,15 @@ def _device_id(text: str) -> int:
     return int(text)
 
 
+def _shard(text: str) -> tuple:
+    from migcheck.planning import parse_shard
+
+    try:
+        return parse_shard(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def _positive(text: str) -> float:
     value = _non_negative(text)
     if value <= 0:
@@ -67,6 +78,9 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--mode", type=_csv(MODES, "mode"), default=MODES, help="MindSpore modes (default: pynative,graph)")
         p.add_argument("--backend", type=_csv(BACKENDS + ("auto",), "backend"), default=("cpu",),
                        help="MindSpore backends: cpu, gpu, ascend, or auto for what mindspore.hal reports here (default: cpu)")
+        p.add_argument("--shard", type=_shard, default=None, metavar="I/N",
+                       help="only the I-th of N shards (1-based): cases split by a stable hash of their name, all"
+                            " items of a case in one shard; merge the shards' reports with `migcheck merge`")
 
     compare = sub.add_parser("compare", help="run paired cases and report verdicts")
     add_selection(compare)
@@ -85,17 +99,29 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("--tolerance-mode", choices=("standard", "budget"), default=None,
                          help="budget: judge MindSpore's error against a float64 oracle relative to torch's"
                               " (default: each case's own, standard unless it says budget)")
+    compare.add_argument("--isolate", action="store_true",
+                         help="run each case in its own child process: a crash (segfault, abort) becomes a `crashed`"
+                              " verdict and the run goes on")
+    compare.add_argument("--timeout", type=_positive, default=None, metavar="SECONDS",
+                         help="time limit per case (all its items); a case past it becomes a `timeout` verdict."
+                              " Implies --isolate (the child process is killed). A case's own timeout= wins")
     compare.add_argument("--budget-factor", type=_positive, default=None,
                          help="error-budget safety factor (default 4): MindSpore may be this many times less accurate")
 
     listing = sub.add_parser("list", help="list the items a compare run would execute")
     add_selection(listing)
+    listing.add_argument("--no-cache", action="store_true",
+                         help="import every case file (default: unchanged files are read from .migcheck-cache/)")
 
     report = sub.add_parser("report", help="re-render a report's HTML from its JSON (no torch or MindSpore needed)")
     report.add_argument("directory", metavar="DIR", help="a folder written by --report (or its summary.json)")
     report.add_argument("--baseline", metavar="OLD_DIR",
                         help="an earlier report: list and show what got better, worse, newly failing or newly passing")
     report.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+
+    merge = sub.add_parser("merge", help="join shard reports (compare --shard, pytest --migcheck-shard) into one report")
+    merge.add_argument("output", metavar="OUT", help="folder for the merged report")
+    merge.add_argument("inputs", metavar="DIR", nargs="+", help="the shards' report folders (or their summary.json)")
 
     record = sub.add_parser("record", help="run only the torch side and store golden fixtures for compare --golden")
     record.add_argument("paths", nargs="*", default=["cases"], help="case files or folders (default: cases)")
@@ -137,17 +163,31 @@ def main(argv: Optional[List[str]] = None) -> int:
 
 def _selected(args: argparse.Namespace):
     from migcheck.discovery import discover, keyword_matcher
-    from migcheck.engine import RunOptions, plan
+    from migcheck.planning import in_shard, plan
 
-    collection = discover(args.paths)
+    if args.command == "list" and not args.no_cache:  # list alone answers from the discovery cache
+        from migcheck.discovery_cache import DiscoveryCache
+
+        cache = DiscoveryCache()
+        collection = discover(args.paths, load=cache.load)
+        cache.save()
+    else:
+        collection = discover(args.paths)
     golden = getattr(args, "golden", None)
     if golden and not os.path.isdir(golden):
         raise UsageError(f"--golden {golden}: no such folder; record goldens first with `migcheck record --fixtures {golden}`")
-    options = RunOptions(checks=args.check, modes=args.mode, backends=_backends(args.backend),
-                         rtol=getattr(args, "rtol", None), atol=getattr(args, "atol", None), golden=golden,
-                         torch_device=getattr(args, "torch_device", "cpu"), device_id=getattr(args, "device_id", None),
-                         profile=getattr(args, "profile", None), tolerance_mode=getattr(args, "tolerance_mode", None),
-                         budget_factor=getattr(args, "budget_factor", None))
+    if args.command == "list":  # planning needs no engine (numpy, comparator, frameworks)
+        from types import SimpleNamespace
+
+        options = SimpleNamespace(checks=args.check, modes=args.mode, backends=_backends(args.backend))
+    else:
+        from migcheck.engine import RunOptions
+
+        options = RunOptions(checks=args.check, modes=args.mode, backends=_backends(args.backend),
+                             rtol=getattr(args, "rtol", None), atol=getattr(args, "atol", None), golden=golden,
+                             torch_device=getattr(args, "torch_device", "cpu"), device_id=getattr(args, "device_id", None),
+                             profile=getattr(args, "profile", None), tolerance_mode=getattr(args, "tolerance_mode", None),
+                             budget_factor=getattr(args, "budget_factor", None))
     items = plan(collection.cases, options)
     if args.keyword:
         try:
@@ -155,7 +195,10 @@ def _selected(args: argparse.Namespace):
         except ValueError as exc:
             raise UsageError(str(exc)) from None
         items = [i for i in items if match(" ".join((i.id,) + i.case.tags))]
+    if args.shard:
+        items = [i for i in items if in_shard(i.case.name, args.shard)]
     return collection, options, items
+
 
 
 def _map(args: argparse.Namespace) -> int:
@@ -268,9 +311,25 @@ def _report(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _merge(args: argparse.Namespace) -> int:
+    """`migcheck merge OUT DIR...`: exit 0 when the merged run is all as expected, 1 when not, 2 when a
+    report cannot be read or two reports hold the same item."""
+    from migcheck.report.merge import merge_reports
+
+    try:
+        root, verdicts, errors, partial = merge_reports(args.output, args.inputs)
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"cannot merge: {exc}") from None
+    print(f"merged {len(args.inputs)} report(s): {len(verdicts)} verdict(s), {len(errors)} collection error(s)"
+          + (", partial (a shard was interrupted)" if partial else "") + f"; report: {root / 'index.html'}")
+    return EXIT_OK if all(v.as_expected for v in verdicts) and not errors and not partial else EXIT_UNEXPECTED
+
+
 def _run(args: argparse.Namespace) -> int:
     if args.command == "report":
         return _report(args)
+    if args.command == "merge":
+        return _merge(args)
     if args.command == "record":
         return _record(args)
     if args.command == "map":
@@ -286,7 +345,7 @@ def _run(args: argparse.Namespace) -> int:
             print(f"ERROR {e}", file=sys.stderr)
         return EXIT_USAGE if errors else EXIT_OK
 
-    from migcheck.engine import run_item
+    from migcheck.isolate import run_items
     from migcheck.report import write_report
     from migcheck.report.terminal import Progress, render, summary_table, verdict_line
 
@@ -294,28 +353,37 @@ def _run(args: argparse.Namespace) -> int:
     # On a terminal a status line names the item running now; piped output stays one line per item.
     progress = Progress(sys.stdout, len(items), colour) if sys.stdout.isatty() else None
     verdicts = []
-    for item in items:
-        if progress:
-            progress.start(item.id)
-        verdict = run_item(item, options)
-        verdicts.append(verdict)
-        if progress:
-            progress.finish(verdict)
-        else:
-            print(verdict_line(verdict, colour), flush=True)
+    interrupted = False
+    try:
+        for verdict in run_items(items, options, isolate=args.isolate or args.timeout is not None,
+                                 timeout=args.timeout, on_start=(lambda item: progress.start(item.id)) if progress else None):
+            verdicts.append(verdict)
+            if progress:
+                progress.finish(verdict)
+            else:
+                print(verdict_line(verdict, colour), flush=True)
+    except KeyboardInterrupt:  # Ctrl-C: keep what finished, write a partial report, exit 130
+        interrupted = True
     if progress:
         progress.close()
     print()
     if progress and verdicts:
         print(summary_table(verdicts, colour))
         print()
-    print(render(verdicts, errors, colour, include_expected=False))
+    print(render(verdicts, errors, colour, include_expected=False,
+                 interrupted=f"interrupted (Ctrl-C) after {len(verdicts)} of {len(items)} item(s), partial results"
+                 if interrupted else ""))
     if args.report:
-        root = write_report(args.report, verdicts, errors)
-        print(f"report: {root / 'summary.json'}")
+        root = write_report(args.report, verdicts, errors, partial=interrupted)
+        print(f"report: {root / 'summary.json'}" + (" (partial)" if interrupted else ""))
+    if interrupted:
+        return EXIT_INTERRUPTED
     if errors:
         return EXIT_USAGE
     if not items:
+        if args.shard:  # a hash split can leave a shard empty: not an error (its empty report still merges)
+            print(f"migcheck: shard {args.shard[0]}/{args.shard[1]} holds no items", file=sys.stderr)
+            return EXIT_OK
         print("migcheck: no items selected", file=sys.stderr)
         return EXIT_USAGE
     return EXIT_OK if all(v.as_expected for v in verdicts) else EXIT_UNEXPECTED

@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional, Tuple
+from typing import Any, Callable, Iterator, Optional, Tuple
 
 import numpy as np
 
@@ -137,114 +137,280 @@ def _dtype_problem(torch_dtype: str, ms_dtype: str) -> str:
     return "note" if tk == "int" else "fatal"
 
 
-def _compare_values(pt: np.ndarray, ms: np.ndarray, tol: Tolerance, base: dict, notes: Tuple[str, ...]) -> TensorComparison:
-    name = base["name"]
+# Large tensors are compared in chunks, so that peak memory stays a few chunks of float64 work
+# arrays above the inputs themselves, whatever the tensor's size. Every metric is reduced across
+# chunks exactly (maxima, counts, first positions, block sums added with math.fsum), so a chunked
+# comparison gives the very TensorComparison an unchunked one gives (tests/test_robust_large.py).
+CHUNK_THRESHOLD = 1 << 20  # tensors with more elements than this (1M) are compared in chunks
+CHUNK = 1 << 18  # elements per chunk (256K: a few MB per float64 work array); a multiple of SUM_BLOCK
+SUM_BLOCK = 1 << 12  # sums (mean error, cosine) are taken per block of this many elements, then fsum'd
+
+
+@dataclass
+class _Chunk:
+    """The element-wise work arrays of one chunk of the flattened tensors (float64)."""
+
+    a: np.ndarray  # torch, float64
+    b: np.ndarray  # mindspore, float64
+    both_finite: np.ndarray
+    nonfinite_bad: np.ndarray
+    diff: np.ndarray  # |a - b| where both are finite, else 0
+    mag: np.ndarray  # |a| where both are finite, else 0
+    bad: np.ndarray  # mismatching positions (value or non-finite)
+
+
+def _chunk(pt: np.ndarray, ms: np.ndarray, tol: Tolerance) -> _Chunk:
     a = pt.astype(np.float64)
     b = ms.astype(np.float64)
-    finite_a, finite_b = np.isfinite(a), np.isfinite(b)
-    both_finite = finite_a & finite_b
+    both_finite = np.isfinite(a) & np.isfinite(b)
     # Non-finite positions agree when both are the same infinity, or both NaN and NaN is allowed.
-    same_inf = np.isinf(a) & np.isinf(b) & (a == b)
-    both_nan = np.isnan(a) & np.isnan(b)
-    nonfinite_ok = same_inf | (both_nan if tol.equal_nan else np.zeros_like(both_nan))
+    nonfinite_ok = np.isinf(a) & np.isinf(b) & (a == b)
+    if tol.equal_nan:
+        nonfinite_ok |= np.isnan(a) & np.isnan(b)
     nonfinite_bad = ~both_finite & ~nonfinite_ok
-
-    with np.errstate(invalid="ignore"):  # inf - inf at non-finite positions, masked out right here
+    with np.errstate(invalid="ignore", over="ignore"):  # inf - inf at non-finite positions, masked out right here
         diff = np.where(both_finite, np.abs(a - b), 0.0)
     mag = np.abs(np.where(both_finite, a, 0.0))
-    allowed = tol.atol + tol.rtol * mag
-    value_bad = both_finite & (diff > allowed)
-    bad = value_bad | nonfinite_bad
-    mismatched = int(bad.sum())
+    bad = both_finite & (diff > tol.atol + tol.rtol * mag)
+    bad |= nonfinite_bad
+    return _Chunk(a, b, both_finite, nonfinite_bad, diff, mag, bad)
 
-    with np.errstate(divide="ignore", invalid="ignore"):
-        rel = np.where(mag > 0, diff / mag, np.where(diff > 0, np.inf, 0.0))
-        need_rtol = np.where(diff > tol.atol, np.where(mag > 0, (diff - tol.atol) / mag, np.inf), 0.0)
-    max_abs_flat = int(np.argmax(diff))
-    max_rel_flat = int(np.argmax(rel))
-    n_finite = int(both_finite.sum())
+
+def _block_sums(x: np.ndarray) -> np.ndarray:
+    """Sums of consecutive SUM_BLOCK-element blocks of a chunk that starts on a block boundary."""
+    whole = x.size // SUM_BLOCK * SUM_BLOCK
+    sums = x[:whole].reshape(-1, SUM_BLOCK).sum(axis=1) if whole else np.zeros(0)
+    return np.concatenate([sums, [x[whole:].sum()]]) if whole < x.size else sums
+
+
+def _fsum(values: np.ndarray) -> float:
+    """The correctly rounded sum of block sums (so independent of how the blocks were grouped in chunks);
+    numpy's overflowing sum (inf, or nan for inf - inf) where the exact one overflows."""
+    try:
+        return math.fsum(values.tolist())
+    except (OverflowError, ValueError):
+        with np.errstate(over="ignore", invalid="ignore"):
+            return float(np.sum(values))
+
+
+class _Chunks:
+    """The flattened pair, chunk by chunk; recomputed on each pass unless it is a single chunk."""
+
+    def __init__(self, pt: np.ndarray, ms: np.ndarray, tol: Tolerance) -> None:
+        self.pt, self.ms, self.tol = pt.reshape(-1), ms.reshape(-1), tol
+        n = self.pt.size
+        step = n if n <= CHUNK_THRESHOLD else CHUNK
+        self.bounds = [(s, min(s + step, n)) for s in range(0, n, step)]
+        self._only: Optional[_Chunk] = None
+
+    def __iter__(self) -> Iterator[Tuple[int, _Chunk]]:
+        for start, stop in self.bounds:
+            if len(self.bounds) == 1:
+                if self._only is None:
+                    self._only = _chunk(self.pt, self.ms, self.tol)
+                yield start, self._only
+            else:
+                yield start, _chunk(self.pt[start:stop], self.ms[start:stop], self.tol)
+
+    def sample(self, flat: int, shape: Tuple[int, ...]) -> Sample:
+        index = tuple(int(i) for i in np.unravel_index(flat, shape)) if shape else ()
+        value = lambda x: float(x[flat:flat + 1].astype(np.float64)[0])  # noqa: E731  (as the chunks convert)
+        return Sample(index, value(self.pt), value(self.ms))
+
+
+def _compare_values(pt: np.ndarray, ms: np.ndarray, tol: Tolerance, base: dict, notes: Tuple[str, ...]) -> TensorComparison:
+    name = base["name"]
+    shape = tuple(pt.shape)
+    chunks = _Chunks(pt, ms, tol)
+    mismatched = n_finite = nonfinite = 0
+    max_abs, max_abs_flat, max_rel, max_rel_flat = -1.0, 0, -1.0, 0
+    atol_need, rtol_need = 0.0, 0.0
+    first_bad: list = []
+    first_nonfinite: Optional[int] = None
+    sums = {"diff": [], "ab": [], "aa": [], "bb": []}
+    for start, c in chunks:
+        mismatched += int(c.bad.sum())
+        n_finite += int(c.both_finite.sum())
+        count = int(c.nonfinite_bad.sum())
+        if count and first_nonfinite is None:
+            first_nonfinite = start + int(np.flatnonzero(c.nonfinite_bad)[0])
+        nonfinite += count
+        with np.errstate(divide="ignore", invalid="ignore"):
+            rel = np.where(c.mag > 0, c.diff / c.mag, np.where(c.diff > 0, np.inf, 0.0))
+            need_rtol = np.where(c.diff > tol.atol, np.where(c.mag > 0, (c.diff - tol.atol) / c.mag, np.inf), 0.0)
+        # Strictly greater: the first position of the maximum, as one argmax over the whole tensor gives.
+        i = int(np.argmax(c.diff))
+        if c.diff[i] > max_abs:
+            max_abs, max_abs_flat = float(c.diff[i]), start + i
+        i = int(np.argmax(rel))
+        if rel[i] > max_rel:
+            max_rel, max_rel_flat = float(rel[i]), start + i
+        atol_need = max(atol_need, float(np.max(np.maximum(c.diff - tol.rtol * c.mag, 0.0))))
+        rtol_need = max(rtol_need, float(np.max(need_rtol)))
+        if len(first_bad) < MAX_SAMPLES:
+            first_bad += [start + int(j) for j in np.flatnonzero(c.bad)[:MAX_SAMPLES - len(first_bad)]]
+        a0 = np.where(c.both_finite, c.a, 0.0)
+        b0 = np.where(c.both_finite, c.b, 0.0)
+        sums["diff"].append(_block_sums(c.diff))
+        sums["ab"].append(_block_sums(a0 * b0))
+        sums["aa"].append(_block_sums(a0 * a0))
+        sums["bb"].append(_block_sums(b0 * b0))
+        del rel, need_rtol, a0, b0
+    total = {k: _fsum(np.concatenate(v)) for k, v in sums.items()}
+    min_atol, min_rtol = _lift_both(atol_need, rtol_need, tol, chunks)
     metrics = dict(
         mismatched=mismatched,
         mismatched_fraction=mismatched / pt.size,
-        max_abs_err=float(diff.flat[max_abs_flat]),
-        max_abs_at=_sample(a, b, max_abs_flat),
-        max_rel_err=float(rel.flat[max_rel_flat]),
-        max_rel_at=_sample(a, b, max_rel_flat),
-        mean_abs_err=float(diff.sum() / n_finite) if n_finite else 0.0,
-        cosine=_cosine(a[both_finite], b[both_finite]),
-        min_atol=_lift(float(np.max(np.maximum(diff - tol.rtol * mag, 0.0))),
-                       lambda v: not np.any(both_finite & (diff > v + tol.rtol * mag))),
-        min_rtol=_lift(float(np.max(need_rtol)),
-                       lambda v: not np.any(both_finite & (diff > tol.atol + v * mag))),
-        first_mismatches=tuple(_sample(a, b, int(i)) for i in np.flatnonzero(bad)[:MAX_SAMPLES]),
+        max_abs_err=max_abs,
+        max_abs_at=chunks.sample(max_abs_flat, shape),
+        max_rel_err=max_rel,
+        max_rel_at=chunks.sample(max_rel_flat, shape),
+        mean_abs_err=total["diff"] / n_finite if n_finite else 0.0,
+        cosine=_cosine(total["ab"], total["aa"], total["bb"]),
+        min_atol=min_atol,
+        min_rtol=min_rtol,
+        first_mismatches=tuple(chunks.sample(j, shape) for j in first_bad),
     )
-    if nonfinite_bad.any():
+    if nonfinite:
         # The first non-finite position, not the first mismatch of any kind (that may be a finite one).
-        first = _sample(a, b, int(np.flatnonzero(nonfinite_bad)[0]))
-        count = int(nonfinite_bad.sum())
-        message = (f"non-finite mismatch in {name}: {count} position(s) where NaN/Inf differ,"
+        first = chunks.sample(first_nonfinite, shape)
+        message = (f"non-finite mismatch in {name}: {nonfinite} position(s) where NaN/Inf differ,"
                    f" first at {first.index} (torch {first.torch}, mindspore {first.mindspore})")
         return TensorComparison(ok=False, kind="nonfinite", message=message, notes=notes,
-                                error_sample=error_sample(diff, nonfinite_bad), **base, **metrics)
+                                error_sample=_chunked_error_sample(chunks, shape), **base, **metrics)
     if mismatched:
         return TensorComparison(ok=False, kind="value", message=value_message(name, metrics, tol, pt.size),
-                                notes=notes, error_sample=error_sample(diff, nonfinite_bad), **base, **metrics)
+                                notes=notes, error_sample=_chunked_error_sample(chunks, shape), **base, **metrics)
     return TensorComparison(ok=True, kind=None, message=f"{name}: max abs err {metrics['max_abs_err']:.3g}",
                             notes=notes, **base, **metrics)
 
 
-def error_sample(diff: np.ndarray, nonfinite_bad: np.ndarray) -> ErrorSample:
-    """The bounded ErrorSample of an error array (|ms - pt|, 0 where not both finite)."""
-    big = np.finfo(np.float64).max
-    err = np.minimum(diff, big) if diff.size and diff.max() == np.inf else diff  # finite - finite can overflow
-    positive = err[err > 0]
+def _lift_both(atol: float, rtol: float, tol: Tolerance, chunks: "_Chunks") -> Tuple[float, float]:
+    """The reported minimum atol and rtol, each nudged up past float rounding until re-comparing with it
+    passes (at most 16 ulps); both checked in one pass over the chunks."""
+    values = [atol, rtol]
+    tries = [0 if math.isfinite(v) else 16 for v in values]
+    done = [not math.isfinite(v) for v in values]
+    while not all(done):
+        fails = [False, False]
+        for _, c in chunks:
+            if not done[0] and not fails[0]:
+                fails[0] = bool(np.any(c.both_finite & (c.diff > values[0] + tol.rtol * c.mag)))
+            if not done[1] and not fails[1]:
+                fails[1] = bool(np.any(c.both_finite & (c.diff > tol.atol + values[1] * c.mag)))
+        for k in (0, 1):
+            if done[k]:
+                continue
+            if not fails[k]:
+                done[k] = True
+                continue
+            values[k] = float(np.nextafter(values[k], np.inf))
+            tries[k] += 1
+            done[k] = tries[k] >= 16
+    return values[0], values[1]
+
+
+class _SampleAccumulator:
+    """Builds a tensor's ErrorSample from its error chunk by chunk (flat order), with exact reductions."""
+
+    def __init__(self, shape: Tuple[int, ...]) -> None:
+        self.shape = shape
+        ndim = len(shape)
+        self.plane = (1, shape[0]) if ndim == 1 else tuple(shape[-2:]) if ndim >= 2 else ()
+        if self.plane:
+            rows, cols = self.plane
+            self.blocks = (max(1, -(-rows // MAP_CELLS)), max(1, -(-cols // MAP_CELLS)))
+            self.cells = (-(-rows // self.blocks[0]), -(-cols // self.blocks[1]))
+            self.map = np.zeros(self.cells[0] * self.cells[1])
+            self.map_bad = np.zeros(self.cells[0] * self.cells[1], dtype=bool)
+        if ndim >= 3:
+            self.inner = int(np.prod(shape[2:], dtype=np.int64))
+            self.channel_block = max(1, -(-shape[1] // MAP_CELLS))
+            self.channel_max = np.zeros(-(-shape[1] // self.channel_block))
+
+    def add_map(self, start: int, err: np.ndarray, nonfinite_bad: np.ndarray) -> None:
+        if not self.plane or not err.size:
+            return
+        rows, cols = self.plane
+        flat = np.arange(start, start + err.size, dtype=np.int64)
+        if len(self.shape) > 2:
+            flat %= rows * cols
+        r, c = np.divmod(flat, cols)
+        del flat
+        cell = (r // self.blocks[0]) * self.cells[1] + c // self.blocks[1]
+        del r, c
+        np.maximum.at(self.map, cell, err)
+        if nonfinite_bad.any():
+            self.map_bad[cell[nonfinite_bad]] = True
+        if len(self.shape) >= 3:
+            channel = np.arange(start, start + err.size, dtype=np.int64) // self.inner % self.shape[1]
+            np.maximum.at(self.channel_max, channel // self.channel_block, err)
+
+    def sample(self, hist_edges: Tuple[float, ...], hist_counts: Tuple[int, ...], zero: int, nonfinite: int) -> ErrorSample:
+        out = dict(hist_edges=hist_edges, hist_counts=hist_counts, zero=zero, nonfinite=nonfinite)
+        if self.plane:
+            cells = self.map.reshape(self.cells)
+            bad = np.argwhere(self.map_bad.reshape(self.cells))[:MAX_NONFINITE_CELLS]
+            out.update(map=tuple(tuple(_sig(float(v)) for v in row) for row in cells),
+                       map_axes=(0,) if len(self.shape) == 1 else (len(self.shape) - 2, len(self.shape) - 1),
+                       map_block=self.blocks[1:] if len(self.shape) == 1 else self.blocks,
+                       map_nonfinite=tuple((int(r), int(c)) for r, c in bad))
+        if len(self.shape) >= 3:
+            out.update(channel_axis=1, channel_max=tuple(_sig(float(v)) for v in self.channel_max),
+                       channel_block=self.channel_block)
+        return ErrorSample(**out)
+
+
+_BIG = np.finfo(np.float64).max
+
+
+def _chunked_error_sample(chunks: "_Chunks", shape: Tuple[int, ...]) -> ErrorSample:
+    """The bounded ErrorSample of a failing tensor: one pass for the error's range, one for the histogram."""
+    acc = _SampleAccumulator(shape)
+    lo = hi = loglo = loghi = None
+    positives = nonfinite = total = 0
+    for start, c in chunks:
+        err = np.minimum(c.diff, _BIG)  # finite - finite can overflow to inf
+        acc.add_map(start, err, c.nonfinite_bad)
+        positive = err[err > 0]
+        total += err.size
+        nonfinite += int(c.nonfinite_bad.sum())
+        if positive.size:
+            positives += positive.size
+            logs = np.log10(positive)
+            pairs = [(float(positive.min()), float(positive.max())), (float(logs.min()), float(logs.max()))]
+            lo = pairs[0][0] if lo is None else min(lo, pairs[0][0])
+            hi = pairs[0][1] if hi is None else max(hi, pairs[0][1])
+            loglo = pairs[1][0] if loglo is None else min(loglo, pairs[1][0])
+            loghi = pairs[1][1] if loghi is None else max(loghi, pairs[1][1])
     edges: Tuple[float, ...] = ()
     counts: Tuple[int, ...] = ()
-    if positive.size:
-        lo, hi = float(positive.min()), float(positive.max())
+    if positives:
         if hi <= lo * (1 + 1e-9):  # one value: one bin
-            edges, counts = (lo, hi), (int(positive.size),)
-        else:  # uniform bins in log10 space: numpy's fast path, and errors span decades
-            logs = np.log10(positive)
-            loglo, loghi = float(logs.min()), float(logs.max())  # from the same values, so none falls outside
-            # Bin index by arithmetic and bincount: several times faster than np.histogram on big tensors.
-            logs -= loglo
-            logs *= HIST_BINS / (loghi - loglo)
-            bins = logs.astype(np.intp)
-            np.minimum(bins, HIST_BINS - 1, out=bins)
-            hist = np.bincount(bins, minlength=HIST_BINS)
+            edges, counts = (lo, hi), (positives,)
+        else:  # uniform bins in log10 space, since errors span decades
+            hist = np.zeros(HIST_BINS, dtype=np.int64)
+            for _, c in chunks:
+                err = np.minimum(c.diff, _BIG)
+                logs = np.log10(err[err > 0])
+                # Bin index by arithmetic and bincount: several times faster than np.histogram on big tensors.
+                logs -= loglo
+                logs *= HIST_BINS / (loghi - loglo)
+                bins = logs.astype(np.intp)
+                np.minimum(bins, HIST_BINS - 1, out=bins)
+                hist += np.bincount(bins, minlength=HIST_BINS)
             grid = [float(v) for v in 10.0 ** np.linspace(loglo, loghi, HIST_BINS + 1)]
             grid[0], grid[-1] = lo, hi
             edges, counts = tuple(grid), tuple(int(c) for c in hist)
-    sample = dict(hist_edges=edges, hist_counts=counts, zero=int(err.size - positive.size - int(nonfinite_bad.sum())),
-                  nonfinite=int(nonfinite_bad.sum()))
-    if err.ndim >= 1:
-        plane = err if err.ndim <= 2 else err.max(axis=tuple(range(err.ndim - 2)))
-        bad_plane = nonfinite_bad if nonfinite_bad.ndim <= 2 else nonfinite_bad.any(axis=tuple(range(err.ndim - 2)))
-        if err.ndim == 1:
-            plane, bad_plane = plane[None, :], bad_plane[None, :]
-        cells, blocks = _block_max(plane)
-        bad_cells, _ = _block_max(bad_plane.astype(np.int8))
-        sample.update(map=tuple(tuple(_sig(float(v)) for v in row) for row in cells),
-                      map_axes=(0,) if err.ndim == 1 else (err.ndim - 2, err.ndim - 1),
-                      map_block=blocks[1:] if err.ndim == 1 else blocks,
-                      map_nonfinite=tuple((int(r), int(c)) for r, c in np.argwhere(bad_cells > 0)[:MAX_NONFINITE_CELLS]))
-    if err.ndim >= 3:
-        per_channel = err.max(axis=tuple(a for a in range(err.ndim) if a != 1))
-        cells, blocks = _block_max(per_channel[None, :])
-        sample.update(channel_axis=1, channel_max=tuple(_sig(float(v)) for v in cells[0]), channel_block=blocks[1])
-    return ErrorSample(**sample)
+    return acc.sample(edges, counts, zero=total - positives - nonfinite, nonfinite=nonfinite)
 
 
-def _block_max(plane: np.ndarray) -> Tuple[np.ndarray, Tuple[int, int]]:
-    """A 2-D array reduced by block maxima to at most MAP_CELLS x MAP_CELLS cells, and the block size."""
-    rows, cols = plane.shape
-    br, bc = max(1, -(-rows // MAP_CELLS)), max(1, -(-cols // MAP_CELLS))
-    if (br, bc) == (1, 1):
-        return plane, (1, 1)
-    padded = np.zeros((-(-rows // br) * br, -(-cols // bc) * bc), dtype=plane.dtype)
-    padded[:rows, :cols] = plane
-    return padded.reshape(padded.shape[0] // br, br, padded.shape[1] // bc, bc).max(axis=(1, 3)), (br, bc)
+def error_sample(diff: np.ndarray, nonfinite_bad: np.ndarray) -> ErrorSample:
+    """The bounded ErrorSample of an error array (|ms - pt|, 0 where not both finite), in one piece."""
+    from types import SimpleNamespace
+
+    whole = SimpleNamespace(diff=diff.reshape(-1), nonfinite_bad=nonfinite_bad.reshape(-1))
+    return _chunked_error_sample([(0, whole)], tuple(diff.shape))  # type: ignore[arg-type]
 
 
 def _sig(value: float, digits: int = 4) -> float:
@@ -270,27 +436,12 @@ def ceil_sig(value: float, digits: int = 3) -> str:
     return text if float(text) >= value else f"{float(text) + scale:.{digits}g}"
 
 
-def _sample(a: np.ndarray, b: np.ndarray, flat: int) -> Sample:
-    index = tuple(int(i) for i in np.unravel_index(flat, a.shape)) if a.ndim else ()
-    return Sample(index, float(a.flat[flat]), float(b.flat[flat]))
-
-
-def _lift(value: float, passes: Callable[[float], bool]) -> float:
-    """A reported minimum tolerance, nudged up past float rounding so that re-comparing with it passes."""
-    if not np.isfinite(value):
-        return value
-    for _ in range(16):
-        if passes(value):
-            return value
-        value = float(np.nextafter(value, np.inf))
-    return value
-
-
-def _cosine(a: np.ndarray, b: np.ndarray) -> Optional[float]:
-    na, nb = float(np.linalg.norm(a)), float(np.linalg.norm(b))
+def _cosine(ab: float, aa: float, bb: float) -> Optional[float]:
+    """Cosine similarity from the sums of a*b, a*a and b*b over the positions where both are finite."""
+    na, nb = math.sqrt(aa), math.sqrt(bb)
     if na == 0.0 or nb == 0.0:
         return None
-    return float(np.dot(a.ravel(), b.ravel()) / (na * nb))
+    return float(ab / (na * nb))
 
 
 def missing_tensor(name: str, side: str) -> TensorComparison:

@@ -7,11 +7,13 @@ import hashlib
 import importlib.util
 import re
 import sys
+import traceback
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, List, Sequence, Tuple
+from typing import TYPE_CHECKING, Callable, Iterable, List, Optional, Sequence, Tuple
 
-from migcheck.case import PairedCase, case_problems
+if TYPE_CHECKING:  # pragma: no cover  (imported in load_file: the discovery cache's warm path needs no numpy)
+    from migcheck.case import PairedCase
 
 
 @dataclass(frozen=True)
@@ -49,26 +51,46 @@ def case_files(paths: Iterable[str]) -> Tuple[List[Path], List[LoadError]]:
 
 def load_file(path: Path) -> Collection:
     """Import one case file and return its cases, named after their variables unless named already."""
+    from migcheck.case import PairedCase, case_problems
+
     try:
         module = _import(path)
     except SyntaxError as exc:
         return Collection((), (LoadError(str(path), "", f"syntax error at line {exc.lineno}: {exc.msg}; fix the case file"),))
     except ImportError as exc:
-        return Collection((), (LoadError(str(path), "", _import_problem(exc)),))
-    except Exception as exc:
-        return Collection((), (LoadError(str(path), "", f"importing it raised {type(exc).__name__}: {exc}"),))
+        return Collection((), (LoadError(str(path), "", _import_problem(exc) + _line_in(exc, path)),))
+    except (Exception, SystemExit) as exc:  # sys.exit() in a case file must not end the whole run
+        return Collection((), (LoadError(str(path), "", f"importing it raised {type(exc).__name__}: {exc}"
+                                         f"{_line_in(exc, path)}; fix the case file"),))
     cases, errors = [], []
     for attr, value in vars(module).items():
         if not isinstance(value, PairedCase):
             continue
-        case = dataclasses.replace(value, name=value.name or attr, file=str(path.resolve()),
-                                   doc=value.doc or "")
-        problems = case_problems(case)
+        name = value.name or attr
+        if not isinstance(name, str):
+            errors.append(LoadError(str(path), attr, f"name={name!r} is not a string (fix: name the case with a str,"
+                                                     f" or leave name out to use the variable name)"))
+            continue
+        case = dataclasses.replace(value, name=name, file=str(path.resolve()), doc=value.doc or "")
+        try:
+            problems = case_problems(case)
+        except Exception as exc:  # a field of the wrong type that the checks themselves trip over
+            problems = [(f"the case definition cannot be checked ({type(exc).__name__}: {exc})",
+                         "give each field the type the README's field table shows")]
+        if not problems and any(c.name == case.name for c in cases):
+            problems = [(f"duplicate case name, also defined in {path}", "give one of them another name")]
         if problems:
             errors.extend(LoadError(str(path), case.name, f"{p} (fix: {fix})") for p, fix in problems)
             continue
         cases.append(case)
     return Collection(tuple(cases), tuple(errors))
+
+
+def _line_in(exc: BaseException, path: Path) -> str:
+    """' (line N)': where in the case file the exception came from, when its traceback passes through it."""
+    resolved = str(path.resolve())
+    lines = [f.lineno for f in traceback.extract_tb(exc.__traceback__) if f.filename == resolved]
+    return f" (line {lines[-1]})" if lines else ""
 
 
 def _import_problem(exc: ImportError) -> str:
@@ -82,12 +104,14 @@ def _import_problem(exc: ImportError) -> str:
     return f"importing it raised {type(exc).__name__}: {exc}"
 
 
-def discover(paths: Sequence[str]) -> Collection:
+def discover(paths: Sequence[str], load: Optional[Callable[[Path], Collection]] = None) -> Collection:
+    """Every case under paths. load: how one file is loaded (default load_file; `migcheck list` passes
+    migcheck.discovery_cache's, which answers from the cache for unchanged files)."""
     files, errors = case_files(paths)
     cases: List[PairedCase] = []
     seen = {}
     for path in files:
-        loaded = load_file(path)
+        loaded = (load or load_file)(path)
         errors.extend(loaded.errors)
         for case in loaded.cases:
             if case.name in seen:

@@ -2,10 +2,11 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import time
 import traceback
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -14,11 +15,12 @@ from migcheck.compare import TensorComparison, compare_trees, fmt_shape
 from migcheck.fixtures import make_inputs, make_weights
 from migcheck.golden import GoldenProblem, RecordedSkip
 from migcheck.mapping import WeightMapping, map_weights, to_mindspore, to_torch
-from migcheck.objective import Objective, make_cotangents, output_layout_problem
+from migcheck.objective import LazyObjective, Objective, make_cotangents, output_layout_problem
 from migcheck.params import ParamInfo
+from migcheck.planning import Item, effective_checks, plan  # noqa: F401  (re-exported: light, in planning.py)
 from migcheck.tolerance import BUDGET, Budget, Tolerance, ToleranceRules, default_profile, resolve
 from migcheck.tree import flatten, index_paths
-from migcheck.verdict import Verdict, expectation, judge
+from migcheck.verdict import Verdict, expectation, judge, judge_diagnosis
 
 # When several tensors fail, the verdict's kind is the most fundamental one.
 KIND_ORDER = ("structure", "tree", "shape", "dtype", "nonfinite", "value")
@@ -39,37 +41,6 @@ class RunOptions:
     profile: Optional[str] = None  # tolerance profile; None: each backend's own
     tolerance_mode: Optional[str] = None  # standard or budget; None: each case's own
     budget_factor: Optional[float] = None  # None: tolerance.BUDGET.factor
-
-
-@dataclass(frozen=True)
-class Item:
-    case: PairedCase
-    check: str
-    mode: str
-    backend: str
-
-    @property
-    def id(self) -> str:
-        return f"{self.case.name}[{self.check}-{self.mode}-{self.backend}]"
-
-
-def effective_checks(case: PairedCase) -> Tuple[str, ...]:
-    """The case's own checks, or the defaults: forward, backward, train, and step with an optimizer."""
-    if case.checks is not None:
-        return tuple(case.checks)
-    return ("forward", "backward", "train") + (("step",) if case.optimizer is not None else ())
-
-
-def plan(cases: Sequence[PairedCase], options: RunOptions) -> List[Item]:
-    """Every case x check x mode x backend, in a stable order."""
-    items = []
-    for case in cases:
-        checks = [c for c in effective_checks(case) if options.checks is None or c in options.checks]
-        for check in checks:
-            for mode in options.modes:
-                for backend in options.backends:
-                    items.append(Item(case, check, mode, backend))
-    return items
 
 
 class SkipCheck(Exception):
@@ -196,18 +167,29 @@ def _compute_reference(case: PairedCase, check: str, device: str = "cpu") -> Ref
     params = tuple(module.params())
     weights = make_weights(params, case_name=case.name, fill=case.weights, built=module.state())
     module.load(weights)
-    objective = None if check in ("forward", "train") else _objective(case, module, inputs, dtypes, n_net)
+    objective = None if check in ("forward", "train") else _objective(case, module, inputs, dtypes, n_net,
+                                                                       lazy=check == "backward")
     results = _torch_results(case, check, module, inputs, dtypes, order, n_net, params, objective)
+    if isinstance(objective, LazyObjective):
+        objective = module.objective  # built from the outputs of the gradient pass itself
     return Reference(inputs, tuple(order), dtypes, params, weights, results, objective)
 
 
-def _objective(case: PairedCase, module: Any, inputs: Tuple[np.ndarray, ...], dtypes: Tuple[str, ...], n_net: int) -> Objective:
+def _objective(case: PairedCase, module: Any, inputs: Tuple[np.ndarray, ...], dtypes: Tuple[str, ...], n_net: int,
+               lazy: bool = False) -> Union[Objective, LazyObjective]:
+    """lazy: the cotangents are shaped by the gradient pass's own outputs (no extra forward pass)."""
     if case.loss is not None:
         return Objective(n_net, ())
     if case.adapt_torch is not None or case.adapt_mindspore is not None:
         raise SkipCheck("output adapters are numpy functions, so gradients through them cannot be paired;"
                         " give the case a loss=FrameworkPair(...) to differentiate instead")
-    raw = module.forward(inputs[:n_net], dtypes, train=False)
+    if lazy:
+        return LazyObjective(n_net, functools.partial(_objective_from_outputs, case, n_net))
+    return _objective_from_outputs(case, n_net, module.forward(inputs[:n_net], dtypes, train=False))
+
+
+def _objective_from_outputs(case: PairedCase, n_net: int, raw: Any) -> Objective:
+    """Seeded cotangents for the network's outputs (only their structure, shapes and dtypes count)."""
     problem = output_layout_problem(raw)
     if problem:
         raise SkipCheck(problem + "; give the case a loss=FrameworkPair(...) that reduces it to a scalar")
@@ -284,11 +266,14 @@ def run_item(item: Item, options: RunOptions = RunOptions()) -> Verdict:
     except Exception as exc:  # a broken case is a verdict, never a crash of the run
         outcome = _error_outcome(exc, item)
     status, remark = judge(outcome.kind, expected)
+    status, remark = judge_diagnosis(status, remark, case.diagnosis, outcome.localization)
     message = outcome.message if not remark else f"{remark}: {outcome.message}" if outcome.message else remark
     return Verdict(status=status, kind=outcome.kind, message=message, tensors=outcome.tensors,
                    structure=outcome.structure, mapping=outcome.mapping.pairs if outcome.mapping else (),
                    skipped_params=outcome.mapping.skipped if outcome.mapping else (), error=outcome.error,
-                   duration_s=time.perf_counter() - started, notes=outcome.notes, reference=outcome.reference, **base)
+                   duration_s=time.perf_counter() - started, compile_s=outcome.compile_s, notes=outcome.notes,
+                   reference=outcome.reference,
+                   localization=outcome.localization, **base)
 
 
 @dataclass(frozen=True)
@@ -301,6 +286,8 @@ class Outcome:
     error: str = ""
     notes: Tuple[str, ...] = field(default_factory=tuple)
     reference: str = ""  # where the torch side's results came from
+    compile_s: float = 0.0  # GRAPH mode: seconds MindSpore spent compiling graphs
+    localization: Optional[Any] = None  # migcheck.localize.Localization for failing verdicts
 
 
 def _run_check(item: Item, options: RunOptions) -> Outcome:
@@ -328,11 +315,23 @@ def _run_mindspore_side(item: Item, options: RunOptions, ref: Reference) -> Outc
                        + (f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""),
                        structure=problems, mapping=mapping)
     cell.load(to_mindspore(ref.weights, mapping))
-    if ref.objective is not None and ref.objective.cotangents:
-        mismatch = _output_shape_mismatch(cell, ref, mapping)
-        if mismatch is not None:
-            return mismatch
-    results = _mindspore_results(item, cell, ref, mapping)
+    # Cotangents are shaped like torch's outputs. The step check compares MindSpore's output shapes in a
+    # forward pass first; the backward check compares those its gradient pass returns (no extra pass).
+    shapes_matter = ref.objective is not None and bool(ref.objective.cotangents)
+    after = shapes_matter and item.check == "backward"
+    mismatch = _output_shape_mismatch(cell, ref, mapping) if shapes_matter and not after else None
+    if mismatch is None:
+        try:
+            results = _mindspore_results(item, cell, ref, mapping)
+            mismatch = _shape_mismatch(cell.output_shapes, ref, mapping) if after else None
+        except Exception:
+            # Cotangents of the wrong shape can break the objective itself: then the shapes are the verdict.
+            mismatch = _probe_output_shapes(cell, ref, mapping) if after else None
+            if mismatch is None:
+                raise
+    if mismatch is not None:
+        return dataclasses.replace(_localized(mismatch, item, options, ref, cell, mapping,
+                                              _forward_tolerance(item, options)), compile_s=cell.compile_s)
     skipped = {s.torch_name for s in mapping.skipped}
     expected = {k: v for k, v in ref.results.items() if _torch_name_of(k) not in skipped}
     rules = ToleranceRules.build(case.tolerance, case.tolerances, options.rtol, options.atol)
@@ -352,7 +351,33 @@ def _run_mindspore_side(item: Item, options: RunOptions, ref: Reference) -> Outc
     outcome = _outcome_from_tensors(tensors, mapping)
     if ref.objective is not None and ref.objective.notes:
         outcome = dataclasses.replace(outcome, notes=outcome.notes + ref.objective.notes)
-    return outcome
+    return dataclasses.replace(_localized(outcome, item, options, ref, cell, mapping, tolerance_for),
+                               compile_s=cell.compile_s)
+
+
+def _forward_tolerance(item: Item, options: RunOptions):
+    rules = ToleranceRules.build(item.case.tolerance, item.case.tolerances, options.rtol, options.atol)
+    profile = profile_for(item.backend, options)
+    return lambda name, dtype: resolve(dtype, check="forward", backend=item.backend, tensor=name, rules=rules,
+                                       profile=profile)
+
+
+def _localized(outcome: Outcome, item: Item, options: RunOptions, ref: Reference, cell: Any,
+               mapping: WeightMapping, tolerance_for: Any) -> Outcome:
+    """Attach where the pair first diverges and why, for failures a sub-cell re-run can explain."""
+    from migcheck.divergence import LOCALIZABLE, locate
+
+    if outcome.kind not in LOCALIZABLE:
+        return outcome
+    if options.golden:
+        return dataclasses.replace(outcome, notes=outcome.notes + (
+            "localization needs torch to re-run the reference with hooks; it is skipped with --golden",))
+    try:
+        cell.load(to_mindspore(ref.weights, mapping))  # train and step checks have moved the weights on
+        found = locate(item.case, item.check, ref, cell, mapping, outcome.tensors, tolerance_for)
+    except Exception as exc:  # localisation explains a verdict; it must never replace one
+        return dataclasses.replace(outcome, notes=outcome.notes + (f"localization failed: {type(exc).__name__}: {exc}",))
+    return dataclasses.replace(outcome, localization=found)
 
 
 def mapping_for(case: PairedCase, mode: str = "pynative", backend: str = "cpu") -> WeightMapping:
@@ -369,12 +394,26 @@ def _output_shape_mismatch(cell: Any, ref: Reference, mapping: WeightMapping) ->
     """Cotangents are shaped like torch's outputs: if MindSpore's differ, that is the verdict."""
     n_net = ref.objective.n_net_inputs
     out = cell.forward(ref.inputs[:n_net], ref.input_dtypes, train=False)
-    ms_shapes = [np.shape(leaf) for _, leaf in flatten(out)]
+    return _shape_mismatch([(name, np.shape(leaf)) for name, leaf in flatten(out)], ref, mapping)
+
+
+def _probe_output_shapes(cell: Any, ref: Reference, mapping: WeightMapping) -> Optional[Outcome]:
+    """After the gradient pass failed: the shape mismatch that explains it, or None (the failure stands)."""
+    try:
+        return _output_shape_mismatch(cell, ref, mapping)
+    except Exception:
+        return None
+
+
+def _shape_mismatch(ms_outputs: Sequence[Tuple[str, Tuple[int, ...]]], ref: Reference,
+                    mapping: WeightMapping) -> Optional[Outcome]:
+    """MindSpore's (name, shape) per output leaf against the cotangents' (torch's) shapes."""
+    ms_shapes = [shape for _, shape in ms_outputs]
     pt_shapes = [np.shape(c) if c is not None else None for c in ref.objective.cotangents]
     if len(ms_shapes) != len(pt_shapes):
         return Outcome("tree", f"the network returns {len(ms_shapes)} output(s) in MindSpore and {len(pt_shapes)} in torch",
                        mapping=mapping)
-    for (name, _), ms_shape, pt_shape in zip(flatten(out), ms_shapes, pt_shapes):
+    for (name, _), ms_shape, pt_shape in zip(ms_outputs, ms_shapes, pt_shapes):
         if pt_shape is not None and tuple(ms_shape) != tuple(pt_shape):
             return Outcome("shape", f"shape mismatch in {name}: torch {fmt_shape(pt_shape)} vs mindspore"
                            f" {fmt_shape(tuple(ms_shape))} (gradients need equal output shapes)", mapping=mapping)
@@ -449,7 +488,9 @@ def _first_lines(text: str, n: int) -> str:
 def _excerpt(exc: BaseException, case_file: str) -> str:
     """The exception and the frames in the user's case file; migcheck's own frames are noise."""
     frames = traceback.extract_tb(exc.__traceback__)
-    mine = [f for f in frames if case_file and f.filename == case_file] or frames[-2:]
+    package = __file__.rsplit("engine.py", 1)[0]  # migcheck/: frames there say nothing about the case
+    mine = ([f for f in frames if case_file and f.filename == case_file]
+            or [f for f in frames if not f.filename.startswith(package)][-2:])
     lines = [f"{f.filename}:{f.lineno} in {f.name}: {f.line or ''}".rstrip() for f in mine]
     body = str(exc).strip().splitlines()
     construct = [line for line in body if line.strip().startswith(("# ", "In file"))][:6]

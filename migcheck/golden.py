@@ -23,7 +23,6 @@ import io
 import json
 import os
 import re
-import tempfile
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +30,9 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
+# atomic_write(path, write): write(file) on a temporary file next to path, fsynced, then os.replace'd
+# into place; on any failure path is left as it was. The reports use the same helper.
+from migcheck.atomic import atomic_write
 from migcheck.objective import Objective
 from migcheck.params import ParamInfo
 
@@ -112,15 +114,48 @@ def manifest_from_json(text: str) -> Manifest:
     if data.get("format_version") != FORMAT_VERSION:
         raise ValueError(f"golden format version {data.get('format_version')!r}; this migcheck reads {FORMAT_VERSION}")
     checks = {}
+    if not isinstance(data.get("checks", {}), dict):
+        raise ValueError("'checks' is not an object")
     for name, entry in data.get("checks", {}).items():
+        if not isinstance(entry, dict):
+            raise ValueError(f"checks[{name!r}] is not an object")
         entry = dict(entry)
         entry["tensors"] = tuple(TensorEntry(t["role"], t["name"], tuple(t["shape"]), t["dtype"])
                                  for t in entry.get("tensors", ()))
         known = {f.name for f in dataclasses.fields(CheckEntry)}
-        checks[name] = CheckEntry(**{k: v for k, v in entry.items() if k in known})
+        checks[name] = _typed(CheckEntry(**{k: v for k, v in entry.items() if k in known}), f"checks[{name!r}]")
+        if checks[name].file and not _plain_file_name(checks[name].file):
+            raise ValueError(f"checks[{name!r}].file {checks[name].file!r} is not a file name in the case's folder")
     data["checks"] = checks
     known = {f.name for f in dataclasses.fields(Manifest)}
-    return Manifest(**{k: v for k, v in data.items() if k in known})
+    return _typed(Manifest(**{k: v for k, v in data.items() if k in known}), "manifest")
+
+
+def _typed(obj: Any, where: str) -> Any:
+    """obj, after checking that its str, bool and int fields (and fingerprint_parts) read from JSON
+    have those types.
+
+    A manifest is data from disk: a flipped byte may turn a string into a number or `true` into a
+    string. Such a manifest must read as unreadable (tampered-golden), never fail later inside migcheck.
+    """
+    checks = {"str": lambda v: isinstance(v, str), "bool": lambda v: isinstance(v, bool),
+              "int": lambda v: isinstance(v, int) and not isinstance(v, bool)}
+    for f in dataclasses.fields(obj):
+        value = getattr(obj, f.name)
+        if f.name == "fingerprint_parts":
+            ok = isinstance(value, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in value.items())
+        elif f.type in checks:
+            ok = checks[f.type](value)
+        else:
+            continue
+        if not ok:
+            raise ValueError(f"{where}.{f.name} is {type(value).__name__} {value!r}, not {f.type}")
+    return obj
+
+
+def _plain_file_name(name: str) -> bool:
+    """A bare file name: no folder part, not '.' or '..', nothing that could reach outside DIR/<case>/."""
+    return name not in ("", ".", "..") and "/" not in name and "\\" not in name and "\0" not in name
 
 
 # ---- paths ---------------------------------------------------------------------------------------
@@ -144,8 +179,8 @@ def read_manifest(root: os.PathLike, case_name: str) -> Optional[Manifest]:
         return None
     try:
         return manifest_from_json(path.read_text(encoding="utf-8"))
-    except (ValueError, KeyError, TypeError) as exc:
-        raise ValueError(f"{path}: {exc}") from None
+    except Exception as exc:  # any damage (bad UTF-8, JSON, types) reads as unreadable, never as a crash
+        raise ValueError(f"{path}: {type(exc).__name__}: {exc}") from None
 
 
 def file_sha256(path: os.PathLike) -> str:
@@ -154,35 +189,6 @@ def file_sha256(path: os.PathLike) -> str:
         for block in iter(lambda: f.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
-
-
-# ---- atomic writes -------------------------------------------------------------------------------
-
-def atomic_write(path: os.PathLike, write: Any) -> None:
-    """Call write(file) on a temporary file next to path, then move it into place; on any failure
-    the temporary file is removed and path is left as it was."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            write(f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp creates 0600; goldens are ordinary files
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 def write_manifest(root: os.PathLike, manifest: Manifest) -> Path:

@@ -6,13 +6,17 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, Optional, Tuple
 
 from migcheck.compare import ErrorSample, Sample, TensorComparison
+from migcheck.diagnosis import Finding
+from migcheck.localize import Localization, SubcellRow
 from migcheck.mapping import MappedParam, SkippedParam
 
 # 2 added a tensor's `error_sample` (for the HTML report's plots). A version-1 reader would reject
 # that field, hence the bump; this reader takes both (a version-1 tensor just has no sample).
 SCHEMA_VERSION = 2
 READABLE_SCHEMA_VERSIONS = (1, 2)
-STATUSES = ("pass", "fail", "error", "skip", "xfail", "xpass")
+# crashed: the isolated child process running the case died (signal or non-zero exit);
+# timeout: the case ran past its time limit and its child process was killed (migcheck.isolate).
+STATUSES = ("pass", "fail", "error", "skip", "xfail", "xpass", "crashed", "timeout")
 # Statuses that mean "as the case said it would be"; anything else makes the run exit 1.
 EXPECTED_STATUSES = ("pass", "xfail", "skip")
 
@@ -34,10 +38,13 @@ class Verdict:
     error: str = ""  # excerpt of the exception for error kinds
     file: str = ""
     duration_s: float = 0.0
+    compile_s: float = 0.0  # GRAPH mode: of duration_s, the seconds MindSpore spent compiling graphs
     notes: Tuple[str, ...] = field(default_factory=tuple)
     profile: str = ""  # the tolerance profile that judged it (migcheck.tolerance.PROFILES)
     tolerance_mode: str = ""  # "standard" or "budget" (error budget against a float64 oracle)
     reference: str = ""  # where torch's side came from: "torch 2.x on cpu" or "golden DIR/<case>/<check>.npz (...)"
+    # For failing verdicts: the sub-cell tree, the first divergence and the likely cause.
+    localization: Optional[Localization] = None
 
     @property
     def item(self) -> str:
@@ -79,6 +86,17 @@ def judge(found: Optional[str], expected: str) -> Tuple[str, str]:
     return "fail", f"expected a {want} failure, got {found}"
 
 
+def judge_diagnosis(status: str, remark: str, expected_rule: Optional[str],
+                    localization: Optional[Localization]) -> Tuple[str, str]:
+    """A known-bad case that names its diagnosis fails as expected only when that rule fired."""
+    if not expected_rule or status != "xfail":
+        return status, remark
+    found = [f.rule for f in localization.findings] if localization else []
+    if expected_rule in found:
+        return status, f"{remark}; diagnosed as expected ({expected_rule})"
+    return "fail", f"failed as expected, but the diagnosis is {found or 'missing'} where the case expects {expected_rule!r}"
+
+
 def to_dict(verdict: Verdict) -> Dict[str, Any]:
     data = dataclasses.asdict(verdict)
     data["item"] = verdict.item
@@ -95,7 +113,17 @@ def from_dict(data: Dict[str, Any]) -> Verdict:
     data["skipped_params"] = tuple(SkippedParam(**s) for s in data.get("skipped_params", ()))
     for key in ("structure", "notes"):
         data[key] = tuple(data.get(key, ()))
+    if data.get("localization") is not None:
+        data["localization"] = _localization(data["localization"])
     return Verdict(**data)
+
+
+def _localization(data: Dict[str, Any]) -> Localization:
+    return Localization(rows=tuple(SubcellRow(**r) for r in data.get("rows", ())),
+                        first_divergence=data.get("first_divergence"),
+                        first_divergence_ms=data.get("first_divergence_ms"),
+                        findings=tuple(Finding(**f) for f in data.get("findings", ())),
+                        summary=data.get("summary", ""))
 
 
 def _tensor_from_dict(data: Dict[str, Any]) -> TensorComparison:

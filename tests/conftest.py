@@ -5,10 +5,20 @@ discovery, `migcheck list` and pytest collection stay fast; only running an item
 """
 from __future__ import annotations
 
+import atexit
+import os
+import shutil
+import tempfile
 import textwrap
 from pathlib import Path
 
 import pytest
+
+# `migcheck list` keeps a discovery cache (migcheck.discovery_cache): the tests' runs keep theirs in a
+# folder of their own, never in the checkout's .migcheck-cache/.
+if "MIGCHECK_CACHE_DIR" not in os.environ:
+    os.environ["MIGCHECK_CACHE_DIR"] = tempfile.mkdtemp(prefix="migcheck-test-cache-")
+    atexit.register(shutil.rmtree, os.environ["MIGCHECK_CACHE_DIR"], ignore_errors=True)
 
 # pytester drives the pytest plugin in subprocesses (tests/test_pytest_plugin.py).
 pytest_plugins = ["pytester"]

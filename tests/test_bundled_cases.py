@@ -32,7 +32,8 @@ def test_default_pad_conv_is_the_expected_shape_failure(guide_verdicts, mode):
     _, verdicts = guide_verdicts
     v = verdicts[("conv_relu_default_pad", mode)]
     assert (v.status, v.kind, v.expected) == ("xfail", "shape", "fail:shape")
-    assert v.message == f"failed as expected (shape): {SHAPE_MESSAGE}"
+    assert v.message == f"failed as expected (shape); diagnosed as expected (pad-mode): {SHAPE_MESSAGE}"
+    assert v.localization.first_divergence == "net" and v.localization.findings[0].rule == "pad-mode"
     [t] = v.tensors
     assert (t.kind, t.message, t.torch_shape, t.ms_shape) == ("shape", SHAPE_MESSAGE, (2, 240, 9, 9), (2, 240, 12, 12))
 

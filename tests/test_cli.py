@@ -166,7 +166,7 @@ def test_list_reports_collection_errors_on_stderr(write_case_file, tmp_path, cap
     code, out, err = run(capsys, "list", str(tmp_path / "cases"), "--mode", "graph")
     assert code == EXIT_USAGE
     assert out.splitlines() == ["dense_ok[forward-graph-cpu]", "dense_known_bad[forward-graph-cpu]"]
-    assert err == f"ERROR {bad}: importing it raised ModuleNotFoundError: No module named 'not_a_real_module_xyz'\n"
+    assert err == f"ERROR {bad}: importing it raised ModuleNotFoundError: No module named 'not_a_real_module_xyz' (line 1)\n"
 
 
 @pytest.mark.parametrize("expr, ids", [

@@ -41,12 +41,12 @@ def test_syntax_error_names_file_and_line_and_other_files_still_load(write_case_
 def test_import_error_is_reported_with_the_exception(write_case_file):
     path = write_case_file("cases/imports.py", "import not_a_real_module_xyz\n", prelude=False)
     [error] = load_file(path).errors
-    assert error.problem == "importing it raised ModuleNotFoundError: No module named 'not_a_real_module_xyz'"
+    assert error.problem == "importing it raised ModuleNotFoundError: No module named 'not_a_real_module_xyz' (line 1)"
 
 
 def test_a_file_that_failed_to_import_is_retried_after_the_fix(write_case_file):
     path = write_case_file("cases/flaky.py", "raise RuntimeError('boom')\n", prelude=False)
-    assert load_file(path).errors[0].problem == "importing it raised RuntimeError: boom"
+    assert load_file(path).errors[0].problem == "importing it raised RuntimeError: boom (line 1); fix the case file"
     write_case_file("cases/flaky.py", GOOD)
     fixed = load_file(path)
     assert fixed.errors == () and [c.name for c in fixed.cases] == ["dense"]

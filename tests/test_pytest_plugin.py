@@ -130,7 +130,8 @@ def test_report_is_merged_and_the_same_under_xdist(project):
     serial = pytester.runpytest_subprocess(*common, "--migcheck-report", "serial")
     assert serial.ret == pytest.ExitCode.TESTS_FAILED
     data, verdicts = _report(pytester.path / "serial" / "summary.json")
-    assert data["counts"] == {"pass": 2, "fail": 1, "error": 0, "skip": 0, "xfail": 1, "xpass": 0}
+    assert data["counts"] == {"pass": 2, "fail": 1, "error": 0, "skip": 0, "xfail": 1, "xpass": 0, "crashed": 0,
+                              "timeout": 0}
     assert data["all_as_expected"] is False
     assert [e.split(":")[0] for e in data["collection_errors"]] == ["cases/broken.py"]
     assert {(item, status) for item, status, _, _ in verdicts} == {

@@ -55,7 +55,9 @@ def test_summary_schema(verdicts, tmp_path):
     write_report(tmp_path, verdicts, ["cases/bad.py: syntax error at line 2: x"])
     data = json.loads((tmp_path / "summary.json").read_text())
     assert data["schema_version"] == SCHEMA_VERSION == 2
-    assert data["counts"] == {"pass": 1, "fail": 2, "error": 0, "skip": 1, "xfail": 1, "xpass": 0}
+    assert data["counts"] == {"pass": 1, "fail": 2, "error": 0, "skip": 1, "xfail": 1, "xpass": 0, "crashed": 0,
+                              "timeout": 0}
+    assert data["partial"] is False
     assert list(data["counts"]) == list(STATUSES)
     assert data["all_as_expected"] is False
     assert data["collection_errors"] == ["cases/bad.py: syntax error at line 2: x"]

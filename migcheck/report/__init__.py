@@ -16,15 +16,20 @@ from migcheck.verdict import Verdict
 PathLike = Union[str, Path]
 
 
-def write_report(directory: PathLike, verdicts: Sequence[Verdict], errors: Sequence[str] = ()) -> Path:
-    """summary.json and index.html, plus one JSON, one Markdown and one HTML file per case under directory/cells/."""
+def write_report(directory: PathLike, verdicts: Sequence[Verdict], errors: Sequence[str] = (),
+                 partial: bool = False) -> Path:
+    """summary.json and index.html, plus one JSON, one Markdown and one HTML file per case under directory/cells/.
+
+    Every file is written atomically (migcheck.atomic). partial=True marks an interrupted run: summary.json
+    says "partial": true and index.html says the run did not finish.
+    """
     from migcheck.report.html import write_html  # matplotlib comes with it: only when a report is written
 
     root = Path(directory)
     created = now()
-    write_json_report(root, verdicts, errors, created)
+    write_json_report(root, verdicts, errors, created, partial=partial)
     write_markdown(root, verdicts)
-    write_html(root, verdicts, errors, created)
+    write_html(root, verdicts, errors, created, partial=partial)
     return root
 
 
@@ -42,5 +47,5 @@ def render_report(directory: PathLike, baseline: Optional[PathLike] = None) -> T
     if baseline is not None:
         old = read_run(Path(baseline))
         diff = diff_runs(old.verdicts, run.verdicts, str(old.path), old.created)
-    index = write_html(run.path.parent, run.verdicts, run.errors, run.created, diff)
+    index = write_html(run.path.parent, run.verdicts, run.errors, run.created, diff, partial=run.partial)
     return index, run, diff

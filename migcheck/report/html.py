@@ -12,19 +12,22 @@ import html
 import math
 from collections import Counter
 from pathlib import Path
-from typing import Iterable, Optional, Sequence
+from typing import Any, Iterable, Optional, Sequence
 
+from migcheck.atomic import atomic_write_text
 from migcheck.compare import TensorComparison, ceil_sig, fmt_shape
 from migcheck.report.baseline import CATEGORIES, RunDiff, mismatched, summary_line, worst_error
 from migcheck.report.jsonfile import by_case, safe_name
 from migcheck.verdict import STATUSES, Verdict
 
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'"
-UNEXPECTED = ("fail", "error", "xpass")
-SEVERITY = {"error": 0, "fail": 1, "xpass": 2, "xfail": 3, "skip": 4, "pass": 5}
+UNEXPECTED = ("fail", "error", "xpass", "crashed", "timeout")
+# Sort order of the status column; a status this version does not know sorts last (9) and gets a grey badge.
+SEVERITY = {"crashed": -2, "timeout": -1, "error": 0, "fail": 1, "xpass": 2, "xfail": 3, "skip": 4, "pass": 5}
 
 STYLE = """
 :root { --pass:#1e7d32; --fail:#c62828; --error:#7b1fa2; --xfail:#a86b00; --xpass:#d84315; --skip:#546e7a;
+        --crashed:#8e0000; --timeout:#4a148c; --unknown:#37474f;
         --line:#d9dde3; --muted:#5f6b7a; --bg-alt:#f6f8fa; }
 * { box-sizing: border-box; }
 body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 0 auto; padding: 16px 24px;
@@ -37,11 +40,15 @@ pre { background: var(--bg-alt); border: 1px solid var(--line); padding: 8px; ov
 .chip { border: 1px solid var(--line); border-radius: 16px; padding: 3px 12px; background: #fff; cursor: pointer; font: inherit; }
 .chip b { font-size: 16px; } .chip.zero { opacity: .45; } .chip.active { outline: 2px solid #1a5fb4; }
 .badge { display: inline-block; border-radius: 4px; padding: 0 6px; color: #fff; font-size: 12px; font-weight: 600;
+         background: var(--unknown);
          text-transform: uppercase; letter-spacing: .02em; }
 .s-pass { background: var(--pass); } .s-fail { background: var(--fail); } .s-error { background: var(--error); }
 .s-xfail { background: var(--xfail); } .s-xpass { background: var(--xpass); } .s-skip { background: var(--skip); }
+.s-crashed { background: var(--crashed); } .s-timeout { background: var(--timeout); }
 .c-pass { color: var(--pass); } .c-fail { color: var(--fail); } .c-error { color: var(--error); }
 .c-xfail { color: var(--xfail); } .c-xpass { color: var(--xpass); } .c-skip { color: var(--skip); }
+.c-crashed { color: var(--crashed); } .c-timeout { color: var(--timeout); }
+.box.partial { border-color: #f0c36d; background: #fff8e1; }
 .verdict-ok { color: var(--pass); font-weight: 600; } .verdict-bad { color: var(--fail); font-weight: 600; }
 table { border-collapse: collapse; width: 100%; margin: 6px 0 12px; }
 th, td { border-bottom: 1px solid var(--line); padding: 4px 8px; text-align: left; vertical-align: top; }
@@ -68,6 +75,7 @@ figcaption { color: var(--muted); font-size: 12px; }
 .tensor-detail { border-left: 3px solid var(--fail); padding-left: 10px; margin: 14px 0; }
 .cat-newly-failing, .cat-worse { color: var(--fail); font-weight: 600; }
 .cat-newly-passing, .cat-better { color: var(--pass); font-weight: 600; }
+tr.first-divergence td{background:#fde8e8;font-weight:600}
 """
 
 # Sorting (numbers by data-sort, text otherwise) and filtering, for every table.sortable; the
@@ -221,7 +229,7 @@ def case_href(case: str, from_cells: bool = False) -> str:
 # ---------------------------------------------------------------- index.html
 
 def render_index(verdicts: Sequence[Verdict], errors: Sequence[str] = (), created: str = "",
-                 baseline: Optional[RunDiff] = None) -> str:
+                 baseline: Optional[RunDiff] = None, partial: bool = False) -> str:
     counts = Counter(v.status for v in verdicts)
     unexpected = sum(not v.as_expected for v in verdicts) + len(errors)
     cases = len({v.case for v in verdicts})
@@ -231,11 +239,16 @@ def render_index(verdicts: Sequence[Verdict], errors: Sequence[str] = (), create
              f'<p class="muted">{len(verdicts)} verdict(s) over {cases} case(s)'
              + (f", created {esc(created)}" if created else "") + f" &middot; {verdict_text}</p>",
              '<div class="chips" id="counts">']
-    for status in STATUSES:
+    # Statuses of this version, then any other a report from a later version holds (read back, not made up).
+    for status in list(STATUSES) + sorted(set(counts) - set(STATUSES)):
         zero = "" if counts.get(status) else " zero"
-        parts.append(f'<button type="button" class="chip{zero}" data-status="{status}" id="count-{status}"'
-                     f' title="show only {status}"><b class="c-{status}">{counts.get(status, 0)}</b> {status}</button>')
+        s = esc(status)
+        parts.append(f'<button type="button" class="chip{zero}" data-status="{s}" id="count-{s}"'
+                     f' title="show only {s}"><b class="c-{s}">{counts.get(status, 0)}</b> {s}</button>')
     parts.append("</div>")
+    if partial:
+        parts.append('<div class="box partial" id="partial"><b>Partial report</b>: the run was interrupted'
+                     f" (Ctrl-C) after {len(verdicts)} verdict(s); the items after that did not run.</div>")
     if errors:
         parts.append('<div class="box bad"><b>Collection errors</b> (these case files or cases did not run):<ul>'
                      + "".join(f"<li><code>{esc(e)}</code></li>" for e in errors) + "</ul></div>")
@@ -465,6 +478,8 @@ def _verdict_section(v: Verdict, plots_off: Optional[str]) -> str:
                      + "</ul>")
     if v.error:
         parts.append(f"<pre>{esc(v.error)}</pre>")
+    if v.localization is not None:
+        parts.append(_localization(v.localization))
     if v.tensors:
         parts.append(_tensor_table(v.tensors))
     for t in v.tensors:
@@ -473,6 +488,30 @@ def _verdict_section(v: Verdict, plots_off: Optional[str]) -> str:
     if v.notes:
         parts.append("<p><b>Notes</b></p><ul>" + "".join(f"<li>{esc(n)}</li>" for n in sorted(set(v.notes))) + "</ul>")
     parts.append("</details>")
+    return "\n".join(parts)
+
+
+def _flag(ok: Optional[bool]) -> str:
+    return "&ndash;" if ok is None else ("agree" if ok else "<b>differ</b>")
+
+
+def _localization(loc: Any) -> str:
+    """The sub-cell tree in completion order, the first divergence marked, and the likely causes."""
+    parts = ['<div class="localization"><p><b>Where it first diverges</b></p>', f"<p>{esc(loc.summary)}</p>"]
+    if loc.findings:
+        parts.append("<ul>" + "".join(
+            f"<li><b>{esc(f.rule)}</b> ({esc(f.confidence)}) at {esc(f.where)}: {esc(f.cause)}."
+            f" Fix: <code>{esc(f.fix)}</code></li>" for f in loc.findings) + "</ul>")
+    rows = ["<table><thead><tr><th>#</th><th>torch sub-cell</th><th>MindSpore sub-cell</th><th>inputs</th>"
+            "<th>outputs</th><th>alone, on torch's inputs</th><th>max abs err</th></tr></thead><tbody>"]
+    for r in loc.rows:
+        first = ' class="first-divergence"' if r.torch_name == loc.first_divergence and r.ms_name else ""
+        marker = " &larr; first divergence" if first else ""
+        ms = f"{esc(r.ms_name or '<root>')} ({esc(r.ms_kind)})" if r.ms_kind else f'<span class="muted">{esc(r.message)}</span>'
+        rows.append(f"<tr{first}><td>{r.order}</td><td>{esc(r.torch_name or '<root>')} ({esc(r.torch_kind)}){marker}</td>"
+                    f"<td>{ms}</td><td>{_flag(r.inputs_ok)}</td><td>{_flag(r.outputs_ok)}</td>"
+                    f"<td>{_flag(r.isolated_ok)}</td><td>{num(r.max_abs_err) if r.ms_kind else ''}</td></tr>")
+    parts.append("".join(rows) + "</tbody></table></div>")
     return "\n".join(parts)
 
 
@@ -498,12 +537,12 @@ def _mapping(verdicts: Sequence[Verdict]) -> str:
 # ---------------------------------------------------------------- files
 
 def write_html(root: Path, verdicts: Sequence[Verdict], errors: Sequence[str] = (), created: str = "",
-               baseline: Optional[RunDiff] = None) -> Path:
+               baseline: Optional[RunDiff] = None, partial: bool = False) -> Path:
     """root/index.html and root/cells/<case>.html; returns the index's path."""
     cells = root / "cells"
     cells.mkdir(parents=True, exist_ok=True)
     for case, items in by_case(verdicts).items():
-        (cells / f"{safe_name(case)}.html").write_text(render_case_page(case, items), encoding="utf-8")
+        atomic_write_text(cells / f"{safe_name(case)}.html", render_case_page(case, items))
     index = root / "index.html"
-    index.write_text(render_index(verdicts, errors, created, baseline), encoding="utf-8")
+    atomic_write_text(index, render_index(verdicts, errors, created, baseline, partial=partial))
     return index

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, List, Sequence, Tuple
 
+from migcheck.atomic import atomic_write_text
 from migcheck.verdict import READABLE_SCHEMA_VERSIONS, SCHEMA_VERSION, STATUSES, Verdict, from_dict, to_dict
 
 
@@ -39,13 +40,16 @@ def now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S%z")
 
 
-def summary(verdicts: Sequence[Verdict], errors: Sequence[str] = (), created: str = "") -> Dict[str, Any]:
+def summary(verdicts: Sequence[Verdict], errors: Sequence[str] = (), created: str = "",
+            partial: bool = False) -> Dict[str, Any]:
     counts = Counter(v.status for v in verdicts)
     return {
         "schema_version": SCHEMA_VERSION,
         "created": created or now(),
+        # True when the run was interrupted (Ctrl-C): the verdicts are those finished before it.
+        "partial": bool(partial),
         "counts": {status: counts.get(status, 0) for status in STATUSES},
-        "all_as_expected": all(v.as_expected for v in verdicts) and not errors,
+        "all_as_expected": all(v.as_expected for v in verdicts) and not errors and not partial,
         "collection_errors": list(errors),
         "verdicts": [json_safe(to_dict(v)) for v in verdicts],
     }
@@ -75,14 +79,17 @@ def dumps(record: Any) -> str:
     return re.sub(re.escape(f'"{token}') + r'(\d+)"', lambda m: stashed[int(m.group(1))], text)
 
 
-def write_json_report(root: Path, verdicts: Sequence[Verdict], errors: Sequence[str] = (), created: str = "") -> None:
+def write_json_report(root: Path, verdicts: Sequence[Verdict], errors: Sequence[str] = (), created: str = "",
+                      partial: bool = False) -> None:
+    """summary.json last: a run interrupted while writing leaves the previous summary.json whole (every
+    file is written atomically), never one that names cell files this run did not finish."""
     cells = root / "cells"
     cells.mkdir(parents=True, exist_ok=True)
-    (root / "summary.json").write_text(dumps(summary(verdicts, errors, created)))
     for case, items in by_case(verdicts).items():
         record = {"schema_version": SCHEMA_VERSION, "case": case, "file": items[0].file,
                   "verdicts": [json_safe(to_dict(v)) for v in items]}
-        (cells / f"{safe_name(case)}.json").write_text(dumps(record))
+        atomic_write_text(cells / f"{safe_name(case)}.json", dumps(record))
+    atomic_write_text(root / "summary.json", dumps(summary(verdicts, errors, created, partial)))
 
 
 def by_case(verdicts: Sequence[Verdict]) -> Dict[str, List[Verdict]]:
@@ -101,6 +108,7 @@ class Run:
     errors: Tuple[str, ...] = ()  # collection errors
     created: str = ""
     schema_version: int = SCHEMA_VERSION
+    partial: bool = False  # the run was interrupted; these are the verdicts finished before that
 
 
 def read_run(path: Path) -> Run:
@@ -114,7 +122,8 @@ def read_run(path: Path) -> Run:
         readable = " or ".join(str(v) for v in READABLE_SCHEMA_VERSIONS)
         raise ValueError(f"{path}: schema_version {version!r}, this migcheck reads {readable}")
     return Run(path=path, verdicts=tuple(from_dict(json_restore(v)) for v in data["verdicts"]),
-               errors=tuple(data.get("collection_errors", ())), created=data.get("created", ""), schema_version=version)
+               errors=tuple(data.get("collection_errors", ())), created=data.get("created", ""), schema_version=version,
+               partial=data.get("partial") is True)
 
 
 def read_summary(path: Path) -> List[Verdict]:
@@ -124,7 +133,8 @@ def read_summary(path: Path) -> List[Verdict]:
 # The float fields of Verdict, TensorComparison and Sample: only these can hold "inf"/"nan"
 # written by json_safe; a case, tensor or note that is literally named "nan" stays a string.
 _FLOAT_FIELDS = frozenset(("duration_s", "rtol", "atol", "mismatched_fraction", "max_abs_err", "max_rel_err",
-                           "mean_abs_err", "cosine", "min_atol", "min_rtol", "torch", "mindspore"))
+                           "mean_abs_err", "cosine", "min_atol", "min_rtol", "torch", "mindspore",
+                           "oracle_err_ms", "oracle_err_pt", "budget_limit"))
 
 
 def json_restore(value: Any, key: str = "") -> Any:

@@ -4,6 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import List, Sequence
 
+from migcheck.atomic import atomic_write_text
 from migcheck.compare import TensorComparison, fmt_shape
 from migcheck.report.jsonfile import by_case, safe_name
 from migcheck.verdict import Verdict
@@ -30,7 +31,7 @@ def tensor_table(tensors: Sequence[TensorComparison]) -> List[str]:
 
 
 def render_case(case: str, verdicts: Sequence[Verdict]) -> str:
-    lines = [f"# {case}", "", f"File: `{verdicts[0].file}`", "",
+    lines = [f"# {_cell(case)}", "", f"File: `{verdicts[0].file}`", "",
              "| check | mode | backend | status | expected | message |", "|---|---|---|---|---|---|"]
     for v in verdicts:
         lines.append(f"| {v.check} | {v.mode} | {v.backend} | **{v.status}** | {v.expected} | {_cell(v.message)} |")
@@ -42,6 +43,16 @@ def render_case(case: str, verdicts: Sequence[Verdict]) -> str:
             lines += ["", "Weight transfer problems:", ""] + [f"- {p}" for p in v.structure]
         if v.error:
             lines += ["", "```", v.error, "```"]
+        if v.localization is not None:
+            lines += ["", "Where it first diverges: " + _cell(v.localization.summary), ""]
+            lines += ["| # | torch sub-cell | MindSpore sub-cell | inputs | outputs | alone | max abs err |",
+                      "|---|---|---|---|---|---|---|"]
+            word = {None: "-", True: "agree", False: "**differ**"}
+            for r in v.localization.rows:
+                mark = " **<- first divergence**" if r.torch_name == v.localization.first_divergence and r.ms_name else ""
+                lines.append(f"| {r.order} | `{r.torch_name or '<root>'}` ({r.torch_kind}){mark}"
+                             f" | {('`' + (r.ms_name or '<root>') + '` (' + r.ms_kind + ')') if r.ms_kind else _cell(r.message)}"
+                             f" | {word[r.inputs_ok]} | {word[r.outputs_ok]} | {word[r.isolated_ok]} | {_g(r.max_abs_err)} |")
         if v.tensors:
             lines += [""] + tensor_table(v.tensors)
         for t in v.tensors:
@@ -64,4 +75,4 @@ def write_markdown(root: Path, verdicts: Sequence[Verdict]) -> None:
     cells = root / "cells"
     cells.mkdir(parents=True, exist_ok=True)
     for case, items in by_case(verdicts).items():
-        (cells / f"{safe_name(case)}.md").write_text(render_case(case, items))
+        atomic_write_text(cells / f"{safe_name(case)}.md", render_case(case, items))

@@ -1,6 +1,7 @@
 """The terminal summary: one line per verdict, failures expanded, counts at the end."""
 from __future__ import annotations
 
+import re
 import shutil
 from collections import Counter
 from typing import Dict, Sequence, TextIO, Tuple
@@ -8,15 +9,31 @@ from typing import Dict, Sequence, TextIO, Tuple
 from migcheck.compare import fmt_shape
 from migcheck.verdict import STATUSES, Verdict
 
-_COLOURS = {"pass": "32", "xfail": "33", "skip": "36", "fail": "31", "xpass": "31", "error": "35"}
+_COLOURS = {"pass": "32", "xfail": "33", "skip": "36", "fail": "31", "xpass": "31", "error": "35",
+            "crashed": "1;31", "timeout": "1;35"}
+# Shown in the counts table only when some verdict has them.
+_RARE = ("crashed", "timeout")
+# C0 and C1 control characters (newline, ESC, BEL, ...). Case names, messages and error excerpts
+# come from user code: printed raw, an ANSI escape or a newline in them could rewrite the terminal.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def printable(text: object) -> str:
+    """text with every control character shown as an escape (\\n, \\x1b): safe to print on one line."""
+    def escape(m: "re.Match[str]") -> str:
+        c = m.group(0)
+        return {"\n": "\\n", "\r": "\\r", "\t": "\\t"}.get(c, f"\\x{ord(c):02x}")
+    return _CONTROL.sub(escape, str(text))
 
 
 def _paint(text: str, status: str, colour: bool) -> str:
-    return f"\x1b[{_COLOURS[status]}m{text}\x1b[0m" if colour else text
+    code = _COLOURS.get(status)
+    return f"\x1b[{code}m{text}\x1b[0m" if colour and code else text
 
 
 def verdict_line(v: Verdict, colour: bool = False) -> str:
-    return f"{_paint(v.status.upper().ljust(5), v.status, colour)}  {v.item}  {v.message}"
+    status = printable(v.status)
+    return f"{_paint(status.upper().ljust(5), v.status, colour)}  {printable(v.item)}  {printable(v.message)}"
 
 
 def failure_details(v: Verdict) -> list[str]:
@@ -24,7 +41,9 @@ def failure_details(v: Verdict) -> list[str]:
     out = []
     if v.expected != "pass":
         out.append(f"expected: {v.expected}")
-    out += [f"weight transfer: {p}" for p in v.structure]
+    if v.status in ("error",) + _RARE and v.file:
+        out.append(f"file: {printable(v.file)}")
+    out += [f"weight transfer: {printable(p)}" for p in v.structure]
     for t in v.tensors:
         if t.ok:
             continue
@@ -32,15 +51,20 @@ def failure_details(v: Verdict) -> list[str]:
         if t.kind in ("value", "nonfinite"):
             line += (f"; max abs {t.max_abs_err:.4g}, max rel {t.max_rel_err:.4g}, {t.mismatched}/{t.total} mismatched,"
                      f" cosine {t.cosine if t.cosine is None else round(t.cosine, 6)}")
-        out.append(line)
+        out.append(printable(line))
+    if v.localization is not None:
+        out.append(printable(f"where: {v.localization.summary}"))
     if v.error:
-        out += v.error.splitlines()[-6:]
+        out += [printable(line) for line in v.error.splitlines()[-(20 if v.status in _RARE else 6):]]
     return out
 
 
 def render(verdicts: Sequence[Verdict], errors: Sequence[str] = (), colour: bool = False,
-           include_expected: bool = True) -> str:
-    """The summary; include_expected=False when the lines were already streamed during the run."""
+           include_expected: bool = True, interrupted: str = "") -> str:
+    """The summary; include_expected=False when the lines were already streamed during the run.
+
+    interrupted: for a run stopped by Ctrl-C, what to say instead of judging the whole run.
+    """
     lines = []
     for v in verdicts:
         if include_expected or not v.as_expected:
@@ -48,13 +72,15 @@ def render(verdicts: Sequence[Verdict], errors: Sequence[str] = (), colour: bool
         if not v.as_expected:
             lines += ["        " + d for d in failure_details(v)]
     for e in errors:
-        lines.append(_paint("ERROR", "error", colour) + f"  {e}")
+        lines.append(_paint("ERROR", "error", colour) + f"  {printable(e)}")
     counts = Counter(v.status for v in verdicts)
-    parts = [f"{counts[s]} {s}" for s in STATUSES if counts.get(s)]
+    parts = [f"{counts[s]} {printable(s)}" for s in list(STATUSES) + sorted(set(counts) - set(STATUSES)) if counts.get(s)]
     if errors:
         parts.append(f"{len(errors)} collection error(s)")
     unexpected = sum(not v.as_expected for v in verdicts) + len(errors)
     verdict = "all as expected" if not unexpected else f"{unexpected} not as expected"
+    if interrupted:
+        verdict = f"{verdict} so far; {interrupted}" if unexpected else interrupted
     lines.append(f"== {', '.join(parts) or 'nothing run'}: {verdict} ==")
     return "\n".join(lines)
 
@@ -80,7 +106,7 @@ class Progress:
     def start(self, item_id: str) -> None:
         """Show that item_id is running now."""
         so_far = ", ".join(f"{self.counts[s]} {s}" for s in STATUSES if self.counts.get(s))
-        text = f"[{self.done + 1}/{self.total}] {item_id}" + (f"  ({so_far})" if so_far else "")
+        text = f"[{self.done + 1}/{self.total}] {printable(item_id)}" + (f"  ({so_far})" if so_far else "")
         if len(text) > self._width():
             text = text[: self._width() - 3] + "..."
         self.stream.write("\r\x1b[2K" + text)
@@ -104,20 +130,21 @@ def summary_table(verdicts: Sequence[Verdict], colour: bool = False) -> str:
     for v in verdicts:
         groups.setdefault((v.check, v.mode, v.backend), Counter())[v.status] += 1
     total = Counter(v.status for v in verdicts)
+    statuses = [s for s in STATUSES if s not in _RARE or total.get(s)]
     head = ("check", "mode", "backend")
     rows = [key for key in groups]
     widths = [max([len(h)] + [len(r[i]) for r in rows] + [len("total") if i == 0 else 0]) for i, h in enumerate(head)]
-    cols = [max(len(s), len(str(total.get(s, 0)))) for s in STATUSES]
+    cols = [max(len(s), len(str(total.get(s, 0)))) for s in statuses]
 
     def line(label: Tuple[str, str, str], counts: Counter) -> str:
         cells = [label[i].ljust(widths[i]) for i in range(3)]
-        for status, w in zip(STATUSES, cols):
+        for status, w in zip(statuses, cols):
             n = counts.get(status, 0)
             text = str(n).rjust(w)
             cells.append(_paint(text, status, colour) if n and colour else text)
         return "  ".join(cells)
 
-    header = "  ".join([h.ljust(w) for h, w in zip(head, widths)] + [s.rjust(w) for s, w in zip(STATUSES, cols)])
+    header = "  ".join([h.ljust(w) for h, w in zip(head, widths)] + [s.rjust(w) for s, w in zip(statuses, cols)])
     lines = [header, "-" * len(header)]
     lines += [line(key, groups[key]) for key in rows]
     lines += ["-" * len(header), line(("total", "", ""), total)]

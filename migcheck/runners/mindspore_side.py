@@ -6,6 +6,7 @@ import contextlib
 import os
 import shutil
 import tempfile
+import time
 from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 # MindSpore's C++ logger prints every warning to stderr; keep errors only unless the user chose.
@@ -16,7 +17,7 @@ import numpy as np  # noqa: E402
 
 from migcheck.objective import Objective
 from migcheck.params import ParamInfo
-from migcheck.tree import contiguous
+from migcheck.tree import contiguous, flatten
 
 # Optimizer presets paired with torch_side.PRESETS. Weight decay is given per group so that it
 # reaches every parameter, as in torch (a plain float would be filtered by parameter name).
@@ -61,6 +62,16 @@ def backend_unavailable(backend: str, device_id: Optional[int] = None) -> Option
         if not 0 <= device_id < count:
             return f"MindSpore sees {count} {target} device(s) here; device id {device_id} does not exist"
     return None
+
+
+def set_threads(count: int) -> bool:
+    """Threads for MindSpore's CPU kernels (public mindspore.device_context.cpu.op_tuning.threads_num; its
+    default is 25). Only before the first kernel runs, once per process: False when it can no longer be set."""
+    try:
+        ms.device_context.cpu.op_tuning.threads_num(count)
+    except (RuntimeError, AttributeError):
+        return False
+    return True
 
 
 def auto_backend() -> str:
@@ -115,6 +126,27 @@ def _scratch_dir() -> str:
     return _SCRATCH["dir"]
 
 
+@contextlib.contextmanager
+def pynative() -> Iterator[None]:
+    """Run a block in PYNATIVE mode (forward hooks work only there), then restore the mode."""
+    before = ms.get_context("mode")
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    try:
+        yield
+    finally:
+        ms.set_context(mode=before)
+
+
+def _lenient_numpy(tree: Any) -> Any:
+    """Like to_numpy, but a non-tensor leaf (None, an object) becomes None instead of an error."""
+    if isinstance(tree, (tuple, list)):
+        return [_lenient_numpy(v) for v in tree]
+    try:
+        return to_numpy(tree)
+    except MindSporeSideError:
+        return None
+
+
 def is_graph_compile_error(exc: BaseException) -> bool:
     return GRAPH_ERROR_MARKER in str(exc)
 
@@ -146,6 +178,21 @@ class MindSporeCell:
         self.mode = mode
         # Captured once: wrapping the cell later (objectives, train steps) may rename parameters.
         self._named = list(cell.parameters_and_names())
+        self.output_shapes: Optional[List[Tuple[str, Tuple[int, ...]]]] = None  # set by gradients(), see there
+        # GRAPH mode: seconds spent compiling graphs (Cell.compile before the first call; for gradients,
+        # the first call's time beyond a second call's). Each new Cell instance compiles anew in 2.10.
+        self.compile_s = 0.0
+
+    def _compile(self, cell: Any, args: Sequence[Any]) -> None:
+        """GRAPH mode: compile cell for args now (public Cell.compile), timed apart from running it."""
+        if self.mode != "graph":
+            return
+        started = time.perf_counter()
+        try:
+            with scratch_cwd(self.mode):
+                cell.compile(*args)
+        finally:
+            self.compile_s += time.perf_counter() - started
 
     def params(self) -> List[ParamInfo]:
         owners = {name: type(c).__name__ for name, c in self.cell.cells_and_names()}
@@ -164,8 +211,43 @@ class MindSporeCell:
     def forward(self, inputs: Sequence[np.ndarray], dtypes: Sequence[str], *, train: bool = False) -> Any:
         self.cell.set_train(train)
         args = [_tensor(x, d) for x, d in zip(inputs, dtypes)]
+        self._compile(self.cell, args)
         with scratch_cwd(self.mode):
             return to_numpy(self.cell(*args))
+
+    def capture(self, inputs: Sequence[np.ndarray], dtypes: Sequence[str], *, train: bool = False) -> List[Any]:
+        """One PYNATIVE forward with a hook on every sub-cell (hooks need PYNATIVE; the mode is restored)."""
+        from migcheck.localize import Call
+
+        calls: List[Any] = []
+
+        def hook(name: str):
+            def record(cell: Any, args: tuple, output: Any) -> None:
+                tensors = tuple(to_numpy(a) for a in args if isinstance(a, ms.Tensor))
+                calls.append(Call(name, type(cell).__name__, tensors, _lenient_numpy(output)))
+            return record
+
+        with pynative():
+            handles = [c.register_forward_hook(hook(name)) for name, c in self.cell.cells_and_names()]
+            try:
+                self.cell.set_train(train)
+                self.cell(*[_tensor(x, d) for x, d in zip(inputs, dtypes)])
+            finally:
+                for h in handles:
+                    h.remove()
+        return calls
+
+    def run_subcell(self, name: str, inputs: Sequence[np.ndarray]) -> Any:
+        """Call one sub-cell on given inputs (the isolated pass), in PYNATIVE."""
+        cell = dict(self.cell.cells_and_names())[name]
+        with pynative():
+            return _lenient_numpy(cell(*[ms.Tensor(contiguous(x)) for x in inputs]))
+
+    def config(self, name: str) -> Tuple[str, Dict[str, Any]]:
+        from migcheck.diagnosis import plain_config
+
+        cell = dict(self.cell.cells_and_names())[name]
+        return type(cell).__name__, plain_config(cell)
 
     def state(self) -> Dict[str, np.ndarray]:
         return {name: to_numpy(p.value()) for name, p in self._named}
@@ -177,10 +259,23 @@ class MindSporeCell:
         args = [_tensor(x, d) for x, d in zip(inputs, dtypes)]
         positions = tuple(i for i, a in enumerate(args) if ms.ops.is_floating_point(a))
         named = [(n, p) for n, p in self._named if p.requires_grad]
-        fn = ms.grad(_objective_cell(self.cell, objective, loss), grad_position=positions or None,
-                     weights=[p for _, p in named] or None)
+        # With cotangents, the outputs come back as aux (no gradient flows through them): the caller
+        # checks their shapes against torch's after this one pass (self.output_shapes), instead of
+        # running a forward pass of its own first.
+        with_outputs = loss is None and bool(objective.cotangents)
+        fn = ms.grad(_objective_cell(self.cell, objective, loss, with_outputs), grad_position=positions or None,
+                     weights=[p for _, p in named] or None, has_aux=with_outputs)
         with scratch_cwd(self.mode):
+            started = time.perf_counter()
             result = fn(*args)
+            if self.mode == "graph":  # no compile call for a grad function: the first call minus a second
+                first = time.perf_counter() - started
+                started = time.perf_counter()
+                fn(*args)
+                self.compile_s += max(0.0, first - (time.perf_counter() - started))
+        if with_outputs:
+            result, aux = result
+            self.output_shapes = [(name, tuple(leaf.shape)) for name, leaf in flatten(aux[0])]
         input_grads, param_grads = _split_grads(result, bool(positions), bool(named))
         return (dict(zip(positions, (to_numpy(g) for g in input_grads))),
                 {n: to_numpy(g) for (n, _), g in zip(named, param_grads)})
@@ -193,6 +288,7 @@ class MindSporeCell:
         opt = PRESETS[optimizer](params) if isinstance(optimizer, str) else optimizer(params)
         step = ms.nn.TrainOneStepCell(_objective_cell(self.cell, objective, loss), opt)
         step.set_train(True)
+        self._compile(step, args)
         records = []
         for _ in range(count):
             with scratch_cwd(self.mode):
@@ -228,11 +324,12 @@ class _LossObjective(ms.nn.Cell):
 class _CotangentObjective(ms.nn.Cell):
     """sum(leaf * cotangent) over the float output leaves, each reached by its index path."""
 
-    def __init__(self, net: Any, cotangents: tuple, paths: tuple) -> None:
+    def __init__(self, net: Any, cotangents: tuple, paths: tuple, with_outputs: bool = False) -> None:
         super().__init__(auto_prefix=False)
         self.net = net
         self.cotangents = cotangents
         self.paths = paths
+        self.with_outputs = with_outputs  # also return the network's outputs (as mindspore.grad's aux)
 
     def construct(self, *args):
         out = self.net(*args)
@@ -242,14 +339,17 @@ class _CotangentObjective(ms.nn.Cell):
             for i in path:
                 leaf = leaf[i]
             total = total + (leaf * self.cotangents[k]).sum()
+        if self.with_outputs:
+            return total, out
         return total
 
 
-def _objective_cell(net: Any, objective: Objective, loss: Optional[Callable[[], Any]]) -> Any:
+def _objective_cell(net: Any, objective: Objective, loss: Optional[Callable[[], Any]], with_outputs: bool = False) -> Any:
     if loss is not None:
         return _LossObjective(net, loss(), objective.n_net_inputs)
     used = [(path, c) for path, c in zip(objective.paths, objective.cotangents) if c is not None]
-    return _CotangentObjective(net, tuple(ms.Tensor(c) for _, c in used), tuple(path for path, _ in used))
+    return _CotangentObjective(net, tuple(ms.Tensor(c) for _, c in used), tuple(path for path, _ in used),
+                               with_outputs)
 
 
 def _tensor(x: np.ndarray, dtype: str) -> ms.Tensor:

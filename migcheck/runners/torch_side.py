@@ -7,7 +7,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 import torch
 
-from migcheck.objective import Objective
+from migcheck.objective import LazyObjective, Objective
 from migcheck.params import ParamInfo
 from migcheck.tree import contiguous, flatten
 
@@ -41,6 +41,11 @@ def device_unavailable(device: str) -> Optional[str]:
     if not torch.cuda.is_available():
         return "torch CUDA is not available on this machine (torch.cuda.is_available() is False); use --torch-device cpu (or auto)"
     return None
+
+
+def set_threads(count: int) -> None:
+    """Intra-op threads for torch's CPU kernels (pytest-xdist workers: cores / workers, see pytest_plugin)."""
+    torch.set_num_threads(count)
 
 
 def resolve_device(device: str) -> str:
@@ -80,6 +85,28 @@ def to_numpy(tree: Any) -> Any:
     if isinstance(tree, (bool, int, float, np.ndarray, np.generic)):
         return np.asarray(tree)
     raise TorchSideError(f"torch module returned a {type(tree).__name__}; return tensors, numbers or tuples/lists/dicts of them")
+
+
+def _lenient_numpy(tree: Any) -> Any:
+    """Like to_numpy, but a non-tensor leaf (None, an object) becomes None instead of an error."""
+    if isinstance(tree, (tuple, list)):
+        return [_lenient_numpy(v) for v in tree]
+    try:
+        return to_numpy(tree)
+    except TorchSideError:
+        return None
+
+
+def _placeholders(tree: Any) -> Any:
+    """A numpy tree with the outputs' structure, shapes and dtypes but no data (zero-stride views)."""
+    if isinstance(tree, torch.Tensor):
+        dtype = np.float32 if tree.dtype == torch.bfloat16 else torch.empty((), dtype=tree.dtype).numpy().dtype
+        return np.broadcast_to(np.zeros((), dtype), tuple(tree.shape))
+    if isinstance(tree, Mapping):
+        return {k: _placeholders(v) for k, v in tree.items()}
+    if isinstance(tree, (tuple, list)):
+        return [_placeholders(v) for v in tree]
+    return to_numpy(tree)
 
 
 def _dtype_name(t: torch.Tensor) -> str:
@@ -125,6 +152,32 @@ class TorchModule:
         with torch.no_grad():
             return to_numpy(self.module(*args))
 
+    def capture(self, inputs: Sequence[np.ndarray], dtypes: Sequence[str], *, train: bool = False) -> List[Any]:
+        """One forward with a hook on every sub-module: their tensor inputs and outputs, in completion order."""
+        from migcheck.localize import Call
+
+        calls: List[Any] = []
+
+        def hook(name: str):
+            def record(module: Any, args: tuple, output: Any) -> None:
+                tensors = tuple(to_numpy(a) for a in args if isinstance(a, torch.Tensor))
+                calls.append(Call(name, type(module).__name__, tensors, _lenient_numpy(output)))
+            return record
+
+        handles = [m.register_forward_hook(hook(name)) for name, m in self.module.named_modules()]
+        try:
+            self.forward(inputs, dtypes, train=train)
+        finally:
+            for h in handles:
+                h.remove()
+        return calls
+
+    def config(self, name: str) -> Tuple[str, Dict[str, Any]]:
+        from migcheck.diagnosis import plain_config
+
+        module = self.module.get_submodule(name) if name else self.module
+        return type(module).__name__, plain_config(module)
+
     def state(self) -> Dict[str, np.ndarray]:
         return {name: to_numpy(v) for name, v in self.module.state_dict().items()}
 
@@ -165,6 +218,8 @@ class TorchModule:
 
     def _objective(self, args: List[torch.Tensor], objective: Objective, loss_fn: Any) -> torch.Tensor:
         out = self.module(*args[:objective.n_net_inputs])
+        if isinstance(objective, LazyObjective):  # cotangents shaped by this very pass: no extra forward
+            objective = self.objective = objective.build(_placeholders(out))
         if loss_fn is not None:
             return loss_fn(out, *args[objective.n_net_inputs:])
         total = torch.zeros((), dtype=torch.float64 if self.float64 else torch.float32, device=self.device)
