@@ -15,6 +15,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 from migcheck.compare import TensorComparison, compare_trees
 from migcheck.diagnosis import Finding
 from migcheck.tolerance import Tolerance
+from migcheck.tree import lenient
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,19 @@ class Localization:
 
 
 ToleranceFor = Callable[[str, str], Tuple[Tolerance, str]]
+
+
+def hook_recorder(calls: List[Call], name: str, is_tensor: Callable[[Any], bool],
+                  convert: Callable[[Any], Any], error: type) -> Callable[[Any, tuple, Any], None]:
+    """A forward hook (module, args, output) that appends one Call: both runners register these.
+
+    Output leaves that `convert` rejects with `error` (None, non-tensor objects) are kept as None.
+    """
+    def record(module: Any, args: tuple, output: Any) -> None:
+        tensors = tuple(convert(a) for a in args if is_tensor(a))
+        calls.append(Call(name, type(module).__name__, tensors, lenient(output, convert, error)))
+
+    return record
 
 
 def key_calls(calls: Sequence[Call]) -> Dict[Tuple[str, int], Call]:

@@ -49,3 +49,13 @@ def index_paths(tree: Any) -> List[Tuple[int, ...]]:
 def contiguous(a: Any) -> np.ndarray:
     """A C-contiguous array of the same rank (np.ascontiguousarray would turn a 0-d array into 1-d)."""
     return np.require(a, requirements="C")
+
+
+def lenient(tree: Any, convert: Any, error: type) -> Any:
+    """convert() each leaf of nested tuples/lists; a leaf convert() rejects with `error` becomes None."""
+    if isinstance(tree, (tuple, list)):
+        return [lenient(v, convert, error) for v in tree]
+    try:
+        return convert(tree)
+    except error:
+        return None

@@ -17,7 +17,7 @@ import numpy as np  # noqa: E402
 
 from migcheck.objective import Objective
 from migcheck.params import ParamInfo
-from migcheck.tree import contiguous, flatten
+from migcheck.tree import contiguous, flatten, lenient
 
 # Optimizer presets paired with torch_side.PRESETS. Weight decay is given per group so that it
 # reaches every parameter, as in torch (a plain float would be filtered by parameter name).
@@ -137,16 +137,6 @@ def pynative() -> Iterator[None]:
         ms.set_context(mode=before)
 
 
-def _lenient_numpy(tree: Any) -> Any:
-    """Like to_numpy, but a non-tensor leaf (None, an object) becomes None instead of an error."""
-    if isinstance(tree, (tuple, list)):
-        return [_lenient_numpy(v) for v in tree]
-    try:
-        return to_numpy(tree)
-    except MindSporeSideError:
-        return None
-
-
 def is_graph_compile_error(exc: BaseException) -> bool:
     return GRAPH_ERROR_MARKER in str(exc)
 
@@ -217,18 +207,13 @@ class MindSporeCell:
 
     def capture(self, inputs: Sequence[np.ndarray], dtypes: Sequence[str], *, train: bool = False) -> List[Any]:
         """One PYNATIVE forward with a hook on every sub-cell (hooks need PYNATIVE; the mode is restored)."""
-        from migcheck.localize import Call
+        from migcheck.localize import hook_recorder
 
         calls: List[Any] = []
-
-        def hook(name: str):
-            def record(cell: Any, args: tuple, output: Any) -> None:
-                tensors = tuple(to_numpy(a) for a in args if isinstance(a, ms.Tensor))
-                calls.append(Call(name, type(cell).__name__, tensors, _lenient_numpy(output)))
-            return record
-
+        is_tensor = lambda a: isinstance(a, ms.Tensor)  # noqa: E731
         with pynative():
-            handles = [c.register_forward_hook(hook(name)) for name, c in self.cell.cells_and_names()]
+            handles = [c.register_forward_hook(hook_recorder(calls, name, is_tensor, to_numpy, MindSporeSideError))
+                       for name, c in self.cell.cells_and_names()]
             try:
                 self.cell.set_train(train)
                 self.cell(*[_tensor(x, d) for x, d in zip(inputs, dtypes)])
@@ -241,7 +226,7 @@ class MindSporeCell:
         """Call one sub-cell on given inputs (the isolated pass), in PYNATIVE."""
         cell = dict(self.cell.cells_and_names())[name]
         with pynative():
-            return _lenient_numpy(cell(*[ms.Tensor(contiguous(x)) for x in inputs]))
+            return lenient(cell(*[ms.Tensor(contiguous(x)) for x in inputs]), to_numpy, MindSporeSideError)
 
     def config(self, name: str) -> Tuple[str, Dict[str, Any]]:
         from migcheck.diagnosis import plain_config

@@ -87,16 +87,6 @@ def to_numpy(tree: Any) -> Any:
     raise TorchSideError(f"torch module returned a {type(tree).__name__}; return tensors, numbers or tuples/lists/dicts of them")
 
 
-def _lenient_numpy(tree: Any) -> Any:
-    """Like to_numpy, but a non-tensor leaf (None, an object) becomes None instead of an error."""
-    if isinstance(tree, (tuple, list)):
-        return [_lenient_numpy(v) for v in tree]
-    try:
-        return to_numpy(tree)
-    except TorchSideError:
-        return None
-
-
 def _placeholders(tree: Any) -> Any:
     """A numpy tree with the outputs' structure, shapes and dtypes but no data (zero-stride views)."""
     if isinstance(tree, torch.Tensor):
@@ -154,17 +144,12 @@ class TorchModule:
 
     def capture(self, inputs: Sequence[np.ndarray], dtypes: Sequence[str], *, train: bool = False) -> List[Any]:
         """One forward with a hook on every sub-module: their tensor inputs and outputs, in completion order."""
-        from migcheck.localize import Call
+        from migcheck.localize import hook_recorder
 
         calls: List[Any] = []
-
-        def hook(name: str):
-            def record(module: Any, args: tuple, output: Any) -> None:
-                tensors = tuple(to_numpy(a) for a in args if isinstance(a, torch.Tensor))
-                calls.append(Call(name, type(module).__name__, tensors, _lenient_numpy(output)))
-            return record
-
-        handles = [m.register_forward_hook(hook(name)) for name, m in self.module.named_modules()]
+        is_tensor = lambda a: isinstance(a, torch.Tensor)  # noqa: E731
+        handles = [m.register_forward_hook(hook_recorder(calls, name, is_tensor, to_numpy, TorchSideError))
+                   for name, m in self.module.named_modules()]
         try:
             self.forward(inputs, dtypes, train=train)
         finally:
