@@ -1,6 +1,6 @@
 """Parallel scaling of the bundled cases under pytest-xdist: `pytest cases -n 2` against `-n 0`.
 
-    .venv/bin/python benchmarks/bench_parallel.py                      # bare -n 2, 3 repetitions
+    .venv/bin/python benchmarks/bench_parallel.py                      # bare -n 2 and --dist load, 3 repetitions
     .venv/bin/python benchmarks/bench_parallel.py --variants load,loadfile,worksteal --reps 3
     .venv/bin/python benchmarks/bench_parallel.py --variants load,load:MIGCHECK_XDIST_THREADS=0
 
@@ -8,7 +8,7 @@ Each repetition runs the serial baseline and every variant once, in a rotating o
 `python -m pytest cases -q` processes (the cases only, not migcheck's own tests). Reported: the
 median wall time of each, and the speed-up serial / parallel (target >= 1.7 on 2 cores).
 Variants: an xdist --dist mode (load, loadfile, loadscope, loadgroup, worksteal), or `default` for a
-bare `-n` (xdist's load), optionally with an
+bare `-n` (which migcheck's plugin turns into worksteal), optionally with an
 environment variable for that run only: `load:MIGCHECK_XDIST_THREADS=0`. --workers sets -n.
 """
 from __future__ import annotations
@@ -46,8 +46,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--variants", default="default",
-                        help="comma-separated xdist --dist modes; default = a bare -n (default: default)")
+    parser.add_argument("--variants", default="default,load",
+                        help="comma-separated xdist --dist modes; default = a bare -n (default: default,load)")
     parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
                         help="environment for every run (e.g. MIGCHECK_XDIST_THREADS=0 turns the per-worker thread cap off)")
     parser.add_argument("--mode", default=None, help="--migcheck-mode for every run (default: pynative,graph)")
