@@ -87,31 +87,34 @@ def bare(net: str, size: int, check: str) -> None:
         x = rng.uniform(-1, 1, (1, 3, size, size)).astype(np.float32)
     else:
         x = rng.integers(0, nets.BERT["vocab"], (1, size)).astype(np.int64)
-    cell = ms_factory()
-    for name, p in cell.parameters_and_names():
-        p.set_data(ms.Tensor(weights[_torch_name(name)], dtype=p.dtype))
 
     def leaves(out):
         return list(out) if isinstance(out, (tuple, list)) else [out]
 
+    # torch first, then MindSpore: the order migcheck runs them in (MindSpore's thread pool, busy
+    # right after building a cell, would otherwise slow the torch pass that follows).
     module.eval()
-    cell.set_train(False)
+    tx = torch.from_numpy(x)
     if check == "forward":
         with torch.no_grad():
-            pt = [t.numpy().copy() for t in leaves(module(torch.from_numpy(x)))]
+            pt = [t.numpy().copy() for t in leaves(module(tx))]
+    else:  # sum(output * cotangent): gradients of the float input and of every parameter
+        floating = tx.is_floating_point()
+        if floating:
+            tx.requires_grad_(True)
+        outs = leaves(module(tx))
+        cots = [rng.normal(0.0, 1.0, tuple(o.shape)).astype(np.float32) for o in outs]
+        total = sum((o * torch.from_numpy(c)).sum() for o, c in zip(outs, cots))
+        total.backward()
+        pt = [p.grad.numpy().copy() for p in module.parameters()] + ([tx.grad.numpy().copy()] if floating else [])
+    cell = ms_factory()
+    for name, p in cell.parameters_and_names():
+        p.set_data(ms.Tensor(weights[_torch_name(name)], dtype=p.dtype))
+    cell.set_train(False)
+    if check == "forward":
         msout = [t.asnumpy() for t in leaves(cell(ms.Tensor(x)))]
         assert all(a.shape == b.shape for a, b in zip(pt, msout))
         return
-    # backward: sum(output * cotangent) on both sides, gradients of the float input and every parameter
-    tx = torch.from_numpy(x)
-    floating = tx.is_floating_point()
-    if floating:
-        tx.requires_grad_(True)
-    outs = leaves(module(tx))
-    cots = [rng.normal(0.0, 1.0, tuple(o.shape)).astype(np.float32) for o in outs]
-    total = sum((o * torch.from_numpy(c)).sum() for o, c in zip(outs, cots))
-    total.backward()
-    pt_grads = [p.grad.numpy().copy() for p in module.parameters()] + ([tx.grad.numpy().copy()] if floating else [])
 
     class Objective(ms.nn.Cell):
         def __init__(self, net, cots):
@@ -132,7 +135,7 @@ def bare(net: str, size: int, check: str) -> None:
     result = fn(ms.Tensor(x))
     grads = (list(result[1]) + [result[0]]) if floating else list(result)
     ms_grads = [g.asnumpy() for g in grads]
-    assert len(ms_grads) == len(pt_grads)
+    assert len(ms_grads) == len(pt)
 
 
 # ----------------------------------------------------------------------------------------- migcheck

@@ -59,7 +59,8 @@ def test_chunked_and_unchunked_comparisons_are_identical(monkeypatch, make):
     chunk = compare._chunk
     monkeypatch.setattr(compare, "_chunk", lambda a, b, t: starts.append(a.size) or chunk(a, b, t))
     chunked = compare_arrays("out", pt, ms, tol, "source")
-    assert len(starts) >= 2 * -(-whole.total // compare.CHUNK)  # chunk by chunk, in at least two passes
+    # chunk by chunk (a second pass, for the minimum tolerances, only when one chunk's own check fails)
+    assert len(starts) >= -(-whole.total // compare.CHUNK) >= 2
     assert chunked == whole or repr(chunked) == repr(whole)  # repr: NaN != NaN in a dataclass comparison
 
 
