@@ -6,11 +6,13 @@ use (PEP 562), so that `migcheck --help` and a warm `migcheck list` start withou
 from typing import Any, List
 
 __version__ = "0.1.0"
-__all__ = ["PairedCase", "FrameworkPair", "Tolerance", "InputSpec", "uniform", "normal", "integers", "mask", "given"]
+__all__ = ["PairedCase", "FrameworkPair", "Tolerance", "InputSpec", "uniform", "normal", "integers", "mask", "given", "Precision",
+           "with_precision"]
 
 _HOMES = {"PairedCase": "migcheck.case", "FrameworkPair": "migcheck.case", "Tolerance": "migcheck.tolerance",
           "InputSpec": "migcheck.specs", "uniform": "migcheck.specs", "normal": "migcheck.specs",
-          "integers": "migcheck.specs", "mask": "migcheck.specs", "given": "migcheck.specs"}
+          "integers": "migcheck.specs", "mask": "migcheck.specs", "given": "migcheck.specs",
+          "Precision": "migcheck.precision", "with_precision": "migcheck.case"}
 
 
 def __getattr__(name: str) -> Any:

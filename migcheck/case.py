@@ -5,6 +5,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Optional, Sequence, Tuple, Union
 
+from migcheck.precision import Precision, precision_problems
 from migcheck.specs import InputSpec, uniform
 from migcheck.tolerance import TOLERANCE_MODES, Tolerance
 
@@ -84,6 +85,10 @@ class PairedCase:
     # mode or check -> why it is not run for this case; shown as a skip reason.
     skip: Mapping[str, str] = field(default_factory=dict)
     tags: Tuple[str, ...] = ()
+    # Mixed precision (migcheck.precision): "float16", "bfloat16" or Precision(dtype, keep_float32=...,
+    # loss_float32=...). None: float32. Both sides then compute alike (MindSpore's to_float) and the
+    # tolerances are those of the compute dtype.
+    precision: Union[None, str, "Precision"] = None
     # Seconds the case (all its items) may run before its child process is killed and the running
     # item becomes a `timeout` verdict. A case with a timeout always runs isolated (migcheck.isolate);
     # it wins over `migcheck compare --timeout`. None: no limit of its own.
@@ -175,6 +180,16 @@ def case_problems(case: PairedCase) -> list[Tuple[str, str]]:
     if case.timeout is not None and (isinstance(case.timeout, bool) or not isinstance(case.timeout, (int, float))
                                      or not math.isfinite(case.timeout) or case.timeout <= 0):
         out.append((f"timeout={case.timeout!r}", "use a positive number of seconds such as timeout=60, or None"))
+    for problem in precision_problems(case.precision):
+        out.append((problem, "use precision='float16' or migcheck.Precision('float16', keep_float32=('BatchNorm',))"))
     if case.tolerance_mode not in TOLERANCE_MODES:
         out.append((f"tolerance_mode={case.tolerance_mode!r}", f"use one of {', '.join(TOLERANCE_MODES)}"))
     return out
+
+
+def with_precision(case: PairedCase, precision: Union[str, Precision], name: str = "") -> PairedCase:
+    """The same pair run in another precision, as its own case: ``name`` or the case's name + '_' + dtype."""
+    import dataclasses
+
+    dtype = precision if isinstance(precision, str) else precision.dtype
+    return dataclasses.replace(case, precision=precision, name=name or (f"{case.name}_{dtype}" if case.name else ""))

@@ -148,6 +148,35 @@ def diagnose_update_pattern(check: str, failing: List[str], owner_kinds: Mapping
     return []
 
 
+FLOAT16_MAX = 65504.0
+
+
+def diagnose_precision(dtype: Optional[str], mode: str, kinds: List[str], layer: str = "",
+                       peak_input: float = 0.0) -> List[Finding]:
+    """float16's narrow range in a mixed-precision run: a failure that is non-finite, or whose first
+    diverging layer takes inputs whose squares pass float16's largest value (a mean of squares turns
+    inf, its rsqrt 0: values, not infinities, come out).
+
+    dtype: the case's compute dtype (None: float32, no finding); kinds: the failing tensors' kinds;
+    layer: the first diverging layer's class; peak_input: the largest |input| torch fed it.
+    """
+    if dtype != "float16":
+        return []
+    squares = peak_input * peak_input > FLOAT16_MAX
+    if "nonfinite" not in kinds and not squares:
+        return []
+    seen = (f"the inputs of {layer} reach {peak_input:.4g}: their squares ({peak_input * peak_input:.3g}) pass"
+            f" float16's largest value, {FLOAT16_MAX:g}" if squares else "a value is not finite on one side only")
+    cause = (f"{seen}; the original computes such steps in float32 (x.float() before a square, a variance or a"
+             " softmax), the port in float16")
+    if mode == "pynative":
+        cause += ("; MindSpore's PYNATIVE to_float casts the inputs of every op inside a flagged cell, undoing an"
+                  " astype(mindspore.float32) there (GRAPH mode keeps it)")
+    keep = f"keep_float32=('{layer}',)" if layer else "keep_float32=('<layer class>',)"
+    return [Finding("float16-overflow", layer or "the network", cause,
+                    f"compute that step in float32 in the port and keep the layer in float32 ({keep})", "medium")]
+
+
 def _plain(value: Any) -> bool:
     return isinstance(value, (bool, int, float, str, type(None))) or (
         isinstance(value, tuple) and all(isinstance(v, (bool, int, float, str)) for v in value))

@@ -7,11 +7,14 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
+import numpy as np
+
 from migcheck.compare import TensorComparison
-from migcheck.diagnosis import Finding, diagnose, diagnose_update_pattern
+from migcheck.diagnosis import Finding, diagnose, diagnose_precision, diagnose_update_pattern
 from migcheck.localize import (Localization, SubcellRow, compare_calls, first_divergence, key_calls, module_pairs,
                                summarize)
 from migcheck.mapping import WeightMapping
+from migcheck.precision import apply_precision, as_precision
 from migcheck.tolerance import Tolerance
 
 LOCALIZABLE = ("value", "shape", "nonfinite")
@@ -24,6 +27,7 @@ def locate(case: Any, check: str, ref: Any, cell: Any, mapping: WeightMapping,
 
     module = TorchModule(case.torch)
     module.load(ref.weights)
+    apply_precision(case.precision, module)
     n_net = len(ref.input_names) - len(case.targets)
     train = check in ("train", "step")
     t_calls = module.capture(ref.inputs[:n_net], ref.input_dtypes, train=train)
@@ -40,6 +44,11 @@ def locate(case: Any, check: str, ref: Any, cell: Any, mapping: WeightMapping,
     for torch_owner, ms_owner in _owners_of(failing, mapping):
         findings += _diagnose_pair(module, cell, torch_owner, ms_owner)
     findings += diagnose_update_pattern(check, failing, {p.name: p.owner_kind for p in ref.params})
+    precision = as_precision(case.precision)
+    layer = cell.config(first.ms_name)[0] if first is not None else ""
+    peak = _peak(t_calls[first.order].inputs) if first is not None else 0.0
+    findings += diagnose_precision(precision.dtype if precision else None, cell.mode,
+                                   [t.kind for t in tensors if not t.ok], layer, peak)
     findings = _unique(findings)
     summary = summarize(first, findings, rows)
     backward = _first_in_backward_order(failing, t_calls) if check in ("backward", "step") else None
@@ -108,3 +117,10 @@ def _unique(findings: Sequence[Finding]) -> List[Finding]:
             seen.add((f.rule, f.where))
             out.append(f)
     return out
+
+
+def _peak(inputs: Sequence[Any]) -> float:
+    """The largest finite |value| among a call's float inputs (0 when there are none)."""
+    peaks = [float(np.max(np.abs(x[np.isfinite(x)]), initial=0.0)) for x in inputs
+             if isinstance(x, np.ndarray) and x.dtype.kind == "f" and x.size]
+    return max(peaks, default=0.0)

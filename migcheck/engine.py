@@ -17,6 +17,7 @@ from migcheck.golden import GoldenProblem, RecordedSkip
 from migcheck.mapping import WeightMapping, map_weights, to_mindspore, to_torch
 from migcheck.objective import LazyObjective, Objective, make_cotangents, output_layout_problem
 from migcheck.params import ParamInfo
+from migcheck.precision import apply_precision, as_precision, tolerance_dtype, unsupported_reason
 from migcheck.planning import Item, effective_checks, plan  # noqa: F401  (re-exported: light, in planning.py)
 from migcheck.tolerance import BUDGET, Budget, Tolerance, ToleranceRules, default_profile, resolve
 from migcheck.tree import flatten, index_paths
@@ -167,6 +168,7 @@ def _compute_reference(case: PairedCase, check: str, device: str = "cpu") -> Ref
     params = tuple(module.params())
     weights = make_weights(params, case_name=case.name, fill=case.weights, built=module.state())
     module.load(weights)
+    apply_precision(case.precision, module)
     objective = None if check in ("forward", "train") else _objective(case, module, inputs, dtypes, n_net,
                                                                        lazy=check == "backward")
     results = _torch_results(case, check, module, inputs, dtypes, order, n_net, params, objective)
@@ -228,6 +230,9 @@ def skip_reason(item: Item, options: Optional[RunOptions] = None) -> Optional[st
             return case.skip[key]
     if item.backend not in BACKENDS:
         return f"unknown backend {item.backend!r}"
+    unsupported = unsupported_reason(as_precision(case.precision), item.backend)
+    if unsupported:
+        return unsupported
     needs = PRESET_BACKENDS.get(case.optimizer) if isinstance(case.optimizer, str) else None
     if item.check == "step" and needs and item.backend not in needs:
         return (f"the {case.optimizer!r} preset's MindSpore optimizer runs on {', '.join(needs)} only;"
@@ -315,6 +320,7 @@ def _run_mindspore_side(item: Item, options: RunOptions, ref: Reference) -> Outc
                        + (f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""),
                        structure=problems, mapping=mapping)
     cell.load(to_mindspore(ref.weights, mapping))
+    apply_precision(case.precision, cell)
     # Cotangents are shaped like torch's outputs. The step check compares MindSpore's output shapes in a
     # forward pass first; the backward check compares those its gradient pass returns (no extra pass).
     shapes_matter = ref.objective is not None and bool(ref.objective.cotangents)
@@ -337,9 +343,12 @@ def _run_mindspore_side(item: Item, options: RunOptions, ref: Reference) -> Outc
     rules = ToleranceRules.build(case.tolerance, case.tolerances, options.rtol, options.atol)
 
     profile = profile_for(item.backend, options)
+    precision = as_precision(case.precision)
 
     def tolerance_for(name: str, dtype: str) -> Tuple[Tolerance, str]:
-        return resolve(dtype, check=item.check, backend=item.backend, tensor=name, rules=rules, profile=profile)
+        judged = tolerance_dtype(dtype, precision)
+        tol, source = resolve(judged, check=item.check, backend=item.backend, tensor=name, rules=rules, profile=profile)
+        return tol, (f"{source} (a {dtype} result of a {judged} run)" if judged != dtype else source)
 
     tensors = compare_trees(expected, results, tolerance_for, prefix="")
     tensors = tuple(dataclasses.replace(t, profile=profile) for t in tensors)
@@ -351,6 +360,8 @@ def _run_mindspore_side(item: Item, options: RunOptions, ref: Reference) -> Outc
     outcome = _outcome_from_tensors(tensors, mapping)
     if ref.objective is not None and ref.objective.notes:
         outcome = dataclasses.replace(outcome, notes=outcome.notes + ref.objective.notes)
+    if precision is not None:
+        outcome = dataclasses.replace(outcome, notes=outcome.notes + (precision.describe(),))
     return dataclasses.replace(_localized(outcome, item, options, ref, cell, mapping, tolerance_for),
                                compile_s=cell.compile_s)
 
@@ -358,7 +369,8 @@ def _run_mindspore_side(item: Item, options: RunOptions, ref: Reference) -> Outc
 def _forward_tolerance(item: Item, options: RunOptions):
     rules = ToleranceRules.build(item.case.tolerance, item.case.tolerances, options.rtol, options.atol)
     profile = profile_for(item.backend, options)
-    return lambda name, dtype: resolve(dtype, check="forward", backend=item.backend, tensor=name, rules=rules,
+    precision = as_precision(item.case.precision)
+    return lambda name, dtype: resolve(tolerance_dtype(dtype, precision), check="forward", backend=item.backend, tensor=name, rules=rules,
                                        profile=profile)
 
 

@@ -34,6 +34,7 @@ from typing import Any, Dict, List, Optional, Tuple
 import numpy as np
 
 from migcheck.case import FrameworkPair, PairedCase
+from migcheck.precision import as_precision
 
 PARTS = ("inputs", "weights", "torch", "loss", "optimizer", "adapt_torch")
 
@@ -56,7 +57,7 @@ def fingerprint_texts(case: PairedCase) -> Dict[str, str]:
         opt_text = source_closure(optimizer.torch)
     else:
         opt_text = repr(optimizer)
-    return {
+    texts = {
         "inputs": "\n".join(inputs + [f"targets={list(case.targets)!r}"]),
         "weights": repr(case.weights),
         "torch": source_closure(case.torch),
@@ -64,6 +65,9 @@ def fingerprint_texts(case: PairedCase) -> Dict[str, str]:
         "optimizer": f"{opt_text}\nsteps={case.steps!r}",
         "adapt_torch": source_closure(case.adapt_torch) if case.adapt_torch is not None else "none",
     }
+    if case.precision is not None:  # only when set, so float32 cases keep the fingerprints they were recorded with
+        texts["precision"] = repr(as_precision(case.precision))
+    return texts
 
 
 def changed_parts(recorded: Dict[str, str], now: Dict[str, str]) -> List[str]:

@@ -12,6 +12,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
+import numpy as np
+
 from migcheck.compare import TensorComparison, compare_trees
 from migcheck.diagnosis import Finding
 from migcheck.tolerance import Tolerance
@@ -83,6 +85,12 @@ def _without_none(tree: Any) -> Any:
     return tree
 
 
+def _widened(inputs: Sequence[Any]) -> List[Any]:
+    """Inputs compared by value: under mixed precision one side's hook sees a layer's input before its
+    cast to the layer's dtype (MindSpore's to_float) and the other after it (migcheck's torch policy)."""
+    return [np.asarray(x, np.float32) if isinstance(x, np.ndarray) and x.dtype == np.float16 else x for x in inputs]
+
+
 def _worst(tensors: Sequence[TensorComparison]) -> Tuple[bool, float, str]:
     failing = [t for t in tensors if not t.ok]
     err = max((t.max_abs_err for t in tensors), default=0.0)
@@ -106,7 +114,8 @@ def compare_calls(torch_calls: Sequence[Call], ms_calls: Sequence[Call], pairs: 
                                    else f"MindSpore '{ms_name}' did not run"))
             continue
         if len(call.inputs) == len(ms_call.inputs):
-            in_ok, _, _ = _worst(compare_trees(list(call.inputs), list(ms_call.inputs), tolerance_for, prefix="in"))
+            in_ok, _, _ = _worst(compare_trees(_widened(call.inputs), _widened(ms_call.inputs), tolerance_for,
+                                               prefix="in"))
         else:
             in_ok = False
         out_ok, err, message = _worst(compare_trees(_without_none(call.output), _without_none(ms_call.output),

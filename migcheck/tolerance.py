@@ -29,10 +29,14 @@ class Tolerance:
         return out
 
 
-# torch.testing's defaults; integers and booleans compare exactly.
+# torch.testing's defaults for float32 and wider; integers and booleans compare exactly. Low-precision
+# results of two frameworks differ by an ulp or two wherever their kernels round differently (measured:
+# 1 ulp in 1-20% of a float16 conv/BatchNorm/linear block's outputs), so float16 and bfloat16 allow two
+# ulps relative (eps 9.8e-4 and 7.8e-3) and one ulp of a unit value absolute, for sums that cancel to
+# near zero. torch.testing's float16/bfloat16 atol of 1e-5 suits single ops, not cells.
 DTYPE_DEFAULTS: Mapping[str, Tolerance] = {
-    "float16": Tolerance(1e-3, 1e-5),
-    "bfloat16": Tolerance(1.6e-2, 1e-5),
+    "float16": Tolerance(2e-3, 1e-3),
+    "bfloat16": Tolerance(1.6e-2, 8e-3),
     "float32": Tolerance(1.3e-6, 1e-5),
     "float64": Tolerance(1e-7, 1e-7),
     "complex64": Tolerance(1.3e-6, 1e-5),

@@ -12,8 +12,6 @@ def tol_for(dtype="float32", check="forward", backend="cpu", tensor="out", **rul
 
 
 @pytest.mark.parametrize("dtype, rtol, atol", [
-    ("float16", 1e-3, 1e-5),
-    ("bfloat16", 1.6e-2, 1e-5),
     ("float32", 1.3e-6, 1e-5),
     ("float64", 1e-7, 1e-7),
     ("complex64", 1.3e-6, 1e-5),
@@ -21,6 +19,15 @@ def tol_for(dtype="float32", check="forward", backend="cpu", tensor="out", **rul
 ])
 def test_dtype_defaults_match_torch_testing(dtype, rtol, atol):
     assert tol_for(dtype) == (Tolerance(rtol, atol), f"{dtype} default")
+
+
+@pytest.mark.parametrize("dtype, eps", [("float16", 2.0 ** -10), ("bfloat16", 2.0 ** -7)])
+def test_low_precision_defaults_allow_two_ulps_relative_and_one_ulp_of_one_absolute(dtype, eps):
+    # Cells of two frameworks differ by an ulp where kernels round differently; torch.testing's
+    # single-op atol of 1e-5 would fail every near-zero float16 output of a cell.
+    tol, source = tol_for(dtype)
+    assert source == f"{dtype} default"
+    assert 2 * eps <= tol.rtol <= 2.1 * eps and eps <= tol.atol <= 1.05 * eps
 
 
 @pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "int64", "uint8", "bool"])
@@ -46,7 +53,7 @@ def test_gpu_profile_loosens_float32_only_and_stacks_with_check_scale():
     tol, source = tol_for("float32", check="backward", backend="gpu")
     assert (tol.rtol, tol.atol) == (pytest.approx(1.3e-6 * 20), pytest.approx(1e-5 * 20))
     assert source == "float32 default x20 (gpu/backward)"
-    assert tol_for("float16", backend="gpu") == (Tolerance(1e-3, 1e-5), "float16 default")
+    assert tol_for("float16", backend="gpu") == (Tolerance(2e-3, 1e-3), "float16 default")
 
 
 def test_case_tolerance_replaces_the_defaults_including_the_check_scale():

@@ -17,6 +17,7 @@ import numpy as np  # noqa: E402
 
 from migcheck.objective import Objective
 from migcheck.params import ParamInfo
+from migcheck.precision import Precision, kept, unmatched
 from migcheck.tree import contiguous, flatten, lenient
 
 # Optimizer presets paired with torch_side.PRESETS. Weight decay is given per group so that it
@@ -172,6 +173,20 @@ class MindSporeCell:
         # GRAPH mode: seconds spent compiling graphs (Cell.compile before the first call; for gradients,
         # the first call's time beyond a second call's). Each new Cell instance compiles anew in 2.10.
         self.compile_s = 0.0
+        self.loss_float32 = False
+
+    def set_precision(self, precision: Precision) -> None:
+        """Cell.to_float(dtype) on the network, then float32 on the kept layers (their children follow)."""
+        layers = [(name, type(c).__name__) for name, c in self.cell.cells_and_names()]
+        missing = unmatched(precision, [cls for _, cls in layers])
+        if missing:
+            raise MindSporeSideError(f"keep_float32 {missing} matches no layer of the MindSpore cell (its classes:"
+                                     f" {', '.join(sorted({cls for _, cls in layers}))}); name layer classes such as 'BatchNorm'")
+        self.cell.to_float(getattr(ms, precision.dtype))
+        for _, c in self.cell.cells_and_names():
+            if any(kept(p, type(c).__name__) for p in precision.keep_float32):
+                c.to_float(ms.float32)
+        self.loss_float32 = precision.loss_float32
 
     def _compile(self, cell: Any, args: Sequence[Any]) -> None:
         """GRAPH mode: compile cell for args now (public Cell.compile), timed apart from running it."""
@@ -248,7 +263,7 @@ class MindSporeCell:
         # checks their shapes against torch's after this one pass (self.output_shapes), instead of
         # running a forward pass of its own first.
         with_outputs = loss is None and bool(objective.cotangents)
-        fn = ms.grad(_objective_cell(self.cell, objective, loss, with_outputs), grad_position=positions or None,
+        fn = ms.grad(_objective_cell(self.cell, objective, loss, with_outputs, self.loss_float32), grad_position=positions or None,
                      weights=[p for _, p in named] or None, has_aux=with_outputs)
         with scratch_cwd(self.mode):
             started = time.perf_counter()
@@ -271,7 +286,7 @@ class MindSporeCell:
         args = [_tensor(x, d) for x, d in zip(inputs, dtypes)]
         params = [p for _, p in self._named if p.requires_grad]
         opt = PRESETS[optimizer](params) if isinstance(optimizer, str) else optimizer(params)
-        step = ms.nn.TrainOneStepCell(_objective_cell(self.cell, objective, loss), opt)
+        step = ms.nn.TrainOneStepCell(_objective_cell(self.cell, objective, loss, loss_float32=self.loss_float32), opt)
         step.set_train(True)
         self._compile(step, args)
         records = []
@@ -321,17 +336,34 @@ class _CotangentObjective(ms.nn.Cell):
         total = 0.0
         for k, path in enumerate(self.paths):
             leaf = out
+            found = True
             for i in path:
-                leaf = leaf[i]
-            total = total + (leaf * self.cotangents[k]).sum()
+                if found and isinstance(leaf, (tuple, list)) and i < len(leaf):
+                    leaf = leaf[i]
+                else:
+                    found = False
+            # A leaf missing, or shaped unlike torch's, is left out rather than raising: an exception
+            # inside mindspore.grad's trace breaks the next gradient taken in this process (MindSpore
+            # 2.10, PYNATIVE). The caller finds the mismatch in the outputs (with_outputs) or beforehand.
+            if found and leaf.shape == self.cotangents[k].shape:
+                if leaf.dtype in (ms.float16, ms.bfloat16):  # as torch promotes: float32 cotangent, float32 sum
+                    leaf = leaf.astype(ms.float32)
+                total = total + (leaf * self.cotangents[k]).sum()
         if self.with_outputs:
             return total, out
         return total
 
 
-def _objective_cell(net: Any, objective: Objective, loss: Optional[Callable[[], Any]], with_outputs: bool = False) -> Any:
+def _objective_cell(net: Any, objective: Objective, loss: Optional[Callable[[], Any]], with_outputs: bool = False,
+                    loss_float32: bool = False) -> Any:
     if loss is not None:
-        return _LossObjective(net, loss(), objective.n_net_inputs)
+        loss_cell = loss()
+        if loss_float32:  # mixed precision: the loss casts its inputs up, as the migration guide does
+            if not isinstance(loss_cell, ms.nn.Cell):
+                raise MindSporeSideError(f"loss_float32 needs the MindSpore loss to be a mindspore.nn.Cell (to_float),"
+                                         f" got {type(loss_cell).__name__}; wrap it in a Cell or set loss_float32=False")
+            loss_cell.to_float(ms.float32)
+        return _LossObjective(net, loss_cell, objective.n_net_inputs)
     used = [(path, c) for path, c in zip(objective.paths, objective.cotangents) if c is not None]
     return _CotangentObjective(net, tuple(ms.Tensor(c) for _, c in used), tuple(path for path, _ in used),
                                with_outputs)

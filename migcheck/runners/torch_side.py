@@ -1,6 +1,7 @@
 """The PyTorch reference side: build, load numpy weights, run, and hand back numpy trees."""
 from __future__ import annotations
 
+import functools
 import os
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
@@ -9,6 +10,7 @@ import torch
 
 from migcheck.objective import LazyObjective, Objective
 from migcheck.params import ParamInfo
+from migcheck.precision import Precision, layer_dtypes, unmatched
 from migcheck.tree import contiguous, flatten
 
 # Optimizer presets: torch's own hyper-parameter names; mindspore_side holds the paired port.
@@ -113,6 +115,29 @@ class TorchModule:
         self.device = torch.device(device)
         self.module = module.to(self.device)
         self.float64 = False
+        self._cast: Optional["_CastToLayerDtype"] = None  # set by set_precision
+        self._loss_float32 = False
+
+    def set_precision(self, precision: Precision) -> None:
+        """Compute as MindSpore's Cell.to_float does (migcheck.precision): parameters stay float32, and
+        each op casts its float inputs to the dtype of the innermost layer running it."""
+        layers = [(name, type(m).__name__) for name, m in self.module.named_modules()]
+        missing = unmatched(precision, [cls for _, cls in layers])
+        if missing:
+            raise TorchSideError(f"keep_float32 {missing} matches no layer of the torch module (its classes:"
+                                 f" {', '.join(sorted({cls for _, cls in layers}))}); name layer classes such as 'BatchNorm'")
+        dtypes = {path: getattr(torch, d) for path, d in layer_dtypes(layers, precision).items()}
+        self._cast = cast = _CastToLayerDtype({id(b) for b in self.module.buffers()})
+        for path, m in self.module.named_modules():
+            m.register_forward_pre_hook(functools.partial(cast.enter, dtypes[path]))
+            m.register_forward_hook(cast.leave, always_call=True)
+        self._loss_float32 = precision.loss_float32
+
+    def _run(self, args: Sequence[torch.Tensor]) -> Any:
+        if self._cast is None:
+            return self.module(*args)
+        with self._cast:
+            return self.module(*args)
 
     def to_float64(self) -> None:
         """The error-budget oracle: every float parameter and buffer, input, cotangent and loss in float64."""
@@ -140,7 +165,7 @@ class TorchModule:
         self.module.train(train)
         args = self._args(inputs, dtypes)
         with torch.no_grad():
-            return to_numpy(self.module(*args))
+            return to_numpy(self._run(args))
 
     def capture(self, inputs: Sequence[np.ndarray], dtypes: Sequence[str], *, train: bool = False) -> List[Any]:
         """One forward with a hook on every sub-module: their tensor inputs and outputs, in completion order."""
@@ -202,10 +227,12 @@ class TorchModule:
         return records
 
     def _objective(self, args: List[torch.Tensor], objective: Objective, loss_fn: Any) -> torch.Tensor:
-        out = self.module(*args[:objective.n_net_inputs])
+        out = self._run(args[:objective.n_net_inputs])
         if isinstance(objective, LazyObjective):  # cotangents shaped by this very pass: no extra forward
             objective = self.objective = objective.build(_placeholders(out))
         if loss_fn is not None:
+            if self._loss_float32:
+                out = _float32_leaves(out)
             return loss_fn(out, *args[objective.n_net_inputs:])
         total = torch.zeros((), dtype=torch.float64 if self.float64 else torch.float32, device=self.device)
         for (_, leaf), cot in zip(flatten(out), objective.cotangents):
@@ -236,3 +263,66 @@ def _np_dtype(t: torch.Tensor) -> str:
 def _tensor(x: np.ndarray, dtype: str) -> torch.Tensor:
     t = torch.from_numpy(np.array(x, copy=True))
     return t.to(torch.bfloat16) if dtype == "bfloat16" else t
+
+
+def _float32_leaves(tree: Any) -> Any:
+    if isinstance(tree, torch.Tensor):
+        return tree.float() if tree.is_floating_point() else tree
+    if isinstance(tree, (tuple, list)):
+        return type(tree)(_float32_leaves(t) for t in tree)
+    if isinstance(tree, Mapping):
+        return {k: _float32_leaves(v) for k, v in tree.items()}
+    return tree
+
+
+# Tensor methods that only read metadata or convert on purpose: their arguments are never cast.
+_NO_CAST = frozenset({torch.Tensor.to, torch.Tensor.type, torch.Tensor.float, torch.Tensor.half, torch.Tensor.double,
+                      torch.Tensor.bfloat16, torch.Tensor.size, torch.Tensor.dim, torch.Tensor.numel,
+                      torch.Tensor.detach, torch.Tensor.item, torch.Tensor.tolist, torch.Tensor.numpy,
+                      torch.Tensor.is_floating_point, torch.Tensor.__setitem__, torch.Tensor.__repr__,
+                      torch.Tensor.__format__})
+
+
+class _CastToLayerDtype(torch.overrides.TorchFunctionMode):
+    """MindSpore's to_float policy as GRAPH mode compiles it (and as the original model means it): a
+    layer's float inputs are cast to its dtype on entry (``enter``, a forward pre-hook), and its float
+    parameters wherever an op uses them (this mode; autograd carries float32 gradients back to them).
+    Casts the forward makes on purpose (``x.float()`` before a variance) are kept. Buffers are never
+    cast: ops update them in place (BatchNorm's running statistics), and a copy would lose the update.
+
+    MindSpore's PYNATIVE mode casts every op's inputs instead, undoing such deliberate casts inside a
+    flagged cell: a port that relies on one differs there, which is a real difference to report.
+    """
+
+    def __init__(self, buffers: set) -> None:
+        super().__init__()
+        self.stack: List[torch.dtype] = []
+        self.buffers = buffers
+
+    def enter(self, dtype: torch.dtype, _module: Any, args: tuple) -> tuple:
+        self.stack.append(dtype)
+        return tuple(self._cast(a, dtype, activations=True) for a in args)
+
+    def leave(self, _module: Any, _args: Any, _output: Any) -> None:  # returns None: the output stays
+        self.stack.pop()
+
+    def __torch_function__(self, func: Any, types: Any, args: tuple = (), kwargs: Optional[dict] = None) -> Any:
+        kwargs = kwargs or {}
+        # An op that updates buffers (batch_norm) keeps its parameters' dtype: torch's kernels want weight
+        # and running statistics alike, and take a low-precision input with float32 statistics.
+        if (self.stack and func not in _NO_CAST and getattr(func, "__name__", "") != "__get__"
+                and not any(id(a) in self.buffers for a in [*args, *kwargs.values()])):
+            dtype = self.stack[-1]
+            args = tuple(self._cast(a, dtype) for a in args)
+            kwargs = {k: v if k == "out" else self._cast(v, dtype) for k, v in kwargs.items()}
+        return func(*args, **kwargs)
+
+    def _cast(self, value: Any, dtype: torch.dtype, activations: bool = False) -> Any:
+        if isinstance(value, torch.Tensor):
+            wanted = activations or isinstance(value, torch.nn.Parameter)
+            if wanted and value.is_floating_point() and value.dtype != dtype and id(value) not in self.buffers:
+                return value.to(dtype)
+            return value
+        if isinstance(value, (list, tuple)) and value and any(isinstance(v, torch.Tensor) for v in value):
+            return type(value)(self._cast(v, dtype, activations) for v in value)
+        return value
