@@ -157,3 +157,19 @@ def test_precision_is_part_of_the_golden_fingerprint_only_when_set():
     (f16, parts16), (f32, parts32) = case_fingerprint(base), case_fingerprint(fp32)
     assert f16 != f32 and "precision" in parts16 and "precision" not in parts32
     assert case_fingerprint(dataclasses.replace(base, precision=Precision("float16")))[0] == f16
+
+
+def test_mixed_precision_goldens_replay_without_torch_and_keep_their_expectations(tmp_path):
+    from migcheck.cli import main
+    from migcheck.report.jsonfile import read_summary
+
+    path = str(ROOT / "cases" / "mixed_precision.py")
+    assert main(["record", path, "-k", "rmsnorm_without_upcast or mlp_float16", "--check", "forward",
+                 "--fixtures", str(tmp_path / "gold")]) == 0
+    code = main(["compare", path, "-k", "rmsnorm_without_upcast or mlp_float16", "--check", "forward",
+                 "--mode", "pynative", "--golden", str(tmp_path / "gold"), "--report", str(tmp_path / "rep")])
+    verdicts = {v.case: v for v in read_summary(tmp_path / "rep" / "summary.json")}
+    assert code == 0, {k: v.message for k, v in verdicts.items()}
+    assert verdicts["mlp_float16"].status == "pass" and verdicts["mlp_float16"].tensors[0].torch_dtype == "float16"
+    bad = verdicts["rmsnorm_without_upcast"]
+    assert bad.status == "xfail" and "'float16-overflow' not checked" in bad.message

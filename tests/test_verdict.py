@@ -11,7 +11,7 @@ from migcheck.compare import compare_arrays
 from migcheck.mapping import map_weights
 from migcheck.params import ParamInfo
 from migcheck.tolerance import Tolerance
-from migcheck.verdict import EXPECTED_STATUSES, STATUSES, Verdict, expectation, from_dict, judge, to_dict
+from migcheck.verdict import EXPECTED_STATUSES, STATUSES, Verdict, expectation, from_dict, judge, judge_diagnosis, to_dict
 
 
 @pytest.mark.parametrize("expect, fails_with, fails_on, check, expected", [
@@ -119,3 +119,20 @@ def test_from_dict_of_a_minimal_verdict():
     v = verdict(status="skip", message="case runs only in pynative mode")
     assert from_dict(json.loads(json.dumps(to_dict(v)))) == v
     assert dataclasses.replace(v, status="pass") != v
+
+
+def test_an_expected_diagnosis_must_fire_unless_localization_could_not_run():
+    from migcheck.diagnosis import Finding
+    from migcheck.localize import Localization
+
+    fired = Localization((), None, None, (Finding("pad-mode", "w", "c", "f", "high"),), "s")
+    other = Localization((), None, None, (Finding("gelu-approximate", "w", "c", "f", "high"),), "s")
+    assert judge_diagnosis("xfail", "failed as expected (value)", "pad-mode", fired) == (
+        "xfail", "failed as expected (value); diagnosed as expected (pad-mode)")
+    status, remark = judge_diagnosis("xfail", "failed as expected (value)", "pad-mode", other)
+    assert status == "fail" and "['gelu-approximate']" in remark
+    assert judge_diagnosis("xfail", "r", "pad-mode", None)[0] == "fail"
+    # golden mode: no torch to re-run with hooks, so the kind decides and the remark says so
+    status, remark = judge_diagnosis("xfail", "r", "pad-mode", None, localization_skipped=True)
+    assert status == "xfail" and "not checked" in remark and "--golden" in remark
+    assert judge_diagnosis("fail", "r", "pad-mode", None, localization_skipped=True)[0] == "fail"
