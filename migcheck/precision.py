@@ -2,10 +2,13 @@
 
 The model is MindSpore's ``Cell.to_float``: the network is flagged with a compute dtype, layers that
 must stay accurate (BatchNorm, by the migration guide's "whole net float16, BatchNorm and loss
-float32") are flagged float32, and a flag covers the layer's children. Every op then casts its float
-inputs, parameters included, to the dtype of the innermost flagged layer running it; the parameters
-themselves stay float32 (master weights), so gradients and optimizer updates are float32.
-The torch runner mirrors exactly that policy, so a difference is the port's, not the policies'.
+float32") are flagged float32, and a flag covers the layer's children. A layer's float inputs are cast
+to its dtype on entry and its parameters wherever its ops use them; the parameters themselves stay
+float32 (master weights), so gradients and optimizer updates are float32. That is GRAPH mode's
+behaviour, and what an original model's own casts (x.float() before a variance) mean. The torch
+runner mirrors it, so a difference is the port's, not the policies'. (MindSpore's PYNATIVE mode
+casts the inputs of every op inside a flagged cell instead, undoing such casts: see the bundled
+rmsnorm_upcast_undone_in_pynative.)
 """
 from __future__ import annotations
 

@@ -119,8 +119,8 @@ class TorchModule:
         self._loss_float32 = False
 
     def set_precision(self, precision: Precision) -> None:
-        """Compute as MindSpore's Cell.to_float does (migcheck.precision): parameters stay float32, and
-        each op casts its float inputs to the dtype of the innermost layer running it."""
+        """Compute as MindSpore's Cell.to_float does in GRAPH mode (migcheck.precision): parameters stay
+        float32; each layer's inputs are cast to its dtype on entry and its parameters where ops use them."""
         layers = [(name, type(m).__name__) for name, m in self.module.named_modules()]
         missing = unmatched(precision, [cls for _, cls in layers])
         if missing:
