@@ -19,7 +19,6 @@ Python-heavy code, so its migcheck share is an upper bound).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from collections import defaultdict
@@ -27,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import ROOT, load_note, median, percentile, quiet_mindspore  # noqa: E402
+from common import ROOT, emit, load_note, median, percentile, quiet_mindspore  # noqa: E402
 
 quiet_mindspore()
 
@@ -150,10 +149,7 @@ def main() -> None:
         result["cprofile_share"] = {k: v / total for k, v in split.items()}
         print("cProfile self-time by location: " + ", ".join(f"{k} {100 * v / total:.1f}%" for k, v in
                                                             sorted(split.items(), key=lambda kv: -kv[1])))
-    print(json.dumps(result))
-    if args.json:
-        with open(args.json, "a") as fh:
-            fh.write(json.dumps(result) + "\n")
+    emit(result, args.json)
 
 
 if __name__ == "__main__":

@@ -14,14 +14,13 @@ reused across a case's checks; it compiles with Cell.compile first and reports t
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import load_note, median, quiet_mindspore  # noqa: E402
+from common import emit, load_note, median, quiet_mindspore  # noqa: E402
 
 quiet_mindspore()
 
@@ -84,10 +83,7 @@ def main() -> None:
     print(f"a new instance of the same class compiles again: {m['new instance, first call']:.0f} ms against"
           f" {m['second call']:.1f} ms for a second call of a compiled one; Cell.compile then call:"
           f" {m['Cell.compile']:.0f} + {m['first call after Cell.compile']:.1f} ms (the call reuses the graph)")
-    print(json.dumps(result))
-    if args.json:
-        with open(args.json, "a") as fh:
-            fh.write(json.dumps(result) + "\n")
+    emit(result, args.json)
 
 
 if __name__ == "__main__":

@@ -27,7 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import load_note, median, peak_rss_mb, quiet_mindspore, run_child  # noqa: E402
+from common import emit, load_note, median, peak_rss_mb, quiet_mindspore, run_child  # noqa: E402
 
 quiet_mindspore()
 
@@ -240,10 +240,7 @@ def main() -> None:
         result.update(bare_rss_mb=median(rss_b), migcheck_rss_mb=median(rss_m), rss_ratio=median(rss_m) / median(rss_b))
         print(f"peak RSS: bare {result['bare_rss_mb']:.0f} MiB, migcheck {result['migcheck_rss_mb']:.0f} MiB;"
               f" ratio {result['rss_ratio']:.3f} (target <= 1.3)")
-    print(json.dumps(result))
-    if args.json:
-        with open(args.json, "a") as fh:
-            fh.write(json.dumps(result) + "\n")
+    emit(result, args.json)
 
 
 if __name__ == "__main__":

@@ -14,7 +14,6 @@ environment variable for that run only: `load:MIGCHECK_XDIST_THREADS=0`. --worke
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import subprocess
 import sys
@@ -23,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import PYTHON, ROOT, load_note, median  # noqa: E402
+from common import PYTHON, ROOT, emit, load_note, median  # noqa: E402
 
 
 def run_pytest(extra, env_extra):
@@ -84,10 +83,7 @@ def main() -> None:
         # CPU time shows what other jobs on the same cores cannot: work wasted by oversubscription.
         print(f"{name}: {t:.1f} s wall, speed-up {serial / t:.2f}x (target >= 1.7); {c:.1f} s CPU"
               f" ({c / serial_cpu:.2f}x the serial run's)")
-    print(json.dumps(result))
-    if args.json:
-        with open(args.json, "a") as fh:
-            fh.write(json.dumps(result) + "\n")
+    emit(result, args.json)
 
 
 if __name__ == "__main__":

@@ -11,7 +11,6 @@ Targets: --help and a warm list <= 0.3 s.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import subprocess
@@ -22,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import PYTHON, ROOT, load_note, median  # noqa: E402
+from common import PYTHON, ROOT, emit, load_note, median  # noqa: E402
 
 PROBE = ("import sys, runpy; sys.argv = ['migcheck'] + sys.argv[1:]\n"
          "try:\n    runpy.run_module('migcheck.cli', run_name='__main__')\nexcept SystemExit:\n    pass\n"
@@ -87,10 +86,7 @@ def main() -> None:
     ok = result["commands"]["migcheck --help"]["seconds"] <= 0.3 and result["commands"]["migcheck list (warm cache)"]["seconds"] <= 0.3
     print(f"targets (--help and warm list <= 0.3 s): {'met' if ok else 'NOT met'};"
           f" report imports torch/mindspore: {'yes' if {'torch', 'mindspore'} & set(modules['migcheck report DIR'].split()) else 'no'}")
-    print(json.dumps(result))
-    if args.json:
-        with open(args.json, "a") as fh:
-            fh.write(json.dumps(result) + "\n")
+    emit(result, args.json)
     shutil.rmtree(scratch, ignore_errors=True)
 
 

@@ -11,7 +11,6 @@ median wall time of the slowest process per round, per setting, and their ratio.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import subprocess
 import sys
@@ -20,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import PYTHON, load_note, median  # noqa: E402
+from common import PYTHON, emit, load_note, median  # noqa: E402
 
 WORK = r'''
 import os, sys, time
@@ -76,10 +75,7 @@ def main() -> None:
     print(f"MindSpore: default {med['default'][0]:.2f} s, capped {med['capped'][0]:.2f} s"
           f" ({med['default'][0] / med['capped'][0]:.2f}x); torch: default {med['default'][1]:.2f} s,"
           f" capped {med['capped'][1]:.2f} s ({med['default'][1] / med['capped'][1]:.1f}x)")
-    print(json.dumps(result))
-    if args.json:
-        with open(args.json, "a") as fh:
-            fh.write(json.dumps(result) + "\n")
+    emit(result, args.json)
 
 
 if __name__ == "__main__":

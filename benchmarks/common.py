@@ -10,7 +10,7 @@ import statistics
 import subprocess
 import sys
 from pathlib import Path
-from typing import Dict, List, Sequence
+from typing import Dict, List, Optional, Sequence
 
 ROOT = Path(__file__).resolve().parents[1]
 HERE = Path(__file__).resolve().parent
@@ -67,6 +67,15 @@ def run_child(args: List[str], env: Dict[str, str] = None) -> dict:
     if proc.returncode != 0 or not lines:
         raise RuntimeError(f"child {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout[-2000:]}\n{proc.stderr[-4000:]}")
     return json.loads(lines[-1])
+
+
+def emit(result: dict, json_path: Optional[str]) -> None:
+    """Print a run's figures as one JSON line (run_child reads it) and append it to --json FILE, if given."""
+    line = json.dumps(result)
+    print(line)
+    if json_path:
+        with open(json_path, "a") as fh:
+            fh.write(line + "\n")
 
 
 def quiet_mindspore() -> None:
