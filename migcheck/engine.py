@@ -6,7 +6,7 @@ import functools
 import time
 import traceback
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -338,19 +338,12 @@ def _run_mindspore_side(item: Item, options: RunOptions, ref: Reference) -> Outc
                 raise
     if mismatch is not None:
         return dataclasses.replace(_localized(mismatch, item, options, ref, cell, mapping,
-                                              _forward_tolerance(item, options)), compile_s=cell.compile_s)
+                                              _tolerance_for(item, options, "forward")), compile_s=cell.compile_s)
     skipped = {s.torch_name for s in mapping.skipped}
     expected = {k: v for k, v in ref.results.items() if _torch_name_of(k) not in skipped}
-    rules = ToleranceRules.build(case.tolerance, case.tolerances, options.rtol, options.atol)
-
     profile = profile_for(item.backend, options)
     precision = as_precision(case.precision)
-
-    def tolerance_for(name: str, dtype: str) -> Tuple[Tolerance, str]:
-        judged = tolerance_dtype(dtype, precision)
-        tol, source = resolve(judged, check=item.check, backend=item.backend, tensor=name, rules=rules, profile=profile)
-        return tol, (f"{source} (a {dtype} result of a {judged} run)" if judged != dtype else source)
-
+    tolerance_for = _tolerance_for(item, options, item.check)
     tensors = compare_trees(expected, results, tolerance_for, prefix="")
     tensors = tuple(dataclasses.replace(t, profile=profile) for t in tensors)
     if tolerance_mode_for(case, options) == "budget":
@@ -367,12 +360,18 @@ def _run_mindspore_side(item: Item, options: RunOptions, ref: Reference) -> Outc
                                compile_s=cell.compile_s)
 
 
-def _forward_tolerance(item: Item, options: RunOptions):
+def _tolerance_for(item: Item, options: RunOptions, check: str) -> Callable[[str, str], Tuple[Tolerance, str]]:
+    """(tensor name, dtype) -> (tolerance, which layer chose it) for one item's comparisons of a check."""
     rules = ToleranceRules.build(item.case.tolerance, item.case.tolerances, options.rtol, options.atol)
     profile = profile_for(item.backend, options)
     precision = as_precision(item.case.precision)
-    return lambda name, dtype: resolve(tolerance_dtype(dtype, precision), check="forward", backend=item.backend, tensor=name, rules=rules,
-                                       profile=profile)
+
+    def tolerance_for(name: str, dtype: str) -> Tuple[Tolerance, str]:
+        judged = tolerance_dtype(dtype, precision)
+        tol, source = resolve(judged, check=check, backend=item.backend, tensor=name, rules=rules, profile=profile)
+        return tol, (f"{source} (a {dtype} result of a {judged} run)" if judged != dtype else source)
+
+    return tolerance_for
 
 
 def _localized(outcome: Outcome, item: Item, options: RunOptions, ref: Reference, cell: Any,
