@@ -45,10 +45,10 @@ def locate(case: Any, check: str, ref: Any, cell: Any, mapping: WeightMapping,
         findings += _diagnose_pair(module, cell, torch_owner, ms_owner)
     findings += diagnose_update_pattern(check, failing, {p.name: p.owner_kind for p in ref.params})
     precision = as_precision(case.precision)
-    layer = cell.config(first.ms_name)[0] if first is not None else ""
-    peak = _peak(t_calls[first.order].inputs) if first is not None else 0.0
-    findings += diagnose_precision(precision.dtype if precision else None, cell.mode,
-                                   [t.kind for t in tensors if not t.ok], layer, peak)
+    if precision is not None:  # the first diverging layer's class and peak input feed the float16 rule
+        layer = cell.config(first.ms_name)[0] if first is not None else ""
+        peak = _peak(t_calls[first.order].inputs) if first is not None else 0.0
+        findings += diagnose_precision(precision.dtype, cell.mode, [t.kind for t in tensors if not t.ok], layer, peak)
     findings = _unique(findings)
     summary = summarize(first, findings, rows)
     backward = _first_in_backward_order(failing, t_calls) if check in ("backward", "step") else None
