@@ -57,12 +57,12 @@ def instrument() -> None:
             if callable(value) and (not name.startswith("_") or name == "__init__"):
                 setattr(cls, name, _timed(value))
     mindspore_side.configure = _timed(mindspore_side.configure)
-    import migcheck.engine  # noqa: F401  (the engine imports configure inside functions: patched above)
+    import migcheck.running.pipeline  # noqa: F401  (the engine imports configure inside functions: patched above)
 
 
 def items_for(args):
-    from migcheck.discovery import discover, keyword_matcher
-    from migcheck.engine import RunOptions, plan
+    from migcheck.planning.discovery import discover, keyword_matcher
+    from migcheck.running.pipeline import RunOptions, plan
 
     collection = discover([str(ROOT / "cases")])
     options = RunOptions(modes=tuple(args.mode.split(",")))
@@ -93,7 +93,7 @@ def main() -> None:
     parser.add_argument("--json", metavar="FILE", help="append the result as one JSON line to FILE")
     args = parser.parse_args()
     instrument()
-    from migcheck.engine import run_item
+    from migcheck.running.pipeline import run_item
 
     items, options = items_for(args)
     print(f"{len(items)} item(s) of the bundled cases, modes {args.mode}; {load_note()}", flush=True)
@@ -136,7 +136,7 @@ def main() -> None:
         import cProfile
         import pstats
 
-        from migcheck import engine
+        from migcheck.running import pipeline as engine
 
         engine._REFERENCES.clear()
         profiler = cProfile.Profile()

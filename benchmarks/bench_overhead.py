@@ -153,7 +153,7 @@ def _timed_compare(fn):
 
 
 def with_migcheck(net: str, size: int, check: str):
-    from migcheck import engine
+    from migcheck.running import pipeline as engine
 
     if not hasattr(engine.compare_trees, "__wrapped_compare__"):  # how much of migcheck's time the comparator takes
         engine.compare_trees = _timed_compare(engine.compare_trees)
@@ -178,7 +178,7 @@ def child(which: str, net: str, size: int, check: str) -> None:
     import mindspore  # noqa: F401  (both children pay the same imports)
     import torch  # noqa: F401
 
-    import migcheck.engine  # noqa: F401
+    import migcheck.running.pipeline  # noqa: F401
 
     after_imports = peak_rss_mb()
     start = time.perf_counter()

@@ -1,4 +1,4 @@
-"""Peak memory and time of comparing two large float32 tensors (migcheck.compare.compare_arrays).
+"""Peak memory and time of comparing two large float32 tensors (migcheck.judging.compare.compare_arrays).
 
     .venv/bin/python benchmarks/compare_memory.py                       # 100M elements, this migcheck
     .venv/bin/python benchmarks/compare_memory.py --elements 20000000
@@ -30,7 +30,7 @@ if module:
     sys.modules["compare_under_test"] = compare
     spec.loader.exec_module(compare)
 else:
-    from migcheck import compare
+    from migcheck.judging import compare
 from migcheck.tolerance import Tolerance
 
 shape = (n // 1000, 10, 100)  # 3-D, so the error sample's map and per-channel maxima are exercised
@@ -60,7 +60,7 @@ def main() -> int:
     args = parser.parse_args()
     scenarios = ("pass", "fail") if args.scenario == "both" else (args.scenario,)
     print(f"compare_arrays on 2 x {args.elements:,} float32 ({2 * args.elements * 4 / 2**20:.0f} MiB of inputs),"
-          f" {'migcheck.compare' if not args.compare_module else args.compare_module}")
+          f" {'migcheck.judging.compare' if not args.compare_module else args.compare_module}")
     for scenario in scenarios:
         t0 = time.perf_counter()
         run = subprocess.run([sys.executable, "-c", CHILD, str(args.elements), scenario, args.compare_module],

@@ -9,7 +9,7 @@ from migcheck.precision import Precision, precision_problems
 from migcheck.specs import InputSpec, uniform
 from migcheck.tolerance import TOLERANCE_MODES, Tolerance
 
-from migcheck.planning import BACKENDS, CHECKS, MODES  # noqa: E402,F401  (light: `migcheck --help` reads them)
+from migcheck.planning.items import BACKENDS, CHECKS, MODES  # noqa: E402,F401  (light: `migcheck --help` reads them)
 # Kinds of failure a verdict can carry; a known-bad case names the one it must fail with.
 FAILURE_KINDS = ("structure", "tree", "shape", "dtype", "nonfinite", "value", "error", "graph-compile-error")
 
@@ -65,7 +65,7 @@ class PairedCase:
     adapt_mindspore: Optional[Adapter] = None
     expect: str = "pass"
     fails_with: Optional[str] = None
-    # For a known-bad case: the diagnosis rule id it must be explained by (migcheck.diagnosis.RULES).
+    # For a known-bad case: the diagnosis rule id it must be explained by (migcheck.localization.rules.RULES).
     diagnosis: Optional[str] = None
     # Where the expected failure shows: checks ("train"), modes ("graph") or "check-mode"; the rest
     # must pass. None: everywhere.
@@ -90,7 +90,7 @@ class PairedCase:
     # tolerances are those of the compute dtype.
     precision: Union[None, str, "Precision"] = None
     # Seconds the case (all its items) may run before its child process is killed and the running
-    # item becomes a `timeout` verdict. A case with a timeout always runs isolated (migcheck.isolate);
+    # item becomes a `timeout` verdict. A case with a timeout always runs isolated (migcheck.running.isolation);
     # it wins over `migcheck compare --timeout`. None: no limit of its own.
     timeout: Optional[float] = None
     file: str = ""

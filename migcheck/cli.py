@@ -7,7 +7,7 @@ import os
 import sys
 from typing import List, Optional, Sequence
 
-from migcheck.planning import BACKENDS, CHECKS, MODES
+from migcheck.planning.items import BACKENDS, CHECKS, MODES
 
 EXIT_OK, EXIT_UNEXPECTED, EXIT_USAGE = 0, 1, 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report a Ctrl-C
@@ -52,7 +52,7 @@ def _device_id(text: str) -> int:
 
 
 def _shard(text: str) -> tuple:
-    from migcheck.planning import parse_shard
+    from migcheck.planning.items import parse_shard
 
     try:
         return parse_shard(text)
@@ -162,11 +162,11 @@ def main(argv: Optional[List[str]] = None) -> int:
 
 
 def _selected(args: argparse.Namespace):
-    from migcheck.discovery import discover, keyword_matcher
-    from migcheck.planning import in_shard, plan
+    from migcheck.planning.discovery import discover, keyword_matcher
+    from migcheck.planning.items import in_shard, plan
 
     if args.command == "list" and not args.no_cache:  # list alone answers from the discovery cache
-        from migcheck.discovery_cache import DiscoveryCache
+        from migcheck.planning.cache import DiscoveryCache
 
         cache = DiscoveryCache()
         collection = discover(args.paths, load=cache.load)
@@ -181,7 +181,7 @@ def _selected(args: argparse.Namespace):
 
         options = SimpleNamespace(checks=args.check, modes=args.mode, backends=_backends(args.backend))
     else:
-        from migcheck.engine import RunOptions
+        from migcheck.running.pipeline import RunOptions
 
         options = RunOptions(checks=args.check, modes=args.mode, backends=_backends(args.backend),
                              rtol=getattr(args, "rtol", None), atol=getattr(args, "atol", None), golden=golden,
@@ -203,7 +203,7 @@ def _selected(args: argparse.Namespace):
 
 def _map(args: argparse.Namespace) -> int:
     """Exit 0 when the mapping is complete, 1 when it has problems, 2 when the case is not found."""
-    from migcheck.engine import mapping_for
+    from migcheck.running.pipeline import mapping_for
     from migcheck.report.mapping_table import render_mapping
 
     case = _find_case(args)
@@ -213,7 +213,7 @@ def _map(args: argparse.Namespace) -> int:
 
 
 def _find_case(args: argparse.Namespace):
-    from migcheck.discovery import discover
+    from migcheck.planning.discovery import discover
 
     collection = discover(args.paths)
     case = next((c for c in collection.cases if c.name == args.case), None)
@@ -226,7 +226,7 @@ def _convert(args: argparse.Namespace) -> int:
     """Exit 0 when converted, 1 on unmatched keys or a mapping with problems, 2 on usage errors."""
     from pathlib import Path
 
-    from migcheck.engine import mapping_for
+    from migcheck.running.pipeline import mapping_for
     from migcheck.runners.checkpoint import UnmatchedKeys, convert
 
     case = _find_case(args)
@@ -261,9 +261,9 @@ def _backends(chosen: Sequence[str]) -> tuple:
 
 def _record(args: argparse.Namespace) -> int:
     """Exit 0 when every golden was recorded (or exists, up to date), 1 on errors, 2 on usage/collection errors."""
-    from migcheck.discovery import discover, keyword_matcher
-    from migcheck.engine import effective_checks
-    from migcheck.record import line, record_case, summary
+    from migcheck.planning.discovery import discover, keyword_matcher
+    from migcheck.running.pipeline import effective_checks
+    from migcheck.golden.record import line, record_case, summary
 
     match = None
     if args.keyword:
@@ -345,7 +345,7 @@ def _run(args: argparse.Namespace) -> int:
             print(f"ERROR {e}", file=sys.stderr)
         return EXIT_USAGE if errors else EXIT_OK
 
-    from migcheck.isolate import run_items
+    from migcheck.running.isolation import run_items
     from migcheck.report import write_report
     from migcheck.report.terminal import Progress, render, summary_table, verdict_line
 

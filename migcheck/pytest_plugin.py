@@ -92,7 +92,7 @@ class MigcheckSession:
     """Per-run state: options, and (on the controller) the verdicts gathered from reports."""
 
     def __init__(self, config: pytest.Config) -> None:
-        from migcheck.engine import RunOptions
+        from migcheck.running.pipeline import RunOptions
         from migcheck.tolerance import PROFILES
 
         self.config = config
@@ -118,7 +118,7 @@ class MigcheckSession:
         self.case_dirs = set(config.getini("migcheck_case_dirs"))
         self.shard = None
         if config.getoption("--migcheck-shard"):
-            from migcheck.planning import parse_shard
+            from migcheck.planning.items import parse_shard
 
             try:
                 self.shard = parse_shard(config.getoption("--migcheck-shard"))
@@ -165,7 +165,7 @@ class MigcheckSession:
     def pytest_collection_modifyitems(self, config: pytest.Config, items: List[pytest.Item]) -> None:
         if self.shard is None:
             return
-        from migcheck.planning import in_shard
+        from migcheck.planning.items import in_shard
 
         keep, drop = [], []
         for item in items:
@@ -198,12 +198,12 @@ class MigcheckSession:
         if m is None:
             return None
         from migcheck.report.jsonfile import json_safe
-        from migcheck.verdict import Verdict, expectation, to_dict
+        from migcheck.judging.verdict import Verdict, expectation, to_dict
 
         path = self.config.rootpath / m["file"]
         expected, file = "pass", str(path)
         try:  # the expectation is the case's own; its file already loaded in the worker
-            from migcheck.discovery import load_file
+            from migcheck.planning.discovery import load_file
 
             case = next(c for c in load_file(path).cases if c.name == m["case"])
             expected, file = expectation(case.expect, case.fails_with, case.fails_on, m["check"], m["mode"]), case.file
@@ -234,7 +234,7 @@ class MigcheckSession:
             return  # xdist workers never write: the controller merges
         from migcheck.report import write_report
         from migcheck.report.jsonfile import json_restore
-        from migcheck.verdict import from_dict
+        from migcheck.judging.verdict import from_dict
 
         verdicts = sorted((from_dict(json_restore(v)) for v in self.verdicts), key=lambda v: (v.file, v.item))
         write_report(directory, verdicts, self.errors, partial=self.interrupted)
@@ -276,8 +276,8 @@ def _without_error_samples(verdict: dict) -> dict:
 
 class CaseFile(pytest.File):
     def collect(self) -> Iterator[pytest.Item]:
-        from migcheck.discovery import load_file
-        from migcheck.engine import plan
+        from migcheck.planning.discovery import load_file
+        from migcheck.running.pipeline import plan
 
         loaded = load_file(self.path)
         file_errors = [e for e in loaded.errors if not e.case]
@@ -309,9 +309,9 @@ class CaseItem(pytest.Item):
             self.add_marker(pytest.mark.timeout(planned.case.timeout))
 
     def runtest(self) -> None:
-        from migcheck.engine import run_item
+        from migcheck.running.pipeline import run_item
         from migcheck.report.jsonfile import json_safe
-        from migcheck.verdict import to_dict
+        from migcheck.judging.verdict import to_dict
 
         try:
             verdict = run_item(self.planned, self.options)
@@ -340,8 +340,8 @@ class CaseItem(pytest.Item):
             raise MigcheckFailure(verdict)
 
     def _timed_out(self, message: str) -> Any:
-        from migcheck.engine import profile_for, tolerance_mode_for
-        from migcheck.verdict import Verdict, expectation
+        from migcheck.running.pipeline import profile_for, tolerance_mode_for
+        from migcheck.judging.verdict import Verdict, expectation
 
         item, case = self.planned, self.planned.case
         return Verdict(case=case.name, check=item.check, mode=item.mode, backend=item.backend, status="timeout",

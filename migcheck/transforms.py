@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import List, Sequence, Tuple
 
 import numpy as np
-from migcheck.tree import contiguous
+from migcheck.util.tree import contiguous
 
 Shape = Tuple[int, ...]
 

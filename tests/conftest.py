@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-# `migcheck list` keeps a discovery cache (migcheck.discovery_cache): the tests' runs keep theirs in a
+# `migcheck list` keeps a discovery cache (migcheck.planning.cache): the tests' runs keep theirs in a
 # folder of their own, never in the checkout's .migcheck-cache/.
 if "MIGCHECK_CACHE_DIR" not in os.environ:
     os.environ["MIGCHECK_CACHE_DIR"] = tempfile.mkdtemp(prefix="migcheck-test-cache-")

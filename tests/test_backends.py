@@ -13,7 +13,7 @@ import torch
 
 from migcheck import PairedCase, Tolerance, uniform
 from migcheck.cli import EXIT_OK, EXIT_USAGE, main
-from migcheck.engine import Item, RunOptions, run_item
+from migcheck.running.pipeline import Item, RunOptions, run_item
 from migcheck.runners.mindspore_side import backend_unavailable
 from migcheck.tolerance import PROFILES, Profile, register_profile, resolve
 

@@ -1,4 +1,4 @@
-"""Error-budget tolerances (migcheck.budget): MindSpore's error against a float64 torch oracle,
+"""Error-budget tolerances (migcheck.judging.budget): MindSpore's error against a float64 torch oracle,
 judged relative to torch's own error; real torch and MindSpore layers, tiny shapes."""
 import dataclasses
 
@@ -10,9 +10,9 @@ import pytest
 import torch.nn as tnn
 
 from migcheck import PairedCase, uniform
-from migcheck.budget import judge_budget
-from migcheck.compare import compare_arrays
-from migcheck.engine import Item, RunOptions, run_item, torch_oracle, torch_reference
+from migcheck.judging.budget import judge_budget
+from migcheck.judging.compare import compare_arrays
+from migcheck.running.pipeline import Item, RunOptions, run_item, torch_oracle, torch_reference
 from migcheck.tolerance import BUDGET, Budget, Tolerance
 
 WEIGHTS = {"weight": "dense.weight", "bias": "dense.bias"}

@@ -1,4 +1,4 @@
-"""The comparator (migcheck.compare): numpy only, every mismatch becomes data."""
+"""The comparator (migcheck.judging.compare): numpy only, every mismatch becomes data."""
 from __future__ import annotations
 
 import math
@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from migcheck.compare import MAX_SAMPLES, Sample, compare_arrays, compare_trees, fmt_shape
+from migcheck.judging.compare import MAX_SAMPLES, Sample, compare_arrays, compare_trees, fmt_shape
 from migcheck.tolerance import Tolerance
 
 F32 = Tolerance(1.3e-6, 1e-5)
@@ -316,7 +316,7 @@ def test_compare_trees_accepts_python_scalars_and_prefix():
 
 @pytest.mark.parametrize("value", [0.000959712, 0.5244, 4.875, 0.1234567, 9.9999, 1.0, 3.3e-7])
 def test_tolerance_hint_is_rounded_up_so_it_never_undershoots(value):
-    from migcheck.compare import ceil_sig
+    from migcheck.judging.compare import ceil_sig
 
     text = ceil_sig(value)
     assert float(text) >= value
@@ -393,7 +393,7 @@ def test_error_sample_marks_nonfinite_cells_and_scalars():
 def test_error_sample_json_round_trip_and_size(tmp_path):
     from migcheck.report import write_report
     from migcheck.report.jsonfile import read_summary
-    from migcheck.verdict import Verdict
+    from migcheck.judging.verdict import Verdict
 
     rng = np.random.default_rng(1)
     pt = rng.random((2, 8, 300, 300)).astype(np.float32)

@@ -1,7 +1,7 @@
 """Each known-difference rule on plain settings, as the runners extract them from real layers."""
 import pytest
 
-from migcheck.diagnosis import diagnose, diagnose_update_pattern, plain_config
+from migcheck.localization.rules import diagnose, diagnose_update_pattern, plain_config
 
 
 def rules(t_kind, t_cfg, m_kind, m_cfg):

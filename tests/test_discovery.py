@@ -1,9 +1,9 @@
-"""Finding cases in files (migcheck.discovery): broken files and cases become errors, the rest still load."""
+"""Finding cases in files (migcheck.planning.discovery): broken files and cases become errors, the rest still load."""
 from __future__ import annotations
 
 import pytest
 
-from migcheck.discovery import LoadError, case_files, discover, keyword_matcher, load_file
+from migcheck.planning.discovery import LoadError, case_files, discover, keyword_matcher, load_file
 
 GOOD = '''
 dense = PairedCase(torch=torch_linear, mindspore=ms_dense, inputs=X, checks=FORWARD, doc="Linear(3, 2) port")

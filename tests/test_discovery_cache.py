@@ -1,4 +1,4 @@
-"""The discovery cache (migcheck.discovery_cache): a warm `migcheck list` imports no case file.
+"""The discovery cache (migcheck.planning.cache): a warm `migcheck list` imports no case file.
 
 `migcheck list` runs as a subprocess here, as users run it: a case file imported once in this
 process would stay in sys.modules and hide whether a second run imported it again. Each case file
@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from migcheck.discovery import discover
-from migcheck.discovery_cache import INDEX, DiscoveryCache, ListedCase
-from migcheck.planning import plan
+from migcheck.planning.discovery import discover
+from migcheck.planning.cache import INDEX, DiscoveryCache, ListedCase
+from migcheck.planning.items import plan
 
 MARKED = '''
 import os as _os

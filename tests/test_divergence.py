@@ -3,10 +3,10 @@ from pathlib import Path
 
 import pytest
 
-from migcheck.discovery import load_file
-from migcheck.engine import Item, RunOptions, run_item
+from migcheck.planning.discovery import load_file
+from migcheck.running.pipeline import Item, RunOptions, run_item
 from migcheck.report.jsonfile import json_restore, json_safe
-from migcheck.verdict import from_dict, to_dict
+from migcheck.judging.verdict import from_dict, to_dict
 
 CASES = Path(__file__).resolve().parents[1] / "cases"
 

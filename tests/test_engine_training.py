@@ -8,8 +8,8 @@ import torch
 import torch.nn as tnn
 
 from migcheck import FrameworkPair, PairedCase, uniform
-from migcheck.discovery import load_file
-from migcheck.engine import Item, run_item, torch_reference
+from migcheck.planning.discovery import load_file
+from migcheck.running.pipeline import Item, run_item, torch_reference
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]

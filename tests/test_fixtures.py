@@ -1,4 +1,4 @@
-"""The fixture engine's numbers (migcheck.fixtures, migcheck.seeding): seeded numpy, never a framework RNG."""
+"""The fixture engine's numbers (migcheck.running.fixtures, migcheck.util.seeding): seeded numpy, never a framework RNG."""
 from __future__ import annotations
 
 import os
@@ -8,9 +8,9 @@ import sys
 import numpy as np
 import pytest
 
-from migcheck.fixtures import make_input, make_inputs, make_weight, make_weights
-from migcheck.params import ParamInfo
-from migcheck.seeding import stable_seed
+from migcheck.running.fixtures import make_input, make_inputs, make_weight, make_weights
+from migcheck.runners.base import ParamInfo
+from migcheck.util.seeding import stable_seed
 from migcheck.specs import given, integers, mask, normal, uniform
 
 SPECS = (("x", uniform(3, 4)), ("noise", normal(5, std=2.0)), ("labels", integers(6, high=10)), ("keep", mask(7)))
@@ -49,7 +49,7 @@ def test_seed_is_pinned_across_versions_and_machines():
 
 
 def test_seed_does_not_depend_on_pythonhashseed():
-    code = "from migcheck.seeding import stable_seed; print(stable_seed('c', 'weight', 'fc.weight'))"
+    code = "from migcheck.util.seeding import stable_seed; print(stable_seed('c', 'weight', 'fc.weight'))"
     seeds = set()
     for hashseed in ("1", "2"):
         env = {**os.environ, "PYTHONHASHSEED": hashseed}

@@ -1,4 +1,4 @@
-"""Golden fixtures (migcheck.golden, migcheck record, compare --golden): record the torch side once,
+"""Golden fixtures (migcheck.golden.store, migcheck record, compare --golden): record the torch side once,
 compare MindSpore against it without torch; stale, tampered and missing goldens are never used."""
 from __future__ import annotations
 
@@ -13,13 +13,13 @@ import textwrap
 import numpy as np
 import pytest
 
-from migcheck import golden
+from migcheck.golden import store as golden
 from migcheck.cli import EXIT_OK, EXIT_UNEXPECTED, main
-from migcheck.discovery import load_file
-from migcheck.engine import Item, RunOptions, run_item
-from migcheck.fingerprint import case_fingerprint
-from migcheck.params import ParamInfo
-from migcheck.record import record_case
+from migcheck.planning.discovery import load_file
+from migcheck.running.pipeline import Item, RunOptions, run_item
+from migcheck.golden.fingerprint import case_fingerprint
+from migcheck.runners.base import ParamInfo
+from migcheck.golden.record import record_case
 
 pytestmark = pytest.mark.timeout(300)
 

@@ -1,7 +1,7 @@
 """Pairing captured sub-cell calls and finding the first divergence, on synthetic calls (numpy only)."""
 import numpy as np
 
-from migcheck.localize import Call, compare_calls, first_divergence, key_calls, module_pairs, summarize
+from migcheck.localization.locate import Call, compare_calls, first_divergence, key_calls, module_pairs, summarize
 from migcheck.tolerance import Tolerance
 
 TOL = lambda name, dtype: (Tolerance(1e-6, 1e-6), "test")  # noqa: E731

@@ -1,12 +1,12 @@
-"""Name-based weight mapping (migcheck.mapping), on plain ParamInfo lists and on real layers."""
+"""Name-based weight mapping (migcheck.running.mapping), on plain ParamInfo lists and on real layers."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from migcheck.fixtures import make_weights
-from migcheck.mapping import BOOKKEEPING, MappedParam, SkippedParam, map_weights, to_mindspore
-from migcheck.params import ParamInfo
+from migcheck.running.fixtures import make_weights
+from migcheck.running.mapping import BOOKKEEPING, MappedParam, SkippedParam, map_weights, to_mindspore
+from migcheck.runners.base import ParamInfo
 
 
 def P(name, shape, owner, *, trainable=True, buffer=False, dtype="float32") -> ParamInfo:

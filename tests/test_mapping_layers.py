@@ -6,7 +6,7 @@ import pytest
 import torch.nn as tnn
 
 from migcheck import PairedCase, integers, uniform
-from migcheck.engine import Item, mapping_for, run_item
+from migcheck.running.pipeline import Item, mapping_for, run_item
 
 LAYERS = {
     "conv1d": (lambda: tnn.Conv1d(3, 4, 3), lambda: mnn.Conv1d(3, 4, 3, pad_mode="valid", has_bias=True), uniform(2, 3, 7)),

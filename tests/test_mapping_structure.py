@@ -1,8 +1,8 @@
 """Explicit maps, rename rules, transforms and structural pairing, on plain ParamInfo lists."""
 import numpy as np
 
-from migcheck.mapping import map_weights, to_mindspore, to_torch
-from migcheck.params import ParamInfo
+from migcheck.running.mapping import map_weights, to_mindspore, to_torch
+from migcheck.runners.base import ParamInfo
 from migcheck.transforms import transpose
 
 

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from migcheck.cli import EXIT_OK, EXIT_UNEXPECTED, EXIT_USAGE, main
-from migcheck.planning import shard_of
+from migcheck.planning.items import shard_of
 from migcheck.report.jsonfile import read_run
 
 CASES = '''

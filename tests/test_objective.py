@@ -1,6 +1,6 @@
 import numpy as np
 
-from migcheck.objective import make_cotangents, output_layout_problem
+from migcheck.running.objective import make_cotangents, output_layout_problem
 
 
 def test_cotangents_are_seeded_per_case_and_output():
@@ -27,7 +27,7 @@ def test_cotangent_dtype_follows_the_output():
 
 
 def test_nested_tuples_are_reached_by_index_paths_and_dicts_refused():
-    from migcheck.tree import index_paths
+    from migcheck.util.tree import index_paths
 
     lstm_like = (np.zeros(2), (np.zeros(3), np.zeros(3)))
     assert output_layout_problem(np.zeros(2)) is None

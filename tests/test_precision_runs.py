@@ -12,9 +12,9 @@ import torch
 import torch.nn as tnn
 
 from migcheck import PairedCase, Precision, uniform
-from migcheck.discovery import load_file
-from migcheck.engine import Item, run_item
-from migcheck.fingerprint import case_fingerprint
+from migcheck.planning.discovery import load_file
+from migcheck.running.pipeline import Item, run_item
+from migcheck.golden.fingerprint import case_fingerprint
 from migcheck.precision import FLOAT16_BATCHNORM_FLOAT32
 from migcheck.runners.mindspore_side import MindSporeCell, MindSporeSideError, configure
 from migcheck.runners.torch_side import TorchModule, TorchSideError
@@ -65,7 +65,7 @@ def test_torch_policy_casts_layer_inputs_and_parameters_but_keeps_weights_and_de
 
 def test_torch_gradients_reach_float32_parameters_through_float16_compute():
     module = _loaded(lambda: tnn.Sequential(tnn.Linear(4, 3)), Precision("float16"))
-    from migcheck.objective import Objective
+    from migcheck.running.objective import Objective
 
     cot = np.ones((2, 3), np.float32)
     x = np.full((2, 4), 1 / 3, np.float32)

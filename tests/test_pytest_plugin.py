@@ -76,7 +76,7 @@ def test_items_pass_fail_and_xfail_with_the_diff_summary(project):
     assert "XFAIL cases/demo.py::dense_known_bad[forward-pynative-cpu] - failed as expected (value)" in text
     # The failure is the diff, not a traceback into migcheck's internals.
     assert "Traceback" not in text
-    assert "migcheck/engine.py" not in text and "migcheck/pytest_plugin.py" not in text
+    assert "migcheck/running/pipeline.py" not in text and "migcheck/pytest_plugin.py" not in text
     assert "MigcheckFailure" not in text
 
 

@@ -12,15 +12,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from migcheck.compare import compare_arrays
-from migcheck.mapping import map_weights
-from migcheck.params import ParamInfo
+from migcheck.judging.compare import compare_arrays
+from migcheck.running.mapping import map_weights
+from migcheck.runners.base import ParamInfo
 from migcheck.report import write_report
 from migcheck.report.jsonfile import read_summary, safe_name, summary
 from migcheck.report.markdown import render_case
 from migcheck.report.terminal import render, verdict_line
 from migcheck.tolerance import Tolerance
-from migcheck.verdict import SCHEMA_VERSION, STATUSES, Verdict
+from migcheck.judging.verdict import SCHEMA_VERSION, STATUSES, Verdict
 
 F32 = Tolerance(1.3e-6, 1e-5)
 BN_TORCH = [ParamInfo("bn.running_var", (3,), "float32", "BatchNorm2d", False, True),

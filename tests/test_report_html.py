@@ -24,14 +24,14 @@ import numpy as np
 import pytest
 
 from migcheck.cli import EXIT_OK, EXIT_UNEXPECTED, EXIT_USAGE, main
-from migcheck.compare import ceil_sig, compare_arrays
-from migcheck.mapping import map_weights
-from migcheck.params import ParamInfo
+from migcheck.judging.compare import ceil_sig, compare_arrays
+from migcheck.running.mapping import map_weights
+from migcheck.runners.base import ParamInfo
 from migcheck.report import render_report, write_report
 from migcheck.report.baseline import diff_runs, render_terminal
 from migcheck.report.terminal import Progress, summary_table
 from migcheck.tolerance import Tolerance
-from migcheck.verdict import Verdict
+from migcheck.judging.verdict import Verdict
 
 F32 = Tolerance(1.3e-6, 1e-5)
 TORCH_PARAMS = [ParamInfo("fc.weight", (2, 3), "float32", "Linear", True, False),

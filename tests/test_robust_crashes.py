@@ -13,12 +13,12 @@ import re
 import pytest
 
 from migcheck.cli import EXIT_UNEXPECTED, main
-from migcheck.discovery import load_file
-from migcheck.engine import Item, RunOptions, run_item
+from migcheck.planning.discovery import load_file
+from migcheck.running.pipeline import Item, RunOptions, run_item
 from migcheck.report import render_report, write_report
 from migcheck.report.jsonfile import read_run
 from migcheck.report.terminal import render
-from migcheck.verdict import STATUSES, Verdict
+from migcheck.judging.verdict import STATUSES, Verdict
 
 pytestmark = pytest.mark.timeout(300)
 

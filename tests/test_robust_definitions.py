@@ -183,4 +183,4 @@ def test_bad_definitions_under_pytest_are_per_file_collection_errors_and_failing
                                  "bad case definition: input 'x': given values hold 1 NaN/Inf value(s)*",
                                  "ERROR: torch side raised ValueError: no layer called 'Conv7d'*"])
     # Failures read as diffs and problems, never as tracebacks into migcheck.
-    assert "Traceback" not in text and "migcheck/engine.py" not in text and "migcheck/discovery.py" not in text
+    assert "Traceback" not in text and "migcheck/running/pipeline.py" not in text and "migcheck/planning/discovery.py" not in text

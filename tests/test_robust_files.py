@@ -12,15 +12,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from migcheck import golden
-from migcheck.atomic import atomic_write, atomic_write_text
+from migcheck.golden import store as golden
+from migcheck.util.atomic import atomic_write, atomic_write_text
 from migcheck.cli import main
-from migcheck.discovery import load_file
-from migcheck.engine import Item, RunOptions, run_item
-from migcheck.fingerprint import case_fingerprint
-from migcheck.record import record_case
+from migcheck.planning.discovery import load_file
+from migcheck.running.pipeline import Item, RunOptions, run_item
+from migcheck.golden.fingerprint import case_fingerprint
+from migcheck.golden.record import record_case
 from migcheck.report import write_report
-from migcheck.verdict import Verdict
+from migcheck.judging.verdict import Verdict
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -73,7 +73,7 @@ def test_no_load_path_can_unpickle():
                 assert isinstance(kwargs.get("weights_only"), ast.Constant) and kwargs["weights_only"].value is True, path
                 loads.append((path.name, "torch.load"))
             assert name not in ("loads", "load") or owner not in ("pickle", "marshal", "shelve"), path
-    assert ("golden.py", "np.load") in loads and ("checkpoint.py", "torch.load") in loads
+    assert ("store.py", "np.load") in loads and ("checkpoint.py", "torch.load") in loads
 
 
 # --- goldens, tampered byte by byte -----------------------------------------------------------------

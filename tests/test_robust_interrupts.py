@@ -120,9 +120,9 @@ def test_ctrl_c_kills_an_isolated_child_at_once(tmp_path):
     import _thread
     import threading
 
-    from migcheck.discovery import load_file
-    from migcheck.engine import Item, RunOptions
-    from migcheck.isolate import run_case_isolated
+    from migcheck.planning.discovery import load_file
+    from migcheck.running.pipeline import Item, RunOptions
+    from migcheck.running.isolation import run_case_isolated
 
     path = tmp_path / "cases" / "hangs.py"
     path.parent.mkdir()
@@ -134,7 +134,7 @@ def test_ctrl_c_kills_an_isolated_child_at_once(tmp_path):
         deadline = time.monotonic() + 60
         while not found and time.monotonic() < deadline:
             found.extend(pid for pid in _children(os.getpid())
-                         if b"migcheck.worker" in Path(f"/proc/{pid}/cmdline").read_bytes())
+                         if b"migcheck.running.worker" in Path(f"/proc/{pid}/cmdline").read_bytes())
             time.sleep(0.05)
         time.sleep(0.3)
         _thread.interrupt_main()  # what Ctrl-C does: KeyboardInterrupt in the main thread

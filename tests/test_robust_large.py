@@ -11,11 +11,11 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from migcheck import compare
-from migcheck.compare import compare_arrays
+from migcheck.judging import compare
+from migcheck.judging.compare import compare_arrays
 from migcheck.report.jsonfile import dumps, json_safe
 from migcheck.tolerance import Tolerance
-from migcheck.verdict import Verdict, to_dict
+from migcheck.judging.verdict import Verdict, to_dict
 
 F32 = Tolerance(rtol=1.3e-6, atol=1e-5)
 

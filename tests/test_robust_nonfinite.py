@@ -10,8 +10,8 @@ import math
 import numpy as np
 import pytest
 
-from migcheck.discovery import load_file
-from migcheck.engine import Item, RunOptions, run_item
+from migcheck.planning.discovery import load_file
+from migcheck.running.pipeline import Item, RunOptions, run_item
 from migcheck.report import write_report
 from migcheck.report.jsonfile import read_run
 

@@ -13,7 +13,7 @@ import time
 import pytest
 
 from migcheck.cli import EXIT_UNEXPECTED, EXIT_USAGE, main
-from migcheck.discovery import load_file
+from migcheck.planning.discovery import load_file
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -113,8 +113,8 @@ def test_a_hung_case_times_out_and_the_rest_is_kept(tmp_path, capsys):
     assert out.splitlines()[-2] == "== 2 pass, 2 timeout: 2 not as expected =="
 
 def test_global_timeout_isolates_every_case_and_a_case_timeout_wins(monkeypatch, tmp_path):
-    import migcheck.isolate as isolate
-    from migcheck.engine import RunOptions, plan
+    import migcheck.running.isolation as isolate
+    from migcheck.running.pipeline import RunOptions, plan
 
     path = tmp_path / "cases" / "hang.py"
     path.parent.mkdir()
@@ -136,7 +136,7 @@ def test_global_timeout_isolates_every_case_and_a_case_timeout_wins(monkeypatch,
 
 def test_the_timeout_option_reaches_the_runner_and_implies_isolation(monkeypatch, tmp_path, capsys):
     """The command line's half: --timeout and --isolate as run_items receives them (no process started)."""
-    import migcheck.isolate as isolate
+    import migcheck.running.isolation as isolate
 
     path = tmp_path / "cases" / "hang.py"
     path.parent.mkdir()

@@ -9,7 +9,7 @@ from collections import Counter
 import pytest
 
 from migcheck.cli import EXIT_OK, EXIT_USAGE, main
-from migcheck.planning import in_shard, parse_shard, shard_of
+from migcheck.planning.items import in_shard, parse_shard, shard_of
 
 NAMES = [f"case_{i}" for i in range(300)] + ["conv_relu", "bn_momentum_complement", "ünïcode", "a[b]-c", ""]
 
@@ -43,7 +43,7 @@ def test_assignment_is_pinned_and_independent_of_the_interpreter():
     # sha256 of the name, never Python's salted hash(): the same on every machine and run.
     assert [shard_of(n, 4) for n in ("conv_relu", "case_0", "case_1", "bn_momentum_complement")] == [1, 2, 3, 1]
     assert [shard_of(n, 3) for n in ("conv_relu", "case_0", "case_1")] == [1, 2, 2]
-    code = "from migcheck.planning import shard_of; print([shard_of(f'case_{i}', 5) for i in range(50)])"
+    code = "from migcheck.planning.items import shard_of; print([shard_of(f'case_{i}', 5) for i in range(50)])"
     outputs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                               env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("0", "1", "12345")}
     assert outputs == {str([shard_of(f"case_{i}", 5) for i in range(50)]) + "\n"}

@@ -1,4 +1,4 @@
-"""Verdicts (migcheck.verdict): expectations, judging, and the dict round trip reports rely on."""
+"""Verdicts (migcheck.judging.verdict): expectations, judging, and the dict round trip reports rely on."""
 from __future__ import annotations
 
 import dataclasses
@@ -7,11 +7,11 @@ import json
 import numpy as np
 import pytest
 
-from migcheck.compare import compare_arrays
-from migcheck.mapping import map_weights
-from migcheck.params import ParamInfo
+from migcheck.judging.compare import compare_arrays
+from migcheck.running.mapping import map_weights
+from migcheck.runners.base import ParamInfo
 from migcheck.tolerance import Tolerance
-from migcheck.verdict import EXPECTED_STATUSES, STATUSES, Verdict, expectation, from_dict, judge, judge_diagnosis, to_dict
+from migcheck.judging.verdict import EXPECTED_STATUSES, STATUSES, Verdict, expectation, from_dict, judge, judge_diagnosis, to_dict
 
 
 @pytest.mark.parametrize("expect, fails_with, fails_on, check, expected", [
@@ -122,8 +122,8 @@ def test_from_dict_of_a_minimal_verdict():
 
 
 def test_an_expected_diagnosis_must_fire_unless_localization_could_not_run():
-    from migcheck.diagnosis import Finding
-    from migcheck.localize import Localization
+    from migcheck.localization.rules import Finding
+    from migcheck.localization.locate import Localization
 
     fired = Localization((), None, None, (Finding("pad-mode", "w", "c", "f", "high"),), "s")
     other = Localization((), None, None, (Finding("gelu-approximate", "w", "c", "f", "high"),), "s")

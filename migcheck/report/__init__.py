@@ -11,7 +11,7 @@ from typing import Optional, Sequence, Tuple, Union
 from migcheck.report.baseline import RunDiff, diff_runs
 from migcheck.report.jsonfile import Run, now, read_run, write_json_report
 from migcheck.report.markdown import write_markdown
-from migcheck.verdict import Verdict
+from migcheck.judging.verdict import Verdict
 
 PathLike = Union[str, Path]
 
@@ -20,7 +20,7 @@ def write_report(directory: PathLike, verdicts: Sequence[Verdict], errors: Seque
                  partial: bool = False) -> Path:
     """summary.json and index.html, plus one JSON, one Markdown and one HTML file per case under directory/cells/.
 
-    Every file is written atomically (migcheck.atomic). partial=True marks an interrupted run: summary.json
+    Every file is written atomically (migcheck.util.atomic). partial=True marks an interrupted run: summary.json
     says "partial": true and index.html says the run did not finish.
     """
     from migcheck.report.html import write_html  # matplotlib comes with it: only when a report is written

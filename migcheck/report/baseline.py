@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from migcheck.verdict import Verdict
+from migcheck.judging.verdict import Verdict
 
 CATEGORIES = ("newly-failing", "worse", "newly-passing", "better", "changed", "added", "removed")
 ERROR_FACTOR = 2.0  # a max abs err must move by more than this factor to count as better or worse

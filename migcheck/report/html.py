@@ -14,11 +14,11 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Iterable, Optional, Sequence
 
-from migcheck.atomic import atomic_write_text
-from migcheck.compare import TensorComparison, ceil_sig, fmt_shape
+from migcheck.util.atomic import atomic_write_text
+from migcheck.judging.compare import TensorComparison, ceil_sig, fmt_shape
 from migcheck.report.baseline import CATEGORIES, RunDiff, mismatched, summary_line, worst_error
 from migcheck.report.jsonfile import by_case, safe_name
-from migcheck.verdict import STATUSES, Verdict
+from migcheck.judging.verdict import STATUSES, Verdict
 
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'"
 UNEXPECTED = ("fail", "error", "xpass", "crashed", "timeout")

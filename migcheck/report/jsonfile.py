@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, List, Sequence, Tuple
 
-from migcheck.atomic import atomic_write_text
-from migcheck.verdict import READABLE_SCHEMA_VERSIONS, SCHEMA_VERSION, STATUSES, Verdict, from_dict, to_dict
+from migcheck.util.atomic import atomic_write_text
+from migcheck.judging.verdict import READABLE_SCHEMA_VERSIONS, SCHEMA_VERSION, STATUSES, Verdict, from_dict, to_dict
 
 
 def safe_name(case: str) -> str:

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from typing import List
 
-from migcheck.compare import fmt_shape
-from migcheck.mapping import WeightMapping
+from migcheck.judging.compare import fmt_shape
+from migcheck.running.mapping import WeightMapping
 
 
 def render_mapping(case: str, mapping: WeightMapping) -> str:

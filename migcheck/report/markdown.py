@@ -4,10 +4,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import List, Sequence
 
-from migcheck.atomic import atomic_write_text
-from migcheck.compare import TensorComparison, fmt_shape
+from migcheck.util.atomic import atomic_write_text
+from migcheck.judging.compare import TensorComparison, fmt_shape
 from migcheck.report.jsonfile import by_case, safe_name
-from migcheck.verdict import Verdict
+from migcheck.judging.verdict import Verdict
 
 
 def _g(x: object) -> str:

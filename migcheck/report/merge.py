@@ -9,9 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Dict, List, Sequence, Tuple, Union
 
-from migcheck.planning import BACKENDS, CHECKS, MODES
+from migcheck.planning.items import BACKENDS, CHECKS, MODES
 from migcheck.report.jsonfile import Run, read_run
-from migcheck.verdict import Verdict
+from migcheck.judging.verdict import Verdict
 
 PathLike = Union[str, Path]
 

@@ -9,7 +9,7 @@ import io
 from functools import lru_cache
 from typing import Optional, Sequence
 
-from migcheck.compare import ErrorSample, TensorComparison
+from migcheck.judging.compare import ErrorSample, TensorComparison
 
 PANEL_W, PANEL_H, DPI = 3.9, 2.8, 96  # inches per panel, and pixels per inch: about 375 x 270 px a panel
 BAR = "#3b6ea8"

@@ -6,8 +6,8 @@ import shutil
 from collections import Counter
 from typing import Dict, Sequence, TextIO, Tuple
 
-from migcheck.compare import fmt_shape
-from migcheck.verdict import STATUSES, Verdict
+from migcheck.judging.compare import fmt_shape
+from migcheck.judging.verdict import STATUSES, Verdict
 
 _COLOURS = {"pass": "32", "xfail": "33", "skip": "36", "fail": "31", "xpass": "31", "error": "35",
             "crashed": "1;31", "timeout": "1;35"}

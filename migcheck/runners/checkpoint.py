@@ -12,8 +12,8 @@ import mindspore as ms
 import numpy as np
 import torch
 
-from migcheck.mapping import BOOKKEEPING, WeightMapping, to_mindspore, to_torch
-from migcheck.tree import contiguous
+from migcheck.running.mapping import BOOKKEEPING, WeightMapping, to_mindspore, to_torch
+from migcheck.util.tree import contiguous
 
 TORCH_SUFFIXES = (".pt", ".pth", ".bin", ".safetensors")
 

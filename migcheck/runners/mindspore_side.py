@@ -15,10 +15,10 @@ os.environ.setdefault("GLOG_v", "3")
 import mindspore as ms  # noqa: E402
 import numpy as np  # noqa: E402
 
-from migcheck.objective import Objective
-from migcheck.params import ParamInfo
+from migcheck.running.objective import Objective
+from migcheck.runners.base import ParamInfo
 from migcheck.precision import Precision, kept, unmatched
-from migcheck.tree import contiguous, flatten, lenient
+from migcheck.util.tree import contiguous, flatten, lenient
 
 # Optimizer presets paired with torch_side.PRESETS. Weight decay is given per group so that it
 # reaches every parameter, as in torch (a plain float would be filtered by parameter name).
@@ -222,7 +222,7 @@ class MindSporeCell:
 
     def capture(self, inputs: Sequence[np.ndarray], dtypes: Sequence[str], *, train: bool = False) -> List[Any]:
         """One PYNATIVE forward with a hook on every sub-cell (hooks need PYNATIVE; the mode is restored)."""
-        from migcheck.localize import hook_recorder
+        from migcheck.localization.locate import hook_recorder
 
         calls: List[Any] = []
         is_tensor = lambda a: isinstance(a, ms.Tensor)  # noqa: E731
@@ -244,7 +244,7 @@ class MindSporeCell:
             return lenient(cell(*[ms.Tensor(contiguous(x)) for x in inputs]), to_numpy, MindSporeSideError)
 
     def config(self, name: str) -> Tuple[str, Dict[str, Any]]:
-        from migcheck.diagnosis import plain_config
+        from migcheck.localization.rules import plain_config
 
         cell = dict(self.cell.cells_and_names())[name]
         return type(cell).__name__, plain_config(cell)

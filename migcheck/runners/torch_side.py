@@ -8,10 +8,10 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 import torch
 
-from migcheck.objective import LazyObjective, Objective
-from migcheck.params import ParamInfo
+from migcheck.running.objective import LazyObjective, Objective
+from migcheck.runners.base import ParamInfo
 from migcheck.precision import Precision, layer_dtypes, unmatched
-from migcheck.tree import contiguous, flatten
+from migcheck.util.tree import contiguous, flatten
 
 # Optimizer presets: torch's own hyper-parameter names; mindspore_side holds the paired port.
 PRESETS: Mapping[str, Callable[[List[torch.nn.Parameter]], torch.optim.Optimizer]] = {
@@ -169,7 +169,7 @@ class TorchModule:
 
     def capture(self, inputs: Sequence[np.ndarray], dtypes: Sequence[str], *, train: bool = False) -> List[Any]:
         """One forward with a hook on every sub-module: their tensor inputs and outputs, in completion order."""
-        from migcheck.localize import hook_recorder
+        from migcheck.localization.locate import hook_recorder
 
         calls: List[Any] = []
         is_tensor = lambda a: isinstance(a, torch.Tensor)  # noqa: E731
@@ -183,7 +183,7 @@ class TorchModule:
         return calls
 
     def config(self, name: str) -> Tuple[str, Dict[str, Any]]:
-        from migcheck.diagnosis import plain_config
+        from migcheck.localization.rules import plain_config
 
         module = self.module.get_submodule(name) if name else self.module
         return type(module).__name__, plain_config(module)

@@ -14,10 +14,10 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
-from migcheck.compare import TensorComparison, compare_trees
-from migcheck.diagnosis import Finding
+from migcheck.judging.compare import TensorComparison, compare_trees
+from migcheck.localization.rules import Finding
 from migcheck.tolerance import Tolerance
-from migcheck.tree import lenient
+from migcheck.util.tree import lenient
 
 
 @dataclass(frozen=True)

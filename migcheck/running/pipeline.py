@@ -5,23 +5,24 @@ import dataclasses
 import functools
 import time
 import traceback
+from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from migcheck.case import BACKENDS, PRESET_BACKENDS, PairedCase
-from migcheck.compare import TensorComparison, compare_trees, fmt_shape
-from migcheck.fixtures import make_inputs, make_weights
-from migcheck.golden import GoldenProblem, RecordedSkip
-from migcheck.mapping import WeightMapping, map_weights, to_mindspore, to_torch
-from migcheck.objective import LazyObjective, Objective, make_cotangents, output_layout_problem
-from migcheck.params import ParamInfo
+from migcheck.judging.compare import TensorComparison, compare_trees, fmt_shape
+from migcheck.running.fixtures import make_inputs, make_weights
+from migcheck.golden.store import GoldenProblem, RecordedSkip
+from migcheck.running.mapping import WeightMapping, map_weights, to_mindspore, to_torch
+from migcheck.running.objective import LazyObjective, Objective, make_cotangents, output_layout_problem
+from migcheck.runners.base import ParamInfo
 from migcheck.precision import apply_precision, as_precision, tolerance_dtype, unsupported_reason
-from migcheck.planning import Item, effective_checks, plan  # noqa: F401  (re-exported: light, in planning.py)
+from migcheck.planning.items import Item, effective_checks, plan  # noqa: F401  (re-exported: light, in planning.py)
 from migcheck.tolerance import BUDGET, Budget, Tolerance, ToleranceRules, default_profile, resolve
-from migcheck.tree import flatten, index_paths
-from migcheck.verdict import Verdict, expectation, judge, judge_diagnosis
+from migcheck.util.tree import flatten, index_paths
+from migcheck.judging.verdict import Verdict, expectation, judge, judge_diagnosis
 
 # When several tensors fail, the verdict's kind is the most fundamental one.
 KIND_ORDER = ("structure", "tree", "shape", "dtype", "nonfinite", "value")
@@ -79,9 +80,9 @@ def reference(case: PairedCase, check: str, options: RunOptions = RunOptions()) 
     """
     budget = tolerance_mode_for(case, options) == "budget"
     if options.golden:
-        from migcheck.fingerprint import case_fingerprint
-        from migcheck.golden import load_check
-        from migcheck.record import record_hint
+        from migcheck.golden.fingerprint import case_fingerprint
+        from migcheck.golden.store import load_check
+        from migcheck.golden.record import record_hint
 
         fingerprint, parts = case_fingerprint(case)
         try:
@@ -293,7 +294,7 @@ class Outcome:
     notes: Tuple[str, ...] = field(default_factory=tuple)
     reference: str = ""  # where the torch side's results came from
     compile_s: float = 0.0  # GRAPH mode: seconds MindSpore spent compiling graphs
-    localization: Optional[Any] = None  # migcheck.localize.Localization for failing verdicts
+    localization: Optional[Any] = None  # migcheck.localization.locate.Localization for failing verdicts
 
 
 def _run_check(item: Item, options: RunOptions) -> Outcome:
@@ -347,7 +348,7 @@ def _run_mindspore_side(item: Item, options: RunOptions, ref: Reference) -> Outc
     tensors = compare_trees(expected, results, tolerance_for, prefix="")
     tensors = tuple(dataclasses.replace(t, profile=profile) for t in tensors)
     if tolerance_mode_for(case, options) == "budget":
-        from migcheck.budget import apply_budget
+        from migcheck.judging.budget import apply_budget
 
         budget = BUDGET if options.budget_factor is None else Budget(options.budget_factor, BUDGET.floor_eps)
         tensors = apply_budget(tensors, expected, results, ref.oracle or {}, budget)
@@ -377,7 +378,7 @@ def _tolerance_for(item: Item, options: RunOptions, check: str) -> Callable[[str
 def _localized(outcome: Outcome, item: Item, options: RunOptions, ref: Reference, cell: Any,
                mapping: WeightMapping, tolerance_for: Any) -> Outcome:
     """Attach where the pair first diverges and why, for failures a sub-cell re-run can explain."""
-    from migcheck.divergence import LOCALIZABLE, locate
+    from migcheck.localization.capture import LOCALIZABLE, locate
 
     if outcome.kind not in LOCALIZABLE:
         return outcome
@@ -500,7 +501,7 @@ def _first_lines(text: str, n: int) -> str:
 def _excerpt(exc: BaseException, case_file: str) -> str:
     """The exception and the frames in the user's case file; migcheck's own frames are noise."""
     frames = traceback.extract_tb(exc.__traceback__)
-    package = __file__.rsplit("engine.py", 1)[0]  # migcheck/: frames there say nothing about the case
+    package = str(Path(__file__).parents[1])  # migcheck/: frames there say nothing about the case
     mine = ([f for f in frames if case_file and f.filename == case_file]
             or [f for f in frames if not f.filename.startswith(package)][-2:])
     lines = [f"{f.filename}:{f.lineno} in {f.name}: {f.line or ''}".rstrip() for f in mine]

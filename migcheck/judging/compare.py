@@ -9,7 +9,7 @@ from typing import Any, Callable, Iterator, Optional, Sequence, Tuple
 import numpy as np
 
 from migcheck.tolerance import Tolerance, dtype_kind
-from migcheck.tree import as_array, leaves
+from migcheck.util.tree import as_array, leaves
 
 MAX_SAMPLES = 5  # mismatching positions kept per tensor: reports stay small for huge outputs
 # The error sample of a failing tensor (for the report's plots) is bounded whatever the tensor's size:

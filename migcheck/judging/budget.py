@@ -17,9 +17,9 @@ from typing import Any, Mapping, Optional, Tuple
 
 import numpy as np
 
-from migcheck.compare import MAX_SAMPLES, Sample, TensorComparison
+from migcheck.judging.compare import MAX_SAMPLES, Sample, TensorComparison
 from migcheck.tolerance import Budget
-from migcheck.tree import as_array, leaves
+from migcheck.util.tree import as_array, leaves
 
 # Dtypes that the oracle is more precise than. float64 tensors have no better oracle here, and
 # integers and booleans compare exactly: those keep the standard judgement.

@@ -1,7 +1,7 @@
 """Cases in child processes: a crash or a hang becomes a verdict, never the end of the run.
 
 ``migcheck compare --isolate`` runs each case (all its items) in a child process,
-``python -m migcheck.worker`` (migcheck/worker.py). The parent sends the case file, the case name,
+``python -m migcheck.running.worker`` (migcheck/worker.py). The parent sends the case file, the case name,
 the items and the run options as JSON on the child's stdin; the child sends one JSON line per event
 back on its stdout (``ready``, ``start`` of an item, ``verdict`` with the verdict as
 ``verdict.to_dict`` + ``report.jsonfile.json_safe``). Everything else the child prints goes to its
@@ -34,8 +34,8 @@ import time
 from typing import Any, Callable, Deque, Iterator, List, Optional, Sequence
 
 from migcheck.case import PairedCase
-from migcheck.engine import Item, RunOptions, profile_for, run_item, tolerance_mode_for
-from migcheck.verdict import Verdict, expectation
+from migcheck.running.pipeline import Item, RunOptions, profile_for, run_item, tolerance_mode_for
+from migcheck.judging.verdict import Verdict, expectation
 
 STARTUP_S = 120.0  # the child's own start: interpreter, torch and MindSpore imports, the case file
 STDERR_LINES = 20  # lines of the child's stderr kept in a crashed or timeout verdict
@@ -80,7 +80,7 @@ def run_case_isolated(case: PairedCase, items: Sequence[Item], options: RunOptio
                       on_start: OnStart = None) -> Iterator[Verdict]:
     """The verdicts of one case's items, run in child processes (a new one after each crash)."""
     from migcheck.report.jsonfile import json_restore
-    from migcheck.verdict import from_dict
+    from migcheck.judging.verdict import from_dict
 
     pending: List[Item] = list(items)
     spent = 0.0  # seconds of the case's time used by earlier children (after each was ready)
@@ -213,7 +213,7 @@ _TIMED_OUT = object()
 
 
 class _Child:
-    """One `python -m migcheck.worker` process: its events as a queue, the tail of its stderr."""
+    """One `python -m migcheck.running.worker` process: its events as a queue, the tail of its stderr."""
 
     def __init__(self, case: PairedCase, items: Sequence[Item], options: RunOptions) -> None:
         import dataclasses
@@ -225,7 +225,7 @@ class _Child:
         # The child imports this very migcheck, installed or not.
         package_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH", "")) if p)
-        self.proc = subprocess.Popen([sys.executable, "-m", "migcheck.worker"], stdin=subprocess.PIPE,
+        self.proc = subprocess.Popen([sys.executable, "-m", "migcheck.running.worker"], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
                                      start_new_session=True)  # its own process group: killed whole, and
         # Ctrl-C on the terminal reaches only the parent, which then stops the child itself.

@@ -5,17 +5,17 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Dict, Optional, Tuple
 
-from migcheck.compare import ErrorSample, Sample, TensorComparison
-from migcheck.diagnosis import Finding
-from migcheck.localize import Localization, SubcellRow
-from migcheck.mapping import MappedParam, SkippedParam
+from migcheck.judging.compare import ErrorSample, Sample, TensorComparison
+from migcheck.localization.rules import Finding
+from migcheck.localization.locate import Localization, SubcellRow
+from migcheck.running.mapping import MappedParam, SkippedParam
 
 # 2 added a tensor's `error_sample` (for the HTML report's plots). A version-1 reader would reject
 # that field, hence the bump; this reader takes both (a version-1 tensor just has no sample).
 SCHEMA_VERSION = 2
 READABLE_SCHEMA_VERSIONS = (1, 2)
 # crashed: the isolated child process running the case died (signal or non-zero exit);
-# timeout: the case ran past its time limit and its child process was killed (migcheck.isolate).
+# timeout: the case ran past its time limit and its child process was killed (migcheck.running.isolation).
 STATUSES = ("pass", "fail", "error", "skip", "xfail", "xpass", "crashed", "timeout")
 # Statuses that mean "as the case said it would be"; anything else makes the run exit 1.
 EXPECTED_STATUSES = ("pass", "xfail", "skip")

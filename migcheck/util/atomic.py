@@ -1,7 +1,7 @@
 """Atomic file writes: a reader (or a later run) sees the old file or the new one, never half of one.
 
 Every file migcheck writes for later use goes through here: goldens and their manifests
-(migcheck.golden) and every report file (summary.json, index.html, cells/<case>.json|md|html).
+(migcheck.golden.store) and every report file (summary.json, index.html, cells/<case>.json|md|html).
 The content goes to a temporary file in the same folder, which then replaces the target with
 ``os.replace`` (atomic on POSIX and Windows within one file system). A write that fails or is
 interrupted (an exception, Ctrl-C) removes its temporary file and leaves the target untouched. A

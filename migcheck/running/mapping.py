@@ -15,9 +15,9 @@ from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Uni
 
 import numpy as np
 
-from migcheck.params import ParamInfo
+from migcheck.runners.base import ParamInfo
 from migcheck.transforms import IDENTITY, Transform, concat, fits, reshape, same_but_singletons, split
-from migcheck.tree import contiguous
+from migcheck.util.tree import contiguous
 
 # (torch owner-kind prefix, torch leaf) -> MindSpore leaf. Tried before the unchanged name,
 # because MindSpore's nn layers rename these while mindspore.mint layers keep torch's names.

@@ -32,15 +32,15 @@ import numpy as np
 
 # atomic_write(path, write): write(file) on a temporary file next to path, fsynced, then os.replace'd
 # into place; on any failure path is left as it was. The reports use the same helper.
-from migcheck.atomic import atomic_write
-from migcheck.objective import Objective
-from migcheck.params import ParamInfo
+from migcheck.util.atomic import atomic_write
+from migcheck.running.objective import Objective
+from migcheck.runners.base import ParamInfo
 
 FORMAT = "migcheck-golden"
 FORMAT_VERSION = 1
 MANIFEST = "manifest.json"
 SEED_SCHEME = ("numpy.random.default_rng(sha256(case name, role, tensor name)) per input, weight and"
-               " cotangent (migcheck.seeding.rng_for); the drawn values are stored, so reading a golden"
+               " cotangent (migcheck.util.seeding.rng_for); the drawn values are stored, so reading a golden"
                " never re-draws them")
 _ZIP_TIME = (1980, 1, 1, 0, 0, 0)  # fixed entry times: the same reference gives the same bytes
 
@@ -367,7 +367,7 @@ def load_check(root: os.PathLike, case_name: str, check: str, fingerprint: str, 
         raise GoldenProblem("missing-golden", f"no golden for {case_name}[{check}] in {folder / MANIFEST};"
                                               f" record it where torch is installed: {hint} --check {check}")
     if entry.fingerprint != fingerprint:
-        from migcheck.fingerprint import changed_parts
+        from migcheck.golden.fingerprint import changed_parts
 
         changed = changed_parts(dict(entry.fingerprint_parts), dict(parts)) or ["the fingerprint scheme"]
         raise GoldenProblem("stale-golden", f"golden {folder / (entry.file or MANIFEST)} is stale: the case's"

@@ -13,9 +13,9 @@ from typing import Dict, List, Sequence
 import numpy as np
 
 import migcheck
-from migcheck import golden
+from migcheck.golden import store as golden
 from migcheck.case import PairedCase
-from migcheck.fingerprint import case_fingerprint
+from migcheck.golden.fingerprint import case_fingerprint
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,7 @@ def record_hint(case: PairedCase, root: str) -> str:
 def record_case(case: PairedCase, checks: Sequence[str], root: str, *, update: bool = False,
                 torch_device: str = "cpu", oracle: bool = True) -> List[Recorded]:
     """Record each check of one case under root; existing goldens stay unless update is set."""
-    from migcheck.engine import SkipCheck, torch_oracle, torch_reference
+    from migcheck.running.pipeline import SkipCheck, torch_oracle, torch_reference
     from migcheck.runners import torch_side
 
     fingerprint, parts = case_fingerprint(case)

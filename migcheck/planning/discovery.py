@@ -106,7 +106,7 @@ def _import_problem(exc: ImportError) -> str:
 
 def discover(paths: Sequence[str], load: Optional[Callable[[Path], Collection]] = None) -> Collection:
     """Every case under paths. load: how one file is loaded (default load_file; `migcheck list` passes
-    migcheck.discovery_cache's, which answers from the cache for unchanged files)."""
+    migcheck.planning.cache's, which answers from the cache for unchanged files)."""
     files, errors = case_files(paths)
     cases: List[PairedCase] = []
     seen = {}

@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, Optional, Tuple
 
-from migcheck.discovery import Collection, load_file
-from migcheck.planning import effective_checks
+from migcheck.planning.discovery import Collection, load_file
+from migcheck.planning.items import effective_checks
 
 CACHE_VERSION = 1
 ENV = "MIGCHECK_CACHE_DIR"
@@ -136,7 +136,7 @@ class DiscoveryCache:
     def _record_deps(self, new_modules: set, case_file: str) -> None:
         installed = _installed_roots()
         # What an entry holds is decided here (effective checks, default modes): always a dependency.
-        own = {"migcheck.planning", "migcheck.case"}
+        own = {"migcheck.planning.items", "migcheck.case"}
         for name in new_modules | own:
             origin = getattr(sys.modules.get(name), "__file__", None)
             if not origin or not origin.endswith(".py"):
@@ -156,7 +156,7 @@ class DiscoveryCache:
             return
         self.index["files"], self.index["deps"] = files, deps
         try:
-            from migcheck.atomic import atomic_write_text
+            from migcheck.util.atomic import atomic_write_text
 
             atomic_write_text(self.path, json.dumps(self.index, indent=1, sort_keys=True))
         except OSError:

@@ -1,7 +1,7 @@
 """Which items a run holds: case x check x mode x backend, and which of them one shard runs.
 
 Pure and light (no numpy, no frameworks): `migcheck list` plans from the discovery cache with it,
-without importing case files or the engine. migcheck.engine re-exports Item, effective_checks and plan.
+without importing case files or the engine. migcheck.running.pipeline re-exports Item, effective_checks and plan.
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The child side of `migcheck compare --isolate` (see migcheck/isolate.py): `python -m migcheck.worker`.
+"""The child side of `migcheck compare --isolate` (see migcheck/isolate.py): `python -m migcheck.running.worker`.
 
 Reads one JSON request on stdin: {"file", "case", "items": [[check, mode, backend], ...], "options",
 "preload"}. Writes JSON lines on its stdout: {"event": "ready"} once the case is loaded, then per
@@ -29,7 +29,7 @@ def _protocol_stream() -> TextIO:
 def _options(data: Dict[str, Any]) -> Any:
     import dataclasses
 
-    from migcheck.engine import RunOptions
+    from migcheck.running.pipeline import RunOptions
 
     known = {f.name for f in dataclasses.fields(RunOptions)}
     return RunOptions(**{k: tuple(v) if isinstance(v, list) else v for k, v in data.items() if k in known})
@@ -47,10 +47,10 @@ def main() -> int:
         events.flush()
 
     request = json.loads(sys.stdin.read())
-    from migcheck.discovery import load_file
-    from migcheck.engine import Item, run_item
+    from migcheck.planning.discovery import load_file
+    from migcheck.running.pipeline import Item, run_item
     from migcheck.report.jsonfile import json_safe
-    from migcheck.verdict import to_dict
+    from migcheck.judging.verdict import to_dict
 
     options = _options(request["options"])
     loaded = load_file(Path(request["file"]))

@@ -9,8 +9,8 @@ from typing import Any, Callable, Optional, Tuple
 
 import numpy as np
 
-from migcheck.seeding import rng_for
-from migcheck.tree import as_array, flatten
+from migcheck.util.seeding import rng_for
+from migcheck.util.tree import as_array, flatten
 
 
 @dataclass(frozen=True)

@@ -9,11 +9,11 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from migcheck.compare import TensorComparison
-from migcheck.diagnosis import Finding, diagnose, diagnose_precision, diagnose_update_pattern
-from migcheck.localize import (Localization, SubcellRow, compare_calls, first_divergence, key_calls, module_pairs,
+from migcheck.judging.compare import TensorComparison
+from migcheck.localization.rules import Finding, diagnose, diagnose_precision, diagnose_update_pattern
+from migcheck.localization.locate import (Localization, SubcellRow, compare_calls, first_divergence, key_calls, module_pairs,
                                summarize)
-from migcheck.mapping import WeightMapping
+from migcheck.running.mapping import WeightMapping
 from migcheck.precision import apply_precision, as_precision
 from migcheck.tolerance import Tolerance
 

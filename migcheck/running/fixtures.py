@@ -6,10 +6,10 @@ from typing import Dict, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from migcheck.params import ParamInfo
-from migcheck.seeding import rng_for
+from migcheck.runners.base import ParamInfo
+from migcheck.util.seeding import rng_for
 from migcheck.specs import InputSpec
-from migcheck.tree import contiguous
+from migcheck.util.tree import contiguous
 
 
 def make_input(spec: InputSpec, *, seed_parts: Tuple[object, ...]) -> np.ndarray:
