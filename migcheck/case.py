@@ -11,7 +11,7 @@ from migcheck.tolerance import TOLERANCE_MODES, Tolerance
 
 from migcheck.planning.items import BACKENDS, CHECKS, MODES  # noqa: E402,F401  (light: `migcheck --help` reads them)
 # Kinds of failure a verdict can carry; a known-bad case names the one it must fail with.
-FAILURE_KINDS = ("structure", "tree", "shape", "dtype", "nonfinite", "value", "error", "graph-compile-error")
+from migcheck.vocab import FAILURE_KINDS  # noqa: E402,F401  (what fails_with may name)
 
 OPTIMIZER_PRESETS = ("sgd", "adam", "adamw")
 # Presets whose MindSpore half exists on some backends only: mindspore.mint.optim.AdamW (the

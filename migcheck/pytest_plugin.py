@@ -197,8 +197,8 @@ class MigcheckSession:
         m = _NODE_ID.match(report.nodeid)
         if m is None:
             return None
-        from migcheck.report.jsonfile import json_safe
-        from migcheck.judging.verdict import Verdict, expectation, to_dict
+        from migcheck.judging.verdict import Verdict, expectation
+        from migcheck.serialize import verdict_to_json
 
         path = self.config.rootpath / m["file"]
         expected, file = "pass", str(path)
@@ -216,7 +216,7 @@ class MigcheckSession:
                                   " xdist started a new worker for the other items. `migcheck compare --isolate`"
                                   " names the signal and shows the last lines of the process's stderr",
                           notes=("reported by pytest-xdist: the worker process exited while running this item",))
-        return json_safe(to_dict(verdict))
+        return verdict_to_json(verdict)
 
     @pytest.hookimpl
     def pytest_keyboard_interrupt(self, excinfo: Any) -> None:
@@ -233,10 +233,9 @@ class MigcheckSession:
         if not directory or hasattr(self.config, "workerinput"):
             return  # xdist workers never write: the controller merges
         from migcheck.report import write_report
-        from migcheck.report.jsonfile import json_restore
-        from migcheck.judging.verdict import from_dict
+        from migcheck.serialize import verdict_from_json
 
-        verdicts = sorted((from_dict(json_restore(v)) for v in self.verdicts), key=lambda v: (v.file, v.item))
+        verdicts = sorted((verdict_from_json(v) for v in self.verdicts), key=lambda v: (v.file, v.item))
         write_report(directory, verdicts, self.errors, partial=self.interrupted)
 
 
@@ -310,8 +309,7 @@ class CaseItem(pytest.Item):
 
     def runtest(self) -> None:
         from migcheck.running.pipeline import run_item
-        from migcheck.report.jsonfile import json_safe
-        from migcheck.judging.verdict import to_dict
+        from migcheck.serialize import verdict_to_json
 
         try:
             verdict = run_item(self.planned, self.options)
@@ -319,10 +317,10 @@ class CaseItem(pytest.Item):
             if "pytest-timeout" not in str(exc) and not str(exc).startswith("Timeout"):
                 raise
             timed_out = self._timed_out(str(exc))
-            self.user_properties.append((VERDICT_PROPERTY, json.dumps(json_safe(to_dict(timed_out)))))
+            self.user_properties.append((VERDICT_PROPERTY, json.dumps(verdict_to_json(timed_out))))
             self.user_properties += [("migcheck_status", "timeout"), ("migcheck_kind", "timeout")]
             raise MigcheckFailure(timed_out) from None
-        self.user_properties.append((VERDICT_PROPERTY, json.dumps(json_safe(to_dict(verdict)))))
+        self.user_properties.append((VERDICT_PROPERTY, json.dumps(verdict_to_json(verdict))))
         self.user_properties += [("migcheck_status", verdict.status), ("migcheck_kind", verdict.kind or "")]
         worst = verdict.worst
         if worst is not None:

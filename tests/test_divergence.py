@@ -5,8 +5,7 @@ import pytest
 
 from migcheck.planning.discovery import load_file
 from migcheck.running.pipeline import Item, RunOptions, run_item
-from migcheck.report.jsonfile import json_restore, json_safe
-from migcheck.judging.verdict import from_dict, to_dict
+from migcheck.serialize import verdict_from_json, verdict_to_json
 
 CASES = Path(__file__).resolve().parents[1] / "cases"
 
@@ -55,7 +54,7 @@ def test_a_wrong_diagnosis_turns_an_expected_failure_into_a_failure():
 def test_passing_verdicts_carry_no_localization_and_it_survives_json():
     assert run_item(Item(case("localization.py", "deep_cnn"), "forward", "pynative", "cpu")).localization is None
     v = run_item(Item(case("localization.py", "deep_cnn_maxpool_same"), "forward", "pynative", "cpu"))
-    back = from_dict(json_restore(json_safe(to_dict(v))))
+    back = verdict_from_json(verdict_to_json(v))
     assert back.localization == v.localization
 
 

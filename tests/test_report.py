@@ -20,7 +20,8 @@ from migcheck.report.jsonfile import read_summary, safe_name, summary
 from migcheck.report.markdown import render_case
 from migcheck.report.terminal import render, verdict_line
 from migcheck.tolerance import Tolerance
-from migcheck.judging.verdict import SCHEMA_VERSION, STATUSES, Verdict
+from migcheck.judging.verdict import STATUSES, Verdict
+from migcheck.serialize import SCHEMA_VERSION
 
 F32 = Tolerance(1.3e-6, 1e-5)
 BN_TORCH = [ParamInfo("bn.running_var", (3,), "float32", "BatchNorm2d", False, True),

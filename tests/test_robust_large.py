@@ -11,11 +11,12 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from migcheck.judging import compare
+from migcheck.judging import compare, error_sample
 from migcheck.judging.compare import compare_arrays
-from migcheck.report.jsonfile import dumps, json_safe
+from migcheck.report.jsonfile import dumps
 from migcheck.tolerance import Tolerance
-from migcheck.judging.verdict import Verdict, to_dict
+from migcheck.judging.verdict import Verdict
+from migcheck.serialize import verdict_to_json
 
 F32 = Tolerance(rtol=1.3e-6, atol=1e-5)
 
@@ -83,10 +84,10 @@ def test_the_chunked_path_is_the_one_large_tensors_take_and_its_memory_stays_bou
     # The verdict stays small: bounded samples, a bounded error picture.
     assert len(result.first_mismatches) == compare.MAX_SAMPLES
     sample = result.error_sample
-    assert len(sample.map) <= compare.MAP_CELLS and all(len(row) <= compare.MAP_CELLS for row in sample.map)
-    assert len(sample.hist_counts) == compare.HIST_BINS and sum(sample.hist_counts) == result.mismatched - sample.nonfinite
+    assert len(sample.map) <= error_sample.MAP_CELLS and all(len(row) <= error_sample.MAP_CELLS for row in sample.map)
+    assert len(sample.hist_counts) == error_sample.HIST_BINS and sum(sample.hist_counts) == result.mismatched - sample.nonfinite
     verdict = Verdict(case="big", check="forward", mode="pynative", backend="cpu", status="fail", kind="nonfinite",
                       message=result.message, tensors=(result,))
-    text = dumps(json_safe(to_dict(verdict)))
+    text = dumps(verdict_to_json(verdict))
     assert len(text) < 40_000
     json.loads(text)

@@ -11,7 +11,8 @@ from migcheck.judging.compare import compare_arrays
 from migcheck.running.mapping import map_weights
 from migcheck.runners.base import ParamInfo
 from migcheck.tolerance import Tolerance
-from migcheck.judging.verdict import EXPECTED_STATUSES, STATUSES, Verdict, expectation, from_dict, judge, judge_diagnosis, to_dict
+from migcheck.judging.verdict import EXPECTED_STATUSES, STATUSES, Verdict, expectation, judge, judge_diagnosis
+from migcheck.serialize import verdict_from_json as from_dict, verdict_to_json as to_dict
 
 
 @pytest.mark.parametrize("expect, fails_with, fails_on, check, expected", [
@@ -96,7 +97,7 @@ def rich_verdict() -> Verdict:
 def test_to_dict_is_plain_data_with_the_item_id():
     data = to_dict(rich_verdict())
     assert data["item"] == "dense[forward-pynative-cpu]"
-    assert data["tensors"][0]["max_abs_at"] == {"index": (1, 1), "torch": 4.0, "mindspore": 5.0}
+    assert data["tensors"][0]["max_abs_at"] == {"index": [1, 1], "torch": 4.0, "mindspore": 5.0}
     assert data["mapping"][0]["ms_name"] == "bn.moving_variance"
     assert data["skipped_params"][0]["torch_name"] == "bn.num_batches_tracked"
     json.dumps(data)  # everything is JSON-serialisable
@@ -136,3 +137,25 @@ def test_an_expected_diagnosis_must_fire_unless_localization_could_not_run():
     status, remark = judge_diagnosis("xfail", "r", "pad-mode", None, localization_skipped=True)
     assert status == "xfail" and "not checked" in remark and "--golden" in remark
     assert judge_diagnosis("fail", "r", "pad-mode", None, localization_skipped=True)[0] == "fail"
+
+
+def test_non_finite_floats_survive_a_json_round_trip_in_every_float_field():
+    from migcheck.localization.locate import Localization, SubcellRow
+
+    row = SubcellRow(order=0, torch_name="fc", torch_kind="Linear", ms_name="fc", ms_kind="Dense", inputs_ok=True,
+                     outputs_ok=False, isolated_ok=False, max_abs_err=float("inf"), isolated_max_abs_err=float("inf"), message="")
+    v = dataclasses.replace(rich_verdict(), compile_s=float("inf"), duration_s=float("nan"),
+                            localization=Localization(rows=(row,), first_divergence="fc", first_divergence_ms="fc",
+                                                          findings=(), summary="nan"))
+    back = from_dict(json.loads(json.dumps(to_dict(v))))
+    assert back.compile_s == float("inf") and isinstance(back.compile_s, float)
+    assert back.localization.rows[0].isolated_max_abs_err == float("inf")
+    assert back.duration_s != back.duration_s  # NaN
+    assert back.localization.summary == "nan"  # a string field named like a float stays a string
+
+
+def test_fields_a_later_schema_adds_are_ignored():
+    data = to_dict(rich_verdict())
+    data["a_field_from_the_future"] = 1
+    data["tensors"][0]["another"] = {"x": 2}
+    assert from_dict(data) == rich_verdict()

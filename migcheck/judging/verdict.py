@@ -1,24 +1,15 @@
 """Verdicts: the result of one case x check x mode x backend, and how expectations turn into status."""
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Dict, Optional, Tuple
 
-from migcheck.judging.compare import ErrorSample, Sample, TensorComparison
+from migcheck.judging.compare import TensorComparison
 from migcheck.localization.rules import Finding
 from migcheck.localization.locate import Localization, SubcellRow
 from migcheck.running.mapping import MappedParam, SkippedParam
 
-# 2 added a tensor's `error_sample` (for the HTML report's plots). A version-1 reader would reject
-# that field, hence the bump; this reader takes both (a version-1 tensor just has no sample).
-SCHEMA_VERSION = 2
-READABLE_SCHEMA_VERSIONS = (1, 2)
-# crashed: the isolated child process running the case died (signal or non-zero exit);
-# timeout: the case ran past its time limit and its child process was killed (migcheck.running.isolation).
-STATUSES = ("pass", "fail", "error", "skip", "xfail", "xpass", "crashed", "timeout")
-# Statuses that mean "as the case said it would be"; anything else makes the run exit 1.
-EXPECTED_STATUSES = ("pass", "xfail", "skip")
+from migcheck.vocab import ERROR_KINDS, EXPECTED_STATUSES, STATUSES, item_id  # noqa: E402,F401  (STATUSES re-exported)
 
 
 @dataclass(frozen=True)
@@ -48,7 +39,7 @@ class Verdict:
 
     @property
     def item(self) -> str:
-        return f"{self.case}[{self.check}-{self.mode}-{self.backend}]"
+        return item_id(self.case, self.check, self.mode, self.backend)
 
     @property
     def as_expected(self) -> bool:
@@ -77,7 +68,7 @@ def judge(found: Optional[str], expected: str) -> Tuple[str, str]:
     if expected == "pass":
         if found is None:
             return "pass", ""
-        return ("error" if found in ("error", "graph-compile-error") else "fail"), ""
+        return ("error" if found in ERROR_KINDS else "fail"), ""
     want = expected.split(":", 1)[1]
     if found == want:
         return "xfail", f"failed as expected ({want})"
@@ -101,63 +92,3 @@ def judge_diagnosis(status: str, remark: str, expected_rule: Optional[str],
     if expected_rule in found:
         return status, f"{remark}; diagnosed as expected ({expected_rule})"
     return "fail", f"failed as expected, but the diagnosis is {found or 'missing'} where the case expects {expected_rule!r}"
-
-
-def to_dict(verdict: Verdict) -> Dict[str, Any]:
-    data = dataclasses.asdict(verdict)
-    data["item"] = verdict.item
-    return data
-
-
-def from_dict(data: Dict[str, Any]) -> Verdict:
-    """Inverse of to_dict, for re-reading reports on a machine without the frameworks."""
-    data = dict(data)
-    data.pop("item", None)
-    data["tensors"] = tuple(_tensor_from_dict(t) for t in data.get("tensors", ()))
-    data["mapping"] = tuple(MappedParam(**{**m, "torch_shape": tuple(m["torch_shape"]), "ms_shape": tuple(m["ms_shape"])})
-                            for m in data.get("mapping", ()))
-    data["skipped_params"] = tuple(SkippedParam(**s) for s in data.get("skipped_params", ()))
-    for key in ("structure", "notes"):
-        data[key] = tuple(data.get(key, ()))
-    if data.get("localization") is not None:
-        data["localization"] = _localization(data["localization"])
-    return Verdict(**data)
-
-
-def _localization(data: Dict[str, Any]) -> Localization:
-    return Localization(rows=tuple(SubcellRow(**r) for r in data.get("rows", ())),
-                        first_divergence=data.get("first_divergence"),
-                        first_divergence_ms=data.get("first_divergence_ms"),
-                        findings=tuple(Finding(**f) for f in data.get("findings", ())),
-                        summary=data.get("summary", ""))
-
-
-def _tensor_from_dict(data: Dict[str, Any]) -> TensorComparison:
-    data = dict(data)
-    for key in ("torch_shape", "ms_shape"):
-        if data.get(key) is not None:
-            data[key] = tuple(data[key])
-    for key in ("max_abs_at", "max_rel_at"):
-        if data.get(key) is not None:
-            data[key] = _sample(data[key])
-    data["first_mismatches"] = tuple(_sample(s) for s in data.get("first_mismatches", ()))
-    data["notes"] = tuple(data.get("notes", ()))
-    if data.get("error_sample") is not None:
-        data["error_sample"] = _error_sample(data["error_sample"])
-    return TensorComparison(**data)
-
-
-def _error_sample(data: Dict[str, Any]) -> ErrorSample:
-    data = {k: v for k, v in data.items() if k in _ERROR_SAMPLE_FIELDS}  # fields a later version may add are ignored
-    for key in ("hist_edges", "hist_counts", "map_axes", "map_block", "channel_max"):
-        data[key] = tuple(data.get(key, ()))
-    data["map"] = tuple(tuple(row) for row in data.get("map", ()))
-    data["map_nonfinite"] = tuple(tuple(cell) for cell in data.get("map_nonfinite", ()))
-    return ErrorSample(**data)
-
-
-_ERROR_SAMPLE_FIELDS = frozenset(f.name for f in dataclasses.fields(ErrorSample))
-
-
-def _sample(data: Dict[str, Any]) -> Sample:
-    return Sample(tuple(data["index"]), data["torch"], data["mindspore"])

@@ -13,10 +13,8 @@ from typing import TYPE_CHECKING, Any, List, Sequence, Tuple
 if TYPE_CHECKING:  # pragma: no cover
     from migcheck.case import PairedCase
 
-# Defined here, not in migcheck.case (which re-exports them), so `migcheck --help` needs no numpy.
-CHECKS = ("forward", "backward", "train", "step")
-MODES = ("pynative", "graph")
-BACKENDS = ("cpu", "gpu", "ascend")
+# Re-exported from the vocabulary (light: `migcheck --help` needs no numpy).
+from migcheck.vocab import BACKENDS, CHECKS, MODES, item_id  # noqa: E402,F401
 
 
 @dataclass(frozen=True)
@@ -28,7 +26,7 @@ class Item:
 
     @property
     def id(self) -> str:
-        return f"{self.case.name}[{self.check}-{self.mode}-{self.backend}]"
+        return item_id(self.case.name, self.check, self.mode, self.backend)
 
 
 def effective_checks(case: "PairedCase") -> Tuple[str, ...]:

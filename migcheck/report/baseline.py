@@ -56,11 +56,6 @@ def mismatched(v: Verdict) -> int:
     return sum(t.mismatched for t in v.tensors)
 
 
-def _metrics(v: Verdict) -> str:
-    err, _ = worst_error(v)
-    return f"max abs err {err:.3g}, {mismatched(v)} mismatched"
-
-
 def classify(old: Verdict, new: Verdict) -> Tuple[Optional[str], str]:
     """(category or None when unchanged, detail) for one item present in both runs."""
     transition = f"{old.status} -> {new.status}"

@@ -21,7 +21,6 @@ from migcheck.report.jsonfile import by_case, safe_name
 from migcheck.judging.verdict import STATUSES, Verdict
 
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'"
-UNEXPECTED = ("fail", "error", "xpass", "crashed", "timeout")
 # Sort order of the status column; a status this version does not know sorts last (9) and gets a grey badge.
 SEVERITY = {"crashed": -2, "timeout": -1, "error": 0, "fail": 1, "xpass": 2, "xfail": 3, "skip": 4, "pass": 5}
 

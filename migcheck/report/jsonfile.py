@@ -13,7 +13,9 @@ from pathlib import Path
 from typing import Any, Dict, List, Sequence, Tuple
 
 from migcheck.util.atomic import atomic_write_text
-from migcheck.judging.verdict import READABLE_SCHEMA_VERSIONS, SCHEMA_VERSION, STATUSES, Verdict, from_dict, to_dict
+from migcheck.judging.verdict import Verdict
+from migcheck.serialize import READABLE_SCHEMA_VERSIONS, SCHEMA_VERSION, json_safe, verdict_from_json, verdict_to_json
+from migcheck.vocab import STATUSES
 
 
 def safe_name(case: str) -> str:
@@ -23,17 +25,6 @@ def safe_name(case: str) -> str:
         return case
     # Cleaning merged characters ('a/b' and 'a_b'): a digest of the real name keeps them apart.
     return f"{cleaned}-{hashlib.sha1(case.encode()).hexdigest()[:8]}"
-
-
-def json_safe(value: Any) -> Any:
-    """A verdict dict ready for json.dumps. JSON has no NaN/Infinity: they become strings."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return str(value)
-    if isinstance(value, dict):
-        return {k: json_safe(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [json_safe(v) for v in value]
-    return value
 
 
 def now() -> str:
@@ -51,7 +42,7 @@ def summary(verdicts: Sequence[Verdict], errors: Sequence[str] = (), created: st
         "counts": {status: counts.get(status, 0) for status in STATUSES},
         "all_as_expected": all(v.as_expected for v in verdicts) and not errors and not partial,
         "collection_errors": list(errors),
-        "verdicts": [json_safe(to_dict(v)) for v in verdicts],
+        "verdicts": [verdict_to_json(v) for v in verdicts],
     }
 
 
@@ -87,7 +78,7 @@ def write_json_report(root: Path, verdicts: Sequence[Verdict], errors: Sequence[
     cells.mkdir(parents=True, exist_ok=True)
     for case, items in by_case(verdicts).items():
         record = {"schema_version": SCHEMA_VERSION, "case": case, "file": items[0].file,
-                  "verdicts": [json_safe(to_dict(v)) for v in items]}
+                  "verdicts": [verdict_to_json(v) for v in items]}
         atomic_write_text(cells / f"{safe_name(case)}.json", dumps(record))
     atomic_write_text(root / "summary.json", dumps(summary(verdicts, errors, created, partial)))
 
@@ -121,28 +112,10 @@ def read_run(path: Path) -> Run:
     if version not in READABLE_SCHEMA_VERSIONS:
         readable = " or ".join(str(v) for v in READABLE_SCHEMA_VERSIONS)
         raise ValueError(f"{path}: schema_version {version!r}, this migcheck reads {readable}")
-    return Run(path=path, verdicts=tuple(from_dict(json_restore(v)) for v in data["verdicts"]),
+    return Run(path=path, verdicts=tuple(verdict_from_json(v) for v in data["verdicts"]),
                errors=tuple(data.get("collection_errors", ())), created=data.get("created", ""), schema_version=version,
                partial=data.get("partial") is True)
 
 
 def read_summary(path: Path) -> List[Verdict]:
     return list(read_run(path).verdicts)
-
-
-# The float fields of Verdict, TensorComparison and Sample: only these can hold "inf"/"nan"
-# written by json_safe; a case, tensor or note that is literally named "nan" stays a string.
-_FLOAT_FIELDS = frozenset(("duration_s", "rtol", "atol", "mismatched_fraction", "max_abs_err", "max_rel_err",
-                           "mean_abs_err", "cosine", "min_atol", "min_rtol", "torch", "mindspore",
-                           "oracle_err_ms", "oracle_err_pt", "budget_limit"))
-
-
-def json_restore(value: Any, key: str = "") -> Any:
-    """Inverse of json_safe: "nan"/"inf" strings in float fields become floats again."""
-    if isinstance(value, str) and key in _FLOAT_FIELDS and value in ("inf", "-inf", "nan"):
-        return float(value)
-    if isinstance(value, dict):
-        return {k: json_restore(v, k) for k, v in value.items()}
-    if isinstance(value, list):
-        return [json_restore(v) for v in value]
-    return value

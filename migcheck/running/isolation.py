@@ -4,7 +4,7 @@
 ``python -m migcheck.running.worker`` (migcheck/worker.py). The parent sends the case file, the case name,
 the items and the run options as JSON on the child's stdin; the child sends one JSON line per event
 back on its stdout (``ready``, ``start`` of an item, ``verdict`` with the verdict as
-``verdict.to_dict`` + ``report.jsonfile.json_safe``). Everything else the child prints goes to its
+``migcheck.serialize``). Everything else the child prints goes to its
 stderr, of which the parent keeps the last lines.
 
 - A child that dies (a signal such as SIGSEGV or SIGABRT, or a non-zero exit) turns the item it was
@@ -79,8 +79,7 @@ def _by_case(items: Sequence[Item]) -> Iterator[tuple]:
 def run_case_isolated(case: PairedCase, items: Sequence[Item], options: RunOptions, timeout: Optional[float] = None,
                       on_start: OnStart = None) -> Iterator[Verdict]:
     """The verdicts of one case's items, run in child processes (a new one after each crash)."""
-    from migcheck.report.jsonfile import json_restore
-    from migcheck.judging.verdict import from_dict
+    from migcheck.serialize import verdict_from_json
 
     pending: List[Item] = list(items)
     spent = 0.0  # seconds of the case's time used by earlier children (after each was ready)
@@ -122,7 +121,7 @@ def run_case_isolated(case: PairedCase, items: Sequence[Item], options: RunOptio
                         on_start(running)
                 elif kind == "verdict":
                     try:
-                        verdict = from_dict(json_restore(event["verdict"]))
+                        verdict = verdict_from_json(event["verdict"])
                     except Exception as exc:  # a verdict this parent cannot read: an error, never the end of the run
                         raw = event.get("verdict") if isinstance(event.get("verdict"), dict) else {}
                         item = by_id.get(f"{raw.get('case')}[{raw.get('check')}-{raw.get('mode')}-{raw.get('backend')}]",

@@ -22,10 +22,11 @@ from migcheck.precision import apply_precision, as_precision, tolerance_dtype, u
 from migcheck.planning.items import Item, effective_checks, plan  # noqa: F401  (re-exported: light, in planning.py)
 from migcheck.tolerance import BUDGET, Budget, Tolerance, ToleranceRules, default_profile, resolve
 from migcheck.util.tree import flatten, index_paths
+from migcheck.vocab import TENSOR_KINDS, input_grad_name, param_grad_name, state_name, step_name, torch_name_of
 from migcheck.judging.verdict import Verdict, expectation, judge, judge_diagnosis
 
 # When several tensors fail, the verdict's kind is the most fundamental one.
-KIND_ORDER = ("structure", "tree", "shape", "dtype", "nonfinite", "value")
+KIND_ORDER = TENSOR_KINDS
 
 
 @dataclass(frozen=True)
@@ -147,7 +148,7 @@ def _torch_results(case: PairedCase, check: str, module: Any, inputs: Tuple[np.n
     if check == "train":
         out = module.forward(inputs[:n_net], dtypes, train=True)
         state = module.state()
-        return {"out": adapt(out), **{f"state.{p.name}": state[p.name] for p in params if p.is_buffer}}
+        return {"out": adapt(out), **{state_name(p.name): state[p.name] for p in params if p.is_buffer}}
     loss = case.loss.torch if case.loss else None
     if check == "backward":
         input_grads, param_grads = module.gradients(inputs, dtypes, objective, loss)
@@ -207,18 +208,18 @@ def _optimizer_for(case: PairedCase, side: str) -> Any:
 
 def _gradient_results(input_grads: Dict[int, np.ndarray], param_grads: Dict[str, np.ndarray],
                       order: Sequence[str]) -> Dict[str, Any]:
-    results: Dict[str, Any] = {f"grad.input.{order[i]}": g for i, g in input_grads.items()}
-    results.update({f"grad.param.{name}": g for name, g in param_grads.items()})
+    results: Dict[str, Any] = {input_grad_name(order[i]): g for i, g in input_grads.items()}
+    results.update({param_grad_name(name): g for name, g in param_grads.items()})
     return results
 
 
 def _step_results(records: Sequence[Dict[str, Any]], params: Sequence[ParamInfo]) -> Dict[str, Any]:
     results: Dict[str, Any] = {}
     for k, record in enumerate(records, start=1):
-        results[f"step{k}.loss"] = record["loss"]
+        results[step_name(k, "loss")] = record["loss"]
         for p in params:
             if p.name in record["state"]:
-                results[f"step{k}.{'state' if p.is_buffer else 'param'}.{p.name}"] = record["state"][p.name]
+                results[step_name(k, "state" if p.is_buffer else "param", p.name)] = record["state"][p.name]
     return results
 
 
@@ -341,7 +342,7 @@ def _run_mindspore_side(item: Item, options: RunOptions, ref: Reference) -> Outc
         return dataclasses.replace(_localized(mismatch, item, options, ref, cell, mapping,
                                               _tolerance_for(item, options, "forward")), compile_s=cell.compile_s)
     skipped = {s.torch_name for s in mapping.skipped}
-    expected = {k: v for k, v in ref.results.items() if _torch_name_of(k) not in skipped}
+    expected = {k: v for k, v in ref.results.items() if torch_name_of(k) not in skipped}
     profile = profile_for(item.backend, options)
     precision = as_precision(case.precision)
     tolerance_for = _tolerance_for(item, options, item.check)
@@ -433,14 +434,6 @@ def _shape_mismatch(ms_outputs: Sequence[Tuple[str, Tuple[int, ...]]], ref: Refe
     return None
 
 
-def _torch_name_of(result_name: str) -> str:
-    """'state.bn.running_mean' / 'step2.param.fc.weight' / 'grad.param.x' -> the torch name part."""
-    for marker in (".state.", ".param."):
-        if marker in result_name:
-            return result_name.split(marker, 1)[1]
-    return result_name.split(".", 1)[1] if result_name.startswith("state.") else result_name
-
-
 def _mindspore_results(item: Item, cell: Any, ref: Reference, mapping: WeightMapping) -> Dict[str, Any]:
     """The MindSpore side's results under the reference's (torch) names."""
     case = item.case
@@ -451,7 +444,7 @@ def _mindspore_results(item: Item, cell: Any, ref: Reference, mapping: WeightMap
     if item.check == "train":
         out = cell.forward(ref.inputs[:n_net], ref.input_dtypes, train=True)
         state = to_torch(cell.state(), mapping)
-        return {"out": adapt(out), **{f"state.{p.name}": state[p.name] for p in ref.params
+        return {"out": adapt(out), **{state_name(p.name): state[p.name] for p in ref.params
                                       if p.is_buffer and p.name in state}}
     loss = case.loss.mindspore if case.loss else None
     if item.check == "backward":

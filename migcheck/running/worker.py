@@ -49,8 +49,7 @@ def main() -> int:
     request = json.loads(sys.stdin.read())
     from migcheck.planning.discovery import load_file
     from migcheck.running.pipeline import Item, run_item
-    from migcheck.report.jsonfile import json_safe
-    from migcheck.judging.verdict import to_dict
+    from migcheck.serialize import verdict_to_json
 
     options = _options(request["options"])
     loaded = load_file(Path(request["file"]))
@@ -70,7 +69,7 @@ def main() -> int:
         item = Item(case, check, mode, backend)
         send({"event": "start", "item": item.id})
         verdict = run_item(item, options)
-        send({"event": "verdict", "verdict": json_safe(to_dict(verdict))})
+        send({"event": "verdict", "verdict": verdict_to_json(verdict)})
     return 0
 
 

@@ -25,15 +25,6 @@ def leaves(tree: Any, prefix: str = "out") -> Dict[str, Any]:
     return dict(flatten(tree, prefix))
 
 
-def structure(tree: Any) -> Any:
-    """The tree's shape with leaves replaced by '*': equal structures compare equal."""
-    if isinstance(tree, Mapping):
-        return {k: structure(v) for k, v in tree.items()}
-    if isinstance(tree, (tuple, list)):
-        return [structure(v) for v in tree]
-    return "*"
-
-
 def as_array(leaf: Any) -> np.ndarray:
     """A leaf as an array; Python numbers and bools become 0-d arrays."""
     return leaf if isinstance(leaf, np.ndarray) else np.asarray(leaf)
