@@ -62,7 +62,8 @@ def instrument() -> None:
 
 def items_for(args):
     from migcheck.planning.discovery import discover, keyword_matcher
-    from migcheck.running.pipeline import RunOptions, plan
+    from migcheck.options import RunOptions
+    from migcheck.planning.items import plan
 
     collection = discover([str(ROOT / "cases")])
     options = RunOptions(modes=tuple(args.mode.split(",")))

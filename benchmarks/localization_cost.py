@@ -17,7 +17,9 @@ import torch.nn as tnn  # noqa: E402
 
 from migcheck import PairedCase, uniform  # noqa: E402
 from migcheck.localization.capture import _isolated_pass  # noqa: E402
-from migcheck.running.pipeline import Item, map_weights, run_item, to_mindspore, torch_reference  # noqa: E402
+from migcheck.running.mapping import map_weights, to_mindspore  # noqa: E402
+from migcheck.running.pipeline import Item, run_item  # noqa: E402
+from migcheck.running.reference import torch_reference  # noqa: E402
 from migcheck.localization.locate import module_pairs  # noqa: E402
 from migcheck.runners.mindspore_side import MindSporeCell, configure  # noqa: E402
 from migcheck.runners.torch_side import TorchModule  # noqa: E402

@@ -1,18 +1,20 @@
 """migcheck: prove a MindSpore port of a PyTorch model computes the same thing as the original.
 
-Public API for case files: PairedCase, Tolerance and the input specs. They are imported on first
-use (PEP 562), so that `migcheck --help` and a warm `migcheck list` start without numpy.
+Public API: for case files PairedCase, Tolerance and the input specs; for scripts run() -> RunResult
+and RunOptions. They are imported on first use (PEP 562), so that `migcheck --help` and a warm
+`migcheck list` start without numpy.
 """
 from typing import Any, List
 
 __version__ = "0.1.0"
 __all__ = ["PairedCase", "FrameworkPair", "Tolerance", "InputSpec", "uniform", "normal", "integers", "mask", "given", "Precision",
-           "with_precision"]
+           "with_precision", "run", "RunResult", "RunOptions"]
 
 _HOMES = {"PairedCase": "migcheck.case", "FrameworkPair": "migcheck.case", "Tolerance": "migcheck.tolerance",
           "InputSpec": "migcheck.specs", "uniform": "migcheck.specs", "normal": "migcheck.specs",
           "integers": "migcheck.specs", "mask": "migcheck.specs", "given": "migcheck.specs",
-          "Precision": "migcheck.precision", "with_precision": "migcheck.case"}
+          "Precision": "migcheck.precision", "with_precision": "migcheck.case",
+          "run": "migcheck.running.session", "RunResult": "migcheck.running.session", "RunOptions": "migcheck.options"}
 
 
 def __getattr__(name: str) -> Any:

@@ -9,7 +9,7 @@ from migcheck.precision import Precision, precision_problems
 from migcheck.specs import InputSpec, uniform
 from migcheck.tolerance import TOLERANCE_MODES, Tolerance
 
-from migcheck.planning.items import BACKENDS, CHECKS, MODES  # noqa: E402,F401  (light: `migcheck --help` reads them)
+from migcheck.vocab import BACKENDS, CHECKS, MODES  # noqa: E402,F401  (re-exported for case files)
 # Kinds of failure a verdict can carry; a known-bad case names the one it must fail with.
 from migcheck.vocab import FAILURE_KINDS  # noqa: E402,F401  (what fails_with may name)
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import List, Optional, Sequence
+from typing import Any, List, Optional
 
-from migcheck.planning.items import BACKENDS, CHECKS, MODES
+from migcheck.options import OPTIONS, SELECTION, OptionError, add_cli_arguments
 
 EXIT_OK, EXIT_UNEXPECTED, EXIT_USAGE = 0, 1, 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report a Ctrl-C
@@ -15,40 +15,6 @@ EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report a Ctrl-C
 
 class UsageError(Exception):
     pass
-
-
-def _csv(allowed: Sequence[str], what: str):
-    def parse(text: str) -> tuple:
-        values = tuple(v.strip() for v in text.split(",") if v.strip())
-        bad = [v for v in values if v not in allowed]
-        if bad or not values:
-            raise argparse.ArgumentTypeError(f"unknown {what} {', '.join(bad) or text!r}; choose from {', '.join(allowed)}")
-        return values
-    return parse
-
-
-def _non_negative(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not value >= 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be a non-negative number")
-    return value
-
-
-def _profile(text: str) -> str:
-    from migcheck.tolerance import PROFILES
-
-    if text not in PROFILES:
-        raise argparse.ArgumentTypeError(f"unknown profile {text!r}; choose from {', '.join(PROFILES)}")
-    return text
-
-
-def _device_id(text: str) -> int:
-    if not text.isdigit():
-        raise argparse.ArgumentTypeError(f"{text!r} is not a device id (0, 1, ...)")
-    return int(text)
 
 
 def _shard(text: str) -> tuple:
@@ -60,11 +26,13 @@ def _shard(text: str) -> tuple:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def _positive(text: str) -> float:
-    value = _non_negative(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be positive")
-    return value
+def _seconds(text: str) -> float:
+    from migcheck.options import positive
+
+    try:
+        return positive(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -74,10 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
     def add_selection(p: argparse.ArgumentParser) -> None:
         p.add_argument("paths", nargs="*", default=["cases"], help="case files or folders (default: cases)")
         p.add_argument("-k", dest="keyword", help="only items whose id or tags match, e.g. 'conv and not graph'")
-        p.add_argument("--check", type=_csv(CHECKS, "check"), default=None, help="checks to run (default: each case's own)")
-        p.add_argument("--mode", type=_csv(MODES, "mode"), default=MODES, help="MindSpore modes (default: pynative,graph)")
-        p.add_argument("--backend", type=_csv(BACKENDS + ("auto",), "backend"), default=("cpu",),
-                       help="MindSpore backends: cpu, gpu, ascend, or auto for what mindspore.hal reports here (default: cpu)")
+        add_cli_arguments(p, SELECTION)
         p.add_argument("--shard", type=_shard, default=None, metavar="I/N",
                        help="only the I-th of N shards (1-based): cases split by a stable hash of their name, all"
                             " items of a case in one shard; merge the shards' reports with `migcheck merge`")
@@ -86,27 +51,14 @@ def build_parser() -> argparse.ArgumentParser:
     add_selection(compare)
     compare.add_argument("--report", metavar="DIR",
                          help="write summary.json, index.html and per-case JSON/Markdown/HTML pages to DIR")
-    compare.add_argument("--atol", type=_non_negative, help="absolute tolerance for every tensor (overrides all rules)")
-    compare.add_argument("--rtol", type=_non_negative, help="relative tolerance for every tensor (overrides all rules)")
+    add_cli_arguments(compare, tuple(o.name for o in OPTIONS if o.name not in SELECTION))
     compare.add_argument("--color", choices=("auto", "always", "never"), default="auto")
-    compare.add_argument("--golden", metavar="DIR", help="use golden fixtures recorded by `migcheck record` instead of"
-                         " running torch (torch is never imported)")
-    compare.add_argument("--torch-device", choices=("cpu", "cuda", "auto"), default="cpu",
-                         help="where torch computes the reference (default: cpu)")
-    compare.add_argument("--device-id", type=_device_id, default=None, help="MindSpore device id (mindspore.set_device)")
-    compare.add_argument("--profile", type=_profile, default=None,
-                         help="tolerance profile: cpu, gpu, ascend, strict (default: the backend's own)")
-    compare.add_argument("--tolerance-mode", choices=("standard", "budget"), default=None,
-                         help="budget: judge MindSpore's error against a float64 oracle relative to torch's"
-                              " (default: each case's own, standard unless it says budget)")
     compare.add_argument("--isolate", action="store_true",
                          help="run each case in its own child process: a crash (segfault, abort) becomes a `crashed`"
                               " verdict and the run goes on")
-    compare.add_argument("--timeout", type=_positive, default=None, metavar="SECONDS",
+    compare.add_argument("--timeout", type=_seconds, default=None, metavar="SECONDS",
                          help="time limit per case (all its items); a case past it becomes a `timeout` verdict."
                               " Implies --isolate (the child process is killed). A case's own timeout= wins")
-    compare.add_argument("--budget-factor", type=_positive, default=None,
-                         help="error-budget safety factor (default 4): MindSpore may be this many times less accurate")
 
     listing = sub.add_parser("list", help="list the items a compare run would execute")
     add_selection(listing)
@@ -126,7 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
     record = sub.add_parser("record", help="run only the torch side and store golden fixtures for compare --golden")
     record.add_argument("paths", nargs="*", default=["cases"], help="case files or folders (default: cases)")
     record.add_argument("-k", dest="keyword", help="only case[check] ids or tags that match, e.g. 'conv and forward'")
-    record.add_argument("--check", type=_csv(CHECKS, "check"), default=None, help="checks to record (default: each case's own)")
+    add_cli_arguments(record, ("checks",))
     record.add_argument("--fixtures", metavar="DIR", default="fixtures", help="golden folder (default: fixtures)")
     record.add_argument("--update", action="store_true", help="replace goldens that exist (otherwise they are kept)")
     record.add_argument("--torch-device", choices=("cpu", "cuda", "auto"), default="cpu",
@@ -173,21 +125,12 @@ def _selected(args: argparse.Namespace):
         cache.save()
     else:
         collection = discover(args.paths)
-    golden = getattr(args, "golden", None)
-    if golden and not os.path.isdir(golden):
-        raise UsageError(f"--golden {golden}: no such folder; record goldens first with `migcheck record --fixtures {golden}`")
-    if args.command == "list":  # planning needs no engine (numpy, comparator, frameworks)
-        from types import SimpleNamespace
+    from migcheck.options import from_cli
 
-        options = SimpleNamespace(checks=args.check, modes=args.mode, backends=_backends(args.backend))
-    else:
-        from migcheck.running.pipeline import RunOptions
-
-        options = RunOptions(checks=args.check, modes=args.mode, backends=_backends(args.backend),
-                             rtol=getattr(args, "rtol", None), atol=getattr(args, "atol", None), golden=golden,
-                             torch_device=getattr(args, "torch_device", "cpu"), device_id=getattr(args, "device_id", None),
-                             profile=getattr(args, "profile", None), tolerance_mode=getattr(args, "tolerance_mode", None),
-                             budget_factor=getattr(args, "budget_factor", None))
+    try:
+        options = from_cli(args, SELECTION if args.command == "list" else tuple(o.name for o in OPTIONS))
+    except OptionError as exc:
+        raise UsageError(str(exc)) from None
     items = plan(collection.cases, options)
     if args.keyword:
         try:
@@ -249,20 +192,10 @@ def _convert(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _backends(chosen: Sequence[str]) -> tuple:
-    """'auto' becomes the backend mindspore.hal reports here (Ascend, else GPU, else CPU)."""
-    if "auto" not in chosen:
-        return tuple(chosen)
-    from migcheck.runners.mindspore_side import auto_backend
-
-    here = auto_backend()
-    return tuple(dict.fromkeys(here if b == "auto" else b for b in chosen))
-
-
 def _record(args: argparse.Namespace) -> int:
     """Exit 0 when every golden was recorded (or exists, up to date), 1 on errors, 2 on usage/collection errors."""
     from migcheck.planning.discovery import discover, keyword_matcher
-    from migcheck.running.pipeline import effective_checks
+    from migcheck.planning.items import effective_checks
     from migcheck.golden.record import line, record_case, summary
 
     match = None
@@ -271,11 +204,17 @@ def _record(args: argparse.Namespace) -> int:
             match = keyword_matcher(args.keyword)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
+    from migcheck.options import from_cli
+
+    try:
+        wanted = from_cli(args, ("checks",)).checks
+    except OptionError as exc:
+        raise UsageError(str(exc)) from None
     collection = discover(args.paths)
     errors = [str(e) for e in collection.errors]
     results = []
     for case in collection.cases:
-        checks = [c for c in effective_checks(case) if args.check is None or c in args.check]
+        checks = [c for c in effective_checks(case) if wanted is None or c in wanted]
         if match is not None:
             checks = [c for c in checks if match(" ".join((f"{case.name}[{c}]",) + tuple(case.tags)))]
         if not checks:
@@ -336,34 +275,54 @@ def _run(args: argparse.Namespace) -> int:
         return _map(args)
     if args.command == "convert":
         return _convert(args)
-    collection, options, items = _selected(args)
-    errors = [str(e) for e in collection.errors]
     if args.command == "list":
+        collection, options, items = _selected(args)
+        errors = [str(e) for e in collection.errors]
         for item in items:
             print(item.id)
         for e in errors:
             print(f"ERROR {e}", file=sys.stderr)
         return EXIT_USAGE if errors else EXIT_OK
+    return _compare(args)
 
-    from migcheck.running.isolation import run_items
-    from migcheck.report import write_report
+
+def _compare(args: argparse.Namespace) -> int:
+    from migcheck.options import from_cli
     from migcheck.report.terminal import Progress, render, summary_table, verdict_line
+    from migcheck.running.session import run
 
+    try:
+        options = from_cli(args)
+    except OptionError as exc:
+        raise UsageError(str(exc)) from None
     colour = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
     # On a terminal a status line names the item running now; piped output stays one line per item.
-    progress = Progress(sys.stdout, len(items), colour) if sys.stdout.isatty() else None
-    verdicts = []
-    interrupted = False
-    try:
-        for verdict in run_items(items, options, isolate=args.isolate or args.timeout is not None,
-                                 timeout=args.timeout, on_start=(lambda item: progress.start(item.id)) if progress else None):
-            verdicts.append(verdict)
-            if progress:
-                progress.finish(verdict)
-            else:
-                print(verdict_line(verdict, colour), flush=True)
-    except KeyboardInterrupt:  # Ctrl-C: keep what finished, write a partial report, exit 130
-        interrupted = True
+    progress: Optional[Progress] = None
+
+    def started(item: Any) -> None:
+        nonlocal progress
+        if sys.stdout.isatty():
+            progress = progress or Progress(sys.stdout, total[0], colour)
+            progress.start(item.id)
+
+    def finished(verdict: Any) -> None:
+        if progress:
+            progress.finish(verdict)
+        else:
+            print(verdict_line(verdict, colour), flush=True)
+
+    if args.keyword:
+        from migcheck.planning.discovery import keyword_matcher
+
+        try:
+            keyword_matcher(args.keyword)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+    total = [0]
+    result = run(args.paths, keyword=args.keyword, shard=args.shard, isolate=args.isolate, timeout=args.timeout,
+                 report=args.report, options=options, on_start=started, on_verdict=finished,
+                 on_plan=lambda items: total.__setitem__(0, len(items)))
+    verdicts, errors, items, interrupted = list(result.verdicts), list(result.collection_errors), result.items, result.interrupted
     if progress:
         progress.close()
     print()
@@ -373,9 +332,8 @@ def _run(args: argparse.Namespace) -> int:
     print(render(verdicts, errors, colour, include_expected=False,
                  interrupted=f"interrupted (Ctrl-C) after {len(verdicts)} of {len(items)} item(s), partial results"
                  if interrupted else ""))
-    if args.report:
-        root = write_report(args.report, verdicts, errors, partial=interrupted)
-        print(f"report: {root / 'summary.json'}" + (" (partial)" if interrupted else ""))
+    if result.report is not None:
+        print(f"report: {result.report / 'summary.json'}" + (" (partial)" if interrupted else ""))
     if interrupted:
         return EXIT_INTERRUPTED
     if errors:

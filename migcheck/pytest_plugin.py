@@ -7,51 +7,28 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import sys
 from pathlib import Path
 from typing import Any, Iterator, List, Optional
 
 import pytest
 
-from migcheck.case import BACKENDS, CHECKS, MODES
+from migcheck.options import add_pytest_options
+from migcheck.vocab import parse_item_id
 
 VERDICT_PROPERTY = "migcheck_verdict"
-# A migcheck item's node id: path::case[check-mode-backend] (checks, modes and backends hold no '-').
-_NODE_ID = re.compile(r"^(?P<file>[^:]+)::(?P<case>.+)\[(?P<check>[a-z]+)-(?P<mode>[a-z]+)-(?P<backend>[a-z]+)\]$")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("migcheck", "paired-cell checks of MindSpore ports")
-    group.addoption("--migcheck-mode", default="pynative,graph", help="MindSpore modes, comma-separated (default: pynative,graph)")
-    group.addoption("--migcheck-backend", default="cpu", help="MindSpore backends, comma-separated (default: cpu)")
-    group.addoption("--migcheck-check", default=None, help="checks to run, comma-separated (default: each case's own)")
+    add_pytest_options(group)  # the comparison options, from the table the CLI registers from too
     group.addoption("--migcheck-report", default=None, metavar="DIR", help="write the merged migcheck report to DIR")
-    group.addoption("--migcheck-golden", default=None, metavar="DIR",
-                    help="compare against golden fixtures from `migcheck record` instead of running torch")
-    group.addoption("--migcheck-torch-device", default="cpu", choices=("cpu", "cuda", "auto"),
-                    help="where torch computes the reference (default: cpu)")
-    group.addoption("--migcheck-device-id", default=None, type=int, help="MindSpore device id")
-    group.addoption("--migcheck-profile", default=None, help="tolerance profile (default: the backend's own)")
-    group.addoption("--migcheck-tolerance-mode", default=None, choices=("standard", "budget"),
-                    help="standard or budget (default: each case's own)")
     group.addoption("--migcheck-shard", default=None, metavar="I/N",
                     help="run only the I-th of N shards (1-based): migcheck items split by a stable hash of the case"
                          " name (a case's items stay together), other tests by their file; merge the shards'"
                          " --migcheck-report folders with `migcheck merge`")
     parser.addini("migcheck_case_dirs", type="args", default=["cases"],
                   help="folder names whose .py files hold paired cases (default: cases)")
-
-
-def _csv(config: pytest.Config, option: str, allowed: tuple) -> Optional[tuple]:
-    raw = config.getoption(option)
-    if raw is None:
-        return None
-    values = tuple(v.strip() for v in raw.split(",") if v.strip())
-    bad = [v for v in values if v not in allowed]
-    if bad:
-        raise pytest.UsageError(f"{option}: unknown value(s) {', '.join(bad)}; choose from {', '.join(allowed)}")
-    return values
 
 
 @pytest.hookimpl(wrapper=True)  # around pytest-xdist's own (tryfirst too), which makes a bare -n mean --dist load
@@ -92,29 +69,13 @@ class MigcheckSession:
     """Per-run state: options, and (on the controller) the verdicts gathered from reports."""
 
     def __init__(self, config: pytest.Config) -> None:
-        from migcheck.running.pipeline import RunOptions
-        from migcheck.tolerance import PROFILES
+        from migcheck.options import OptionError, from_pytest
 
         self.config = config
-        backends = _csv(config, "--migcheck-backend", BACKENDS + ("auto",))
-        if "auto" in backends:
-            from migcheck.runners.mindspore_side import auto_backend
-
-            backends = tuple(dict.fromkeys(auto_backend() if b == "auto" else b for b in backends))
-        golden = config.getoption("--migcheck-golden")
-        if golden is not None and not Path(golden).is_dir():
-            raise pytest.UsageError(f"--migcheck-golden {golden}: no such folder; record goldens first with"
-                                    f" `migcheck record --fixtures {golden}`")
-        profile = config.getoption("--migcheck-profile")
-        if profile is not None and profile not in PROFILES:
-            raise pytest.UsageError(f"--migcheck-profile: unknown profile {profile!r}; choose from {', '.join(PROFILES)}")
-        self.options = RunOptions(checks=_csv(config, "--migcheck-check", CHECKS),
-                                  modes=_csv(config, "--migcheck-mode", MODES),
-                                  backends=backends,
-                                  golden=str(Path(golden).resolve()) if golden else None,
-                                  torch_device=config.getoption("--migcheck-torch-device"),
-                                  device_id=config.getoption("--migcheck-device-id"), profile=profile,
-                                  tolerance_mode=config.getoption("--migcheck-tolerance-mode"))
+        try:
+            self.options = from_pytest(config)
+        except OptionError as exc:
+            raise pytest.UsageError(str(exc)) from None
         self.case_dirs = set(config.getini("migcheck_case_dirs"))
         self.shard = None
         if config.getoption("--migcheck-shard"):
@@ -194,28 +155,32 @@ class MigcheckSession:
 
     def _crashed_verdict(self, report: pytest.TestReport) -> Optional[dict]:
         """A `crashed` verdict for an item whose xdist worker died (xdist restarts it; the rest run on)."""
-        m = _NODE_ID.match(report.nodeid)
-        if m is None:
+        # A migcheck item's node id: path::case[check-mode-backend].
+        file_part, _, item_part = report.nodeid.partition("::")
+        parsed = parse_item_id(item_part)
+        if parsed is None:
             return None
-        from migcheck.judging.verdict import Verdict, expectation
+        m = dict(zip(("case", "check", "mode", "backend"), parsed), file=file_part)
+        from migcheck.judging.verdict import Verdict
+        from migcheck.planning.items import Item
+        from migcheck.running.outcome import Outcome, verdict_for
         from migcheck.serialize import verdict_to_json
 
         path = self.config.rootpath / m["file"]
-        expected, file = "pass", str(path)
+        outcome = Outcome("crashed", f"the pytest-xdist worker running this item died"
+                                     f" ({(report.longreprtext.strip().splitlines() or ['no details'])[-1]});"
+                                     " xdist started a new worker for the other items. `migcheck compare --isolate`"
+                                     " names the signal and shows the last lines of the process's stderr",
+                          notes=("reported by pytest-xdist: the worker process exited while running this item",))
         try:  # the expectation is the case's own; its file already loaded in the worker
             from migcheck.planning.discovery import load_file
 
             case = next(c for c in load_file(path).cases if c.name == m["case"])
-            expected, file = expectation(case.expect, case.fails_with, case.fails_on, m["check"], m["mode"]), case.file
-        except Exception:
-            pass
-        verdict = Verdict(case=m["case"], check=m["check"], mode=m["mode"], backend=m["backend"], status="crashed",
-                          kind="crashed", expected=expected, file=file,
-                          message=f"the pytest-xdist worker running this item died"
-                                  f" ({(report.longreprtext.strip().splitlines() or ['no details'])[-1]});"
-                                  " xdist started a new worker for the other items. `migcheck compare --isolate`"
-                                  " names the signal and shows the last lines of the process's stderr",
-                          notes=("reported by pytest-xdist: the worker process exited while running this item",))
+            verdict = verdict_for(Item(case, m["check"], m["mode"], m["backend"]), self.options, outcome,
+                                  status="crashed")
+        except Exception:  # the case cannot be loaded here: what the node id says is all there is
+            verdict = Verdict(case=m["case"], check=m["check"], mode=m["mode"], backend=m["backend"], status="crashed",
+                              kind="crashed", message=outcome.message, file=str(path), notes=outcome.notes)
         return verdict_to_json(verdict)
 
     @pytest.hookimpl
@@ -276,7 +241,7 @@ def _without_error_samples(verdict: dict) -> dict:
 class CaseFile(pytest.File):
     def collect(self) -> Iterator[pytest.Item]:
         from migcheck.planning.discovery import load_file
-        from migcheck.running.pipeline import plan
+        from migcheck.planning.items import plan
 
         loaded = load_file(self.path)
         file_errors = [e for e in loaded.errors if not e.case]
@@ -338,16 +303,12 @@ class CaseItem(pytest.Item):
             raise MigcheckFailure(verdict)
 
     def _timed_out(self, message: str) -> Any:
-        from migcheck.running.pipeline import profile_for, tolerance_mode_for
-        from migcheck.judging.verdict import Verdict, expectation
+        from migcheck.running.outcome import Outcome, verdict_for
 
-        item, case = self.planned, self.planned.case
-        return Verdict(case=case.name, check=item.check, mode=item.mode, backend=item.backend, status="timeout",
-                       kind="timeout", file=case.file,
-                       expected=expectation(case.expect, case.fails_with, case.fails_on, item.check, item.mode),
-                       message=f"timed out: {message}" + (f" (the case's timeout={case.timeout:g} s, applied per item in"
-                                                          f" pytest)" if case.timeout is not None else ""),
-                       profile=profile_for(item.backend, self.options), tolerance_mode=tolerance_mode_for(case, self.options))
+        case = self.planned.case
+        text = f"timed out: {message}" + (f" (the case's timeout={case.timeout:g} s, applied per item in pytest)"
+                                          if case.timeout is not None else "")
+        return verdict_for(self.planned, self.options, Outcome("timeout", text), status="timeout")
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Optional[str] = None) -> str:
         if isinstance(excinfo.value, MigcheckFailure):

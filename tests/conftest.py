@@ -6,6 +6,7 @@ discovery, `migcheck list` and pytest collection stay fast; only running an item
 from __future__ import annotations
 
 import atexit
+import importlib.util
 import os
 import shutil
 import tempfile
@@ -22,6 +23,23 @@ if "MIGCHECK_CACHE_DIR" not in os.environ:
 
 # pytester drives the pytest plugin in subprocesses (tests/test_pytest_plugin.py).
 pytest_plugins = ["pytester"]
+
+# Tests say what they need: `needs_torch`, `needs_mindspore`. Where that framework is not installed
+# they skip with the reason, so a run without the frameworks tells "needs torch" from "broken".
+FRAMEWORKS = {"torch": "torch", "mindspore": "MindSpore"}
+MISSING = {name for name in FRAMEWORKS if importlib.util.find_spec(name) is None}
+
+
+def pytest_configure(config):
+    for name, label in FRAMEWORKS.items():
+        config.addinivalue_line("markers", f"needs_{name}: the test runs {label}; skipped where it is not installed")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    for name in sorted(MISSING):
+        if item.get_closest_marker(f"needs_{name}"):
+            pytest.skip(f"needs {FRAMEWORKS[name]}, which is not installed here")
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -7,13 +7,20 @@ from __future__ import annotations
 
 import dataclasses
 
-import mindspore as ms
 import pytest
+
+# Needs both frameworks: skipped, with the reason, where either is not installed.
+pytest.importorskip("torch", reason="needs torch, which is not installed here")
+pytest.importorskip("mindspore", reason="needs MindSpore, which is not installed here")
+pytestmark = [pytest.mark.needs_torch, pytest.mark.needs_mindspore]
+
+import mindspore as ms
 import torch
 
 from migcheck import PairedCase, Tolerance, uniform
 from migcheck.cli import EXIT_OK, EXIT_USAGE, main
-from migcheck.running.pipeline import Item, RunOptions, run_item
+from migcheck.options import RunOptions
+from migcheck.running.pipeline import Item, run_item
 from migcheck.runners.mindspore_side import backend_unavailable
 from migcheck.tolerance import PROFILES, Profile, register_profile, resolve
 

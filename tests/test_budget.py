@@ -2,17 +2,25 @@
 judged relative to torch's own error; real torch and MindSpore layers, tiny shapes."""
 import dataclasses
 
+import pytest
+
+# Needs both frameworks: skipped, with the reason, where either is not installed.
+pytest.importorskip("torch", reason="needs torch, which is not installed here")
+pytest.importorskip("mindspore", reason="needs MindSpore, which is not installed here")
+pytestmark = [pytest.mark.needs_torch, pytest.mark.needs_mindspore]
+
 import mindspore as ms
 import mindspore.nn as mnn
 import mindspore.ops as ops
 import numpy as np
-import pytest
 import torch.nn as tnn
 
 from migcheck import PairedCase, uniform
 from migcheck.judging.budget import judge_budget
 from migcheck.judging.compare import compare_arrays
-from migcheck.running.pipeline import Item, RunOptions, run_item, torch_oracle, torch_reference
+from migcheck.options import RunOptions
+from migcheck.running.pipeline import Item, run_item
+from migcheck.running.reference import torch_oracle, torch_reference
 from migcheck.tolerance import BUDGET, Budget, Tolerance
 
 WEIGHTS = {"weight": "dense.weight", "bias": "dense.bias"}

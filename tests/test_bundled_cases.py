@@ -20,6 +20,8 @@ def guide_verdicts(tmp_path_factory, repo_root):
     return code, {(v.case, v.mode): v for v in read_summary(report / "summary.json")}
 
 
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
 def test_guide_run_is_all_as_expected(guide_verdicts):
     code, verdicts = guide_verdicts
     assert code == 0
@@ -27,6 +29,8 @@ def test_guide_run_is_all_as_expected(guide_verdicts):
     assert {mode for _, mode in verdicts} == {"pynative", "graph"}
 
 
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
 @pytest.mark.parametrize("mode", ["pynative", "graph"])
 def test_default_pad_conv_is_the_expected_shape_failure(guide_verdicts, mode):
     _, verdicts = guide_verdicts
@@ -38,6 +42,8 @@ def test_default_pad_conv_is_the_expected_shape_failure(guide_verdicts, mode):
     assert (t.kind, t.message, t.torch_shape, t.ms_shape) == ("shape", SHAPE_MESSAGE, (2, 240, 9, 9), (2, 240, 12, 12))
 
 
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
 @pytest.mark.parametrize("mode", ["pynative", "graph"])
 @pytest.mark.parametrize("case", sorted(GUIDE_CASES - {"conv_relu_default_pad"}))
 def test_correct_ports_pass(guide_verdicts, case, mode):
@@ -47,6 +53,8 @@ def test_correct_ports_pass(guide_verdicts, case, mode):
     assert v.tensors and all(t.ok and t.kind is None for t in v.tensors)
 
 
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
 def test_conv_relu_with_pad_mode_pad_matches_within_float32_default(guide_verdicts):
     _, verdicts = guide_verdicts
     [t] = verdicts[("conv_relu", "pynative")].tensors
@@ -56,6 +64,8 @@ def test_conv_relu_with_pad_mode_pad_matches_within_float32_default(guide_verdic
     assert t.cosine == pytest.approx(1.0, abs=1e-9)
 
 
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
 def test_guide_network_maps_batchnorm_by_rule(guide_verdicts):
     _, verdicts = guide_verdicts
     v = verdicts[("guide_network", "pynative")]
@@ -67,6 +77,8 @@ def test_guide_network_maps_batchnorm_by_rule(guide_verdicts):
     assert [s.torch_name for s in v.skipped_params] == ["layer1.1.num_batches_tracked", "layer2.1.num_batches_tracked"]
 
 
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
 def test_dynamic_shape_cases_compare_the_selected_rows(guide_verdicts):
     _, verdicts = guide_verdicts
     for case in ("box_select_masked_select", "box_select_mask"):

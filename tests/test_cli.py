@@ -38,6 +38,8 @@ def run(capsys, *argv):
     return code, out, err
 
 
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
 def test_exit_0_when_everything_is_as_expected(write_case_file, capsys):
     path = write_case_file("cases/ok.py", AS_EXPECTED)
     code, out, _ = run(capsys, "compare", str(path), "--mode", "pynative")
@@ -49,6 +51,8 @@ def test_exit_0_when_everything_is_as_expected(write_case_file, capsys):
     assert lines[-1] == "== 1 pass, 1 xfail: all as expected =="
 
 
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
 def test_exit_1_when_a_port_is_wrong(write_case_file, capsys):
     path = write_case_file("cases/relu.py", RELU)
     code, out, _ = run(capsys, "compare", str(path), "--mode", "pynative")
@@ -58,6 +62,8 @@ def test_exit_1_when_a_port_is_wrong(write_case_file, capsys):
     assert out.splitlines()[-1] == "== 1 fail: 1 not as expected =="
 
 
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
 def test_layer_norm_with_mindspore_default_epsilon_fails(write_case_file, capsys):
     path = write_case_file("cases/ln.py", LAYER_NORM)
     code, out, _ = run(capsys, "compare", str(path), "--mode", "pynative")
@@ -65,6 +71,8 @@ def test_layer_norm_with_mindspore_default_epsilon_fails(write_case_file, capsys
     assert "FAIL   layer_norm_eps[forward-pynative-cpu]  value mismatch in out: " in out
 
 
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
 def test_structure_failure_when_a_torch_parameter_has_no_counterpart(write_case_file, capsys):
     path = write_case_file("cases/nobias.py", '''
         dense_no_bias = PairedCase(torch=torch_linear, mindspore=ms_dense_no_bias, inputs=X, checks=FORWARD)
@@ -75,6 +83,8 @@ def test_structure_failure_when_a_torch_parameter_has_no_counterpart(write_case_
             " has no MindSpore counterpart;") in out
 
 
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
 def test_exit_1_for_an_unexpected_pass(write_case_file, capsys):
     path = write_case_file("cases/xpass.py", '''
         dense_claimed_bad = PairedCase(torch=torch_linear, mindspore=ms_dense, inputs=X, checks=FORWARD,
@@ -86,6 +96,8 @@ def test_exit_1_for_an_unexpected_pass(write_case_file, capsys):
     assert "        expected: fail:value" in out
 
 
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
 def test_exit_1_when_a_known_bad_case_fails_the_wrong_way(write_case_file, capsys):
     path = write_case_file("cases/wrongkind.py", '''
         wrong_kind = PairedCase(torch=torch_linear, mindspore=ms_dense_relu, inputs=X, checks=FORWARD,
@@ -96,6 +108,8 @@ def test_exit_1_when_a_known_bad_case_fails_the_wrong_way(write_case_file, capsy
     assert "FAIL   wrong_kind[forward-pynative-cpu]  expected a shape failure, got value: value mismatch" in out
 
 
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
 def test_exit_2_for_a_collection_error_while_other_cases_still_run(write_case_file, tmp_path, capsys):
     write_case_file("cases/a_ok.py", AS_EXPECTED)
     bad = write_case_file("cases/b_broken.py", "dense = PairedCase(\n", prelude=False)
@@ -107,6 +121,8 @@ def test_exit_2_for_a_collection_error_while_other_cases_still_run(write_case_fi
     assert out.splitlines()[-1] == "== 1 pass, 1 xfail, 1 collection error(s): 1 not as expected =="
 
 
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
 def test_exit_2_for_a_broken_case_definition(write_case_file, capsys):
     path = write_case_file("cases/def.py", AS_EXPECTED + '''
 bad_spec = PairedCase(torch=torch_linear, mindspore=ms_dense, inputs={"x": uniform(4, -3)}, checks=FORWARD)
@@ -122,7 +138,9 @@ bad_spec = PairedCase(torch=torch_linear, mindspore=ms_dense, inputs={"x": unifo
     (["--mode", ""], "argument --mode: unknown mode ''; choose from pynative, graph"),
     (["--check", "forwards"], "argument --check: unknown check 'forwards'; choose from forward, backward, train, step"),
     (["--backend", "tpu"], "argument --backend: unknown backend 'tpu'; choose from cpu, gpu, ascend"),
-    (["--atol", "-1"], "argument --atol: '-1' must be a non-negative number"),
+    (["--atol", "-1"], "argument --atol: '-1' must be a finite non-negative number"),
+    (["--atol", "inf"], "argument --atol: 'inf' must be a finite non-negative number"),
+    (["--rtol", "nan"], "argument --rtol: 'nan' must be a finite non-negative number"),
     (["--rtol", "tight"], "argument --rtol: 'tight' is not a number"),
 ])
 def test_exit_2_for_bad_options(write_case_file, capsys, argv, message):
@@ -183,6 +201,8 @@ def test_keyword_filters_by_id_and_tags(write_case_file, tmp_path, capsys, expr,
     assert out.splitlines() == ids
 
 
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
 def test_keyword_selects_what_compare_runs(write_case_file, tmp_path, capsys):
     write_case_file("cases/a.py", AS_EXPECTED)
     write_case_file("cases/b.py", RELU)
@@ -192,6 +212,8 @@ def test_keyword_selects_what_compare_runs(write_case_file, tmp_path, capsys):
     assert out.splitlines()[-1] == "== 1 pass: all as expected =="
 
 
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
 def test_atol_makes_a_failing_value_case_pass(write_case_file, capsys):
     path = write_case_file("cases/ln.py", LAYER_NORM)
     code, out, _ = run(capsys, "compare", str(path), "--mode", "pynative")
@@ -202,6 +224,8 @@ def test_atol_makes_a_failing_value_case_pass(write_case_file, capsys):
     assert "PASS   layer_norm_eps[forward-pynative-cpu]" in out
 
 
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
 def test_rtol_makes_a_relative_error_pass_and_replaces_only_rtol(write_case_file, capsys):
     path = write_case_file("cases/scaled.py", SCALED)  # MindSpore output is 1.01 x torch's
     code, out, _ = run(capsys, "compare", str(path), "--mode", "pynative", "--rtol", "0.005")
@@ -212,6 +236,8 @@ def test_rtol_makes_a_relative_error_pass_and_replaces_only_rtol(write_case_file
     assert "PASS   dense_scaled[forward-pynative-cpu]" in out
 
 
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
 def test_report_writes_summary_and_cells(write_case_file, tmp_path, capsys):
     path = write_case_file("cases/ok.py", AS_EXPECTED)
     report = tmp_path / "report"
@@ -230,6 +256,8 @@ def test_report_writes_summary_and_cells(write_case_file, tmp_path, capsys):
     assert "| `out` | **no**: value | (4,2) float32 | (4,2) float32 |" in md
 
 
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
 def test_graph_mode_runs_too(write_case_file, capsys):
     path = write_case_file("cases/ok.py", AS_EXPECTED)
     code, out, _ = run(capsys, "compare", str(path), "--mode", "graph", "-k", "dense_ok")

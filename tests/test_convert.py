@@ -2,9 +2,15 @@
 import importlib.util
 from pathlib import Path
 
+import pytest
+
+# Needs both frameworks: skipped, with the reason, where either is not installed.
+pytest.importorskip("torch", reason="needs torch, which is not installed here")
+pytest.importorskip("mindspore", reason="needs MindSpore, which is not installed here")
+pytestmark = [pytest.mark.needs_torch, pytest.mark.needs_mindspore]
+
 import mindspore as ms
 import numpy as np
-import pytest
 import torch
 
 from migcheck.cli import main

@@ -10,6 +10,8 @@ dense = PairedCase(torch=torch_linear, mindspore=ms_dense, inputs=X, checks=FORW
 '''
 
 
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
 def test_case_is_named_after_its_variable_unless_named(write_case_file):
     path = write_case_file("cases/named.py", '''
         dense = PairedCase(torch=torch_linear, mindspore=ms_dense, inputs=X, checks=FORWARD, doc="Linear(3, 2)")

@@ -128,6 +128,8 @@ def test_a_corrupt_or_foreign_index_is_ignored_and_rewritten(project):
     assert not [p for p in index.parent.iterdir() if p.name.endswith(".tmp")]  # atomic writes leave no debris
 
 
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
 def test_only_list_uses_the_cache(project, tmp_path):
     run_list(project)
     marker = project / "imported.txt"

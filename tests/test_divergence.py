@@ -4,7 +4,8 @@ from pathlib import Path
 import pytest
 
 from migcheck.planning.discovery import load_file
-from migcheck.running.pipeline import Item, RunOptions, run_item
+from migcheck.options import RunOptions
+from migcheck.running.pipeline import Item, run_item
 from migcheck.serialize import verdict_from_json, verdict_to_json
 
 CASES = Path(__file__).resolve().parents[1] / "cases"
@@ -14,6 +15,8 @@ def case(file, name):
     return next(c for c in load_file(CASES / file).cases if c.name == name)
 
 
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
 @pytest.mark.parametrize("mode", ["pynative", "graph"])
 def test_planted_maxpool_defect_is_localized_to_its_layer_with_the_cause(mode):
     v = run_item(Item(case("localization.py", "deep_cnn_maxpool_same"), "forward", mode, "cpu"))
@@ -27,6 +30,8 @@ def test_planted_maxpool_defect_is_localized_to_its_layer_with_the_cause(mode):
     assert all(r.outputs_ok for r in loc.rows if r.order < rows["stages.2.pool"].order and r.ms_name)
 
 
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
 def test_planted_layernorm_epsilon_is_localized_inside_a_vit_block():
     v = run_item(Item(case("localization.py", "vit_layernorm_eps"), "forward", "pynative", "cpu"))
     assert v.status == "xfail" and "diagnosed as expected (layernorm-eps)" in v.message
@@ -34,6 +39,8 @@ def test_planted_layernorm_epsilon_is_localized_inside_a_vit_block():
     assert "torch 0.001, MindSpore 1e-07" in v.localization.findings[0].cause
 
 
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
 def test_state_and_update_failures_are_explained_from_the_failing_tensors():
     momentum = run_item(Item(case("training.py", "bn_momentum_complement"), "train", "pynative", "cpu"))
     assert momentum.status == "xfail" and [f.rule for f in momentum.localization.findings] == ["batchnorm-momentum"]
@@ -43,6 +50,8 @@ def test_state_and_update_failures_are_explained_from_the_failing_tensors():
     assert decay.localization.summary.startswith("first gradient divergence in backward order: parameter 'bn.")
 
 
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
 def test_a_wrong_diagnosis_turns_an_expected_failure_into_a_failure():
     import dataclasses
 
@@ -51,6 +60,8 @@ def test_a_wrong_diagnosis_turns_an_expected_failure_into_a_failure():
     assert v.status == "fail" and "expects 'gelu-approximate'" in v.message
 
 
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
 def test_passing_verdicts_carry_no_localization_and_it_survives_json():
     assert run_item(Item(case("localization.py", "deep_cnn"), "forward", "pynative", "cpu")).localization is None
     v = run_item(Item(case("localization.py", "deep_cnn_maxpool_same"), "forward", "pynative", "cpu"))
@@ -58,6 +69,8 @@ def test_passing_verdicts_carry_no_localization_and_it_survives_json():
     assert back.localization == v.localization
 
 
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
 def test_localization_is_skipped_with_a_note_in_golden_mode(tmp_path):
     from migcheck.cli import main
 

@@ -18,6 +18,8 @@ def _first_python_block(path: Path, marker: str) -> str:
     ("README.md", "## A paired case in a few lines", "== 6 pass: all as expected =="),
     ("cases/README.md", "## Adding a case", "== 10 pass, 2 xfail: all as expected =="),
 ])
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
 def test_documented_case_runs_as_printed(doc, marker, expected, tmp_path, capsys):
     case_file = tmp_path / "cases" / "example.py"
     case_file.parent.mkdir()

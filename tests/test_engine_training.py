@@ -1,15 +1,22 @@
 """The backward, train and step checks against real torch and MindSpore layers."""
 import dataclasses
 
+import pytest
+
+# Needs both frameworks: skipped, with the reason, where either is not installed.
+pytest.importorskip("torch", reason="needs torch, which is not installed here")
+pytest.importorskip("mindspore", reason="needs MindSpore, which is not installed here")
+pytestmark = [pytest.mark.needs_torch, pytest.mark.needs_mindspore]
+
 import mindspore.nn as mnn
 import numpy as np
-import pytest
 import torch
 import torch.nn as tnn
 
 from migcheck import FrameworkPair, PairedCase, uniform
 from migcheck.planning.discovery import load_file
-from migcheck.running.pipeline import Item, run_item, torch_reference
+from migcheck.running.pipeline import Item, run_item
+from migcheck.running.reference import torch_reference
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -16,7 +16,8 @@ import pytest
 from migcheck.golden import store as golden
 from migcheck.cli import EXIT_OK, EXIT_UNEXPECTED, main
 from migcheck.planning.discovery import load_file
-from migcheck.running.pipeline import Item, RunOptions, run_item
+from migcheck.options import RunOptions
+from migcheck.running.pipeline import Item, run_item
 from migcheck.golden.fingerprint import case_fingerprint
 from migcheck.runners.base import ParamInfo
 from migcheck.golden.record import record_case
@@ -51,6 +52,8 @@ def _run(*argv, cwd, no_torch=False):
     return subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=cwd, env=env)
 
 
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
 def test_record_then_compare_without_torch_in_separate_processes(write_case_file, tmp_path):
     path = write_case_file("cases/linear.py", LINEAR)
     edited = write_case_file("cases/edited.py", "edited = PairedCase(torch=torch_linear, mindspore=ms_dense, inputs=X, checks=FORWARD)\n")
@@ -96,6 +99,8 @@ def _record(path, fixtures, **kwargs):
     return case, record_case(case, kwargs.pop("checks", ("forward",)), str(fixtures), **kwargs)
 
 
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
 def test_tampered_golden_is_rejected(write_case_file, tmp_path):
     path = write_case_file("cases/tamper.py", LINEAR)
     case, results = _record(path, tmp_path / "fx")
@@ -112,6 +117,8 @@ def test_tampered_golden_is_rejected(write_case_file, tmp_path):
     assert "does not match the sha256 in its manifest" in verdict.message and "--update" in verdict.message
 
 
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
 def test_a_golden_holding_a_pickle_is_refused_even_with_a_matching_sha256(write_case_file, tmp_path):
     path = write_case_file("cases/pickled.py", LINEAR)
     case, _ = _record(path, tmp_path / "fx")
@@ -131,6 +138,8 @@ def test_a_golden_holding_a_pickle_is_refused_even_with_a_matching_sha256(write_
     assert "cannot be read without pickle" in verdict.message
 
 
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
 def test_missing_golden_is_an_error_that_names_the_fix(write_case_file, tmp_path):
     path = write_case_file("cases/missing.py", LINEAR)
     case, _ = _record(path, tmp_path / "fx", checks=("forward",))
@@ -149,6 +158,8 @@ def test_missing_golden_is_an_error_that_names_the_fix(write_case_file, tmp_path
     assert no_oracle.kind == "missing-golden" and "no float64 oracle (recorded with --no-oracle)" in no_oracle.message
 
 
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
 def test_record_keeps_existing_goldens_unless_update(write_case_file, tmp_path, capsys):
     path = write_case_file("cases/upd.py", LINEAR)
     fixtures = tmp_path / "fx"
@@ -280,6 +291,8 @@ def test_a_case_file_importing_torch_at_module_level_says_how_to_load_without_it
     assert "import torch inside the torch-side factories" in error.problem
 
 
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
 def test_pytest_plugin_compares_against_goldens(pytester, case_text, tmp_path):
     cases = pytester.mkdir("cases")
     (cases / "lin.py").write_text(case_text(LINEAR))
@@ -290,4 +303,4 @@ def test_pytest_plugin_compares_against_goldens(pytester, case_text, tmp_path):
     result.assert_outcomes(passed=1, xfailed=1)
     missing = pytester.runpytest_subprocess("-p", "migcheck.pytest_plugin", "--migcheck-golden", "nowhere")
     assert missing.ret == pytest.ExitCode.USAGE_ERROR
-    assert "--migcheck-golden nowhere: no such folder" in missing.stderr.str()
+    assert "--migcheck-golden: nowhere: no such folder" in missing.stderr.str()

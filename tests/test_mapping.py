@@ -186,6 +186,8 @@ def _real_stack(extra_torch_head: bool):
     return Pt, Ms
 
 
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
 @pytest.mark.parametrize("extra_torch_head", [False, True], ids=["matching", "extra-torch-linear"])
 def test_real_torch_and_mindspore_layers(extra_torch_head):
     from migcheck.runners.mindspore_side import MindSporeCell

@@ -1,8 +1,14 @@
 """Every built-in layer rule against the real layers of both frameworks: same weights in, same outputs out."""
 import dataclasses
 
-import mindspore.nn as mnn
 import pytest
+
+# Needs both frameworks: skipped, with the reason, where either is not installed.
+pytest.importorskip("torch", reason="needs torch, which is not installed here")
+pytest.importorskip("mindspore", reason="needs MindSpore, which is not installed here")
+pytestmark = [pytest.mark.needs_torch, pytest.mark.needs_mindspore]
+
+import mindspore.nn as mnn
 import torch.nn as tnn
 
 from migcheck import PairedCase, integers, uniform

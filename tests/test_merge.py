@@ -57,6 +57,8 @@ def _build(tmp_path_factory, case_text):
     return root, codes
 
 
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
 def test_merged_shards_equal_the_unsharded_report(reports, capsys):
     root, codes = reports
     assert codes["full"] == EXIT_USAGE  # the broken file; every shard says so too
@@ -78,6 +80,8 @@ def test_merged_shards_equal_the_unsharded_report(reports, capsys):
     assert all(f'href="cells/{name}.html' in index for name in NAMES)
 
 
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
 def test_merged_order_is_stable(reports, capsys):
     root, _ = reports
     main(["merge", str(root / "a"), str(root / "shard1"), str(root / "shard2")])
@@ -86,6 +90,8 @@ def test_merged_order_is_stable(reports, capsys):
     assert [v.item for v in read_run(root / "a").verdicts] == [v.item for v in read_run(root / "b").verdicts]
 
 
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
 def test_overlapping_reports_are_refused(reports, capsys):
     root, _ = reports
     assert main(["merge", str(root / "twice"), str(root / "shard1"), str(root / "full")]) == EXIT_USAGE
@@ -93,12 +99,16 @@ def test_overlapping_reports_are_refused(reports, capsys):
     assert "the reports overlap" in err and not (root / "twice").exists()
 
 
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
 def test_an_unreadable_report_is_a_usage_error(reports, tmp_path, capsys):
     root, _ = reports
     assert main(["merge", str(tmp_path / "out"), str(root / "shard1"), str(tmp_path / "missing")]) == EXIT_USAGE
     assert "cannot merge" in capsys.readouterr().err
 
 
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
 def test_an_empty_shard_is_not_an_error(reports, tmp_path, capsys):
     root, _ = reports
     empty = next(i for i in range(1, 65) if all(shard_of(n, 64) != i for n in NAMES))

@@ -57,6 +57,8 @@ def outcome_lines(result) -> dict:
     return out
 
 
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
 def test_items_pass_fail_and_xfail_with_the_diff_summary(project):
     pytester = project({"demo.py": DEMO})
     result = pytester.runpytest_subprocess(*PLUGIN, "--migcheck-mode", "pynative", "-rA")
@@ -90,9 +92,11 @@ def test_mode_option_selects_items(project):
     assert ids == ["cases/demo.py::dense_ok[forward-pynative-cpu]"]
     bad = pytester.runpytest_subprocess(*PLUGIN, "--collect-only", "-q", "--migcheck-mode", "eager")
     assert bad.ret == pytest.ExitCode.USAGE_ERROR
-    bad.stderr.fnmatch_lines(["*--migcheck-mode: unknown value(s) eager; choose from pynative, graph*"])
+    bad.stderr.fnmatch_lines(["*--migcheck-mode: unknown mode 'eager'; choose from pynative, graph*"])
 
 
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
 def test_broken_case_definition_fails_alone(project):
     pytester = project({"demo.py": BROKEN_DEFINITION})
     result = pytester.runpytest_subprocess(*PLUGIN, "--migcheck-mode", "pynative", "-rA")
@@ -105,6 +109,8 @@ def test_broken_case_definition_fails_alone(project):
     assert "Traceback" not in result.stdout.str()
 
 
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
 def test_syntax_error_is_a_collection_error_for_that_file_only(project):
     pytester = project({"good.py": ONLY_OK}, raw={"broken.py": "x = (\n"})
     collected = pytester.runpytest_subprocess(*PLUGIN, "--collect-only", "-q", "--migcheck-mode", "pynative")
@@ -123,6 +129,8 @@ def _report(path):
     return data, verdicts
 
 
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
 def test_report_is_merged_and_the_same_under_xdist(project):
     pytester = project({"demo.py": DEMO, "other.py": ONLY_OK.replace("dense_ok", "other_ok")},
                        raw={"broken.py": "x = (\n"})

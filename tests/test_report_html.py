@@ -370,6 +370,8 @@ class FakeTerminal(io.StringIO):
         return True
 
 
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
 def test_real_failing_run_on_a_terminal(write_case_file, tmp_path):
     """`migcheck compare --report` on a right and a wrong port of Linear, with stdout claiming to be a TTY."""
     path = write_case_file("cases/demo.py", REAL)

@@ -14,7 +14,8 @@ import pytest
 
 from migcheck.cli import EXIT_UNEXPECTED, main
 from migcheck.planning.discovery import load_file
-from migcheck.running.pipeline import Item, RunOptions, run_item
+from migcheck.options import RunOptions
+from migcheck.running.pipeline import Item, run_item
 from migcheck.report import render_report, write_report
 from migcheck.report.jsonfile import read_run
 from migcheck.report.terminal import render
@@ -100,6 +101,8 @@ def _comparable(v: Verdict) -> tuple:
     return (v.item, v.status, v.kind, v.message, v.expected, v.tensors, v.mapping, v.reference, v.profile)
 
 
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
 def test_isolated_crashes_become_verdicts_and_every_other_result_is_kept(tmp_path, capsys):
     path = tmp_path / "cases" / "crashy.py"
     path.parent.mkdir()
@@ -171,6 +174,8 @@ hangs = PairedCase(torch=torch_hangs, mindspore=ms_dense, inputs={"x": uniform(4
 '''
 
 
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
 def test_a_crashed_xdist_worker_loses_no_other_result_in_the_merged_report(pytester):
     pytester.mkdir("cases")
     (pytester.path / "cases" / "demo.py").write_text(XDIST_CASES)

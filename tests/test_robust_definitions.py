@@ -108,6 +108,8 @@ def _case_files(folder):
     return folder
 
 
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
 def test_every_bad_definition_is_an_error_naming_file_case_and_fix_and_the_rest_runs(tmp_path, capsys):
     cases = _case_files(tmp_path / "cases")
     report = tmp_path / "report"
@@ -154,6 +156,8 @@ def test_every_bad_definition_is_an_error_naming_file_case_and_fix_and_the_rest_
     assert "Collection errors" in index and "d_exits.py" in index
 
 
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
 def test_bad_definitions_under_pytest_are_per_file_collection_errors_and_failing_items(pytester):
     _case_files(pytester.path / "cases")
     result = pytester.runpytest_subprocess("-p", "migcheck.pytest_plugin", "--migcheck-mode", "pynative", "-rA",

@@ -16,7 +16,8 @@ from migcheck.golden import store as golden
 from migcheck.util.atomic import atomic_write, atomic_write_text
 from migcheck.cli import main
 from migcheck.planning.discovery import load_file
-from migcheck.running.pipeline import Item, RunOptions, run_item
+from migcheck.options import RunOptions
+from migcheck.running.pipeline import Item, run_item
 from migcheck.golden.fingerprint import case_fingerprint
 from migcheck.golden.record import record_case
 from migcheck.report import write_report
@@ -114,6 +115,8 @@ def _flipped(path: Path, data: bytes, position: int, mask: int) -> None:
     path.write_bytes(bytes(changed))
 
 
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
 def test_a_golden_npz_with_any_byte_flipped_is_never_used(recorded):
     cases, fixtures = recorded
     case = cases["dense"]
@@ -147,6 +150,8 @@ def test_a_golden_npz_with_any_byte_flipped_is_never_used(recorded):
     assert len(tampered) == 2 * len(positions) >= 90
 
 
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
 def test_a_golden_manifest_with_any_byte_flipped_is_refused_or_means_the_same(recorded):
     """Each flip either makes the golden unusable (tampered, stale or missing, never another exception),
     or lands in a purely informational field and the golden reads back exactly as recorded."""
@@ -184,6 +189,8 @@ def test_a_golden_manifest_with_any_byte_flipped_is_refused_or_means_the_same(re
     ({"oracle": "yes"}, "oracle is str 'yes', not bool"),
     ({"fingerprint_parts": ["torch"]}, "fingerprint_parts is list"),
 ])
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
 def test_a_manifest_pointing_outside_its_folder_or_with_wrong_types_is_refused(recorded, entry, problem):
     cases, fixtures = recorded
     manifest = golden.case_dir(fixtures, "dense") / golden.MANIFEST
@@ -257,6 +264,8 @@ def test_every_report_file_is_replaced_atomically_and_an_interrupted_report_leav
 EVIL_NAMES = ["../../etc/passwd", "line one\nFAIL   forged[forward-pynative-cpu]", "\x1b[2J\x1b[31mred\x07", "a/b", "a_b"]
 
 
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
 def test_malicious_case_names_stay_inside_the_report_and_cannot_rewrite_the_terminal(tmp_path, capsys):
     work = tmp_path / "work"
     cases_dir = work / "cases"

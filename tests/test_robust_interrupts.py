@@ -58,6 +58,8 @@ def _children(pid: int) -> set:
     return out
 
 
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
 def test_ctrl_c_keeps_the_results_so_far_in_a_partial_report(tmp_path):
     isolate = False  # the default: cases run in the CLI's own process; isolated children: the test below
     (tmp_path / "cases").mkdir()
@@ -121,7 +123,8 @@ def test_ctrl_c_kills_an_isolated_child_at_once(tmp_path):
     import threading
 
     from migcheck.planning.discovery import load_file
-    from migcheck.running.pipeline import Item, RunOptions
+    from migcheck.options import RunOptions
+    from migcheck.running.pipeline import Item
     from migcheck.running.isolation import run_case_isolated
 
     path = tmp_path / "cases" / "hangs.py"

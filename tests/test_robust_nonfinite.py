@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from migcheck.planning.discovery import load_file
-from migcheck.running.pipeline import Item, RunOptions, run_item
+from migcheck.options import RunOptions
+from migcheck.running.pipeline import Item, run_item
 from migcheck.report import write_report
 from migcheck.report.jsonfile import read_run
 
@@ -103,6 +104,8 @@ def _tensor(verdict, name):
     return next(t for t in verdict.tensors if t.name == name)
 
 
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
 def test_a_port_that_clamps_away_torchs_nan_and_inf_fails_at_exactly_those_positions(verdicts):
     forward = verdicts[("clamped", "forward")]
     assert (forward.status, forward.kind) == ("fail", "nonfinite")
@@ -122,6 +125,8 @@ def test_a_port_that_clamps_away_torchs_nan_and_inf_fails_at_exactly_those_posit
     assert sorted(out.error_sample.map_nonfinite) == sorted(NAN_AT + INF_AT)
 
 
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
 def test_gradients_carry_the_nan_and_inf_and_are_compared_position_by_position(verdicts):
     backward = verdicts[("clamped", "backward")]
     assert (backward.status, backward.kind) == ("fail", "nonfinite")
@@ -138,6 +143,8 @@ def test_gradients_carry_the_nan_and_inf_and_are_compared_position_by_position(v
     assert not any(math.isfinite(s.torch) for s in grad_scale.first_mismatches)
 
 
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
 def test_updated_state_carries_the_nan_and_inf(verdicts):
     train = verdicts[("clamped", "train")]
     assert (train.status, train.kind) == ("fail", "nonfinite")
@@ -150,6 +157,8 @@ def test_updated_state_carries_the_nan_and_inf(verdicts):
     assert _tensor(train, "out").mismatched == 4  # and the output, as in forward
 
 
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
 def test_identical_nan_and_inf_agree_only_with_equal_nan(verdicts):
     # The faithful port produces NaN and -inf at the same positions. Infinities match when identical;
     # NaN matches NaN only with equal_nan=True.
@@ -162,6 +171,8 @@ def test_identical_nan_and_inf_agree_only_with_equal_nan(verdicts):
     assert out.error_sample.nonfinite == 2 and out.error_sample.zero >= 2
 
 
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
 def test_reports_of_non_finite_verdicts_are_strict_json_and_read_back(verdicts, tmp_path):
     chosen = [verdicts[("clamped", c)] for c in ("forward", "backward", "train")]
     write_report(tmp_path, chosen)

@@ -77,6 +77,8 @@ quick = PairedCase(torch=torch_linear, mindspore=ms_dense, inputs={"x": uniform(
 '''
 
 
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
 def test_a_hung_case_times_out_and_the_rest_is_kept(tmp_path, capsys):
     path = tmp_path / "cases" / "hang.py"
     path.parent.mkdir()
@@ -114,7 +116,8 @@ def test_a_hung_case_times_out_and_the_rest_is_kept(tmp_path, capsys):
 
 def test_global_timeout_isolates_every_case_and_a_case_timeout_wins(monkeypatch, tmp_path):
     import migcheck.running.isolation as isolate
-    from migcheck.running.pipeline import RunOptions, plan
+    from migcheck.options import RunOptions
+    from migcheck.planning.items import plan
 
     path = tmp_path / "cases" / "hang.py"
     path.parent.mkdir()

@@ -16,6 +16,7 @@ import migcheck
 from migcheck.golden import store as golden
 from migcheck.case import PairedCase
 from migcheck.golden.fingerprint import case_fingerprint
+from migcheck.golden.hints import display_path as _display_path, record_hint  # noqa: F401  (re-exported)
 
 
 @dataclass(frozen=True)
@@ -36,16 +37,10 @@ class Recorded:
         return self.status in ("recorded", "exists", "skip")
 
 
-def record_hint(case: PairedCase, root: str) -> str:
-    """The command that (re-)records one case, for messages."""
-    where = _display_path(case.file) if case.file else ""
-    return f"migcheck record {where + ' ' if where else ''}-k {case.name} --fixtures {root}"
-
-
 def record_case(case: PairedCase, checks: Sequence[str], root: str, *, update: bool = False,
                 torch_device: str = "cpu", oracle: bool = True) -> List[Recorded]:
     """Record each check of one case under root; existing goldens stay unless update is set."""
-    from migcheck.running.pipeline import SkipCheck, torch_oracle, torch_reference
+    from migcheck.running.reference import SkipCheck, torch_oracle, torch_reference
     from migcheck.runners import torch_side
 
     fingerprint, parts = case_fingerprint(case)
@@ -123,14 +118,6 @@ def _file_sha(path: str) -> str:
         return hashlib.sha256(Path(path).read_bytes()).hexdigest()
     except OSError:
         return ""
-
-
-def _display_path(path: str) -> str:
-    """Relative to the working directory when below it, else as given."""
-    try:
-        return os.path.relpath(path) if path and not os.path.relpath(path).startswith("..") else path
-    except ValueError:  # another drive (Windows)
-        return path
 
 
 def line(r: Recorded) -> str:

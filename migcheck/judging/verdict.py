@@ -2,14 +2,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, Optional, Tuple
+from typing import Optional, Tuple
 
 from migcheck.judging.compare import TensorComparison
-from migcheck.localization.rules import Finding
-from migcheck.localization.locate import Localization, SubcellRow
+from migcheck.localization.locate import Localization
 from migcheck.running.mapping import MappedParam, SkippedParam
-
-from migcheck.vocab import ERROR_KINDS, EXPECTED_STATUSES, STATUSES, item_id  # noqa: E402,F401  (STATUSES re-exported)
+from migcheck.vocab import ERROR_KINDS, EXPECTED_STATUSES, STATUSES, item_id  # noqa: F401  (STATUSES re-exported)
 
 
 @dataclass(frozen=True)

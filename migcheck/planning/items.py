@@ -14,7 +14,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from migcheck.case import PairedCase
 
 # Re-exported from the vocabulary (light: `migcheck --help` needs no numpy).
-from migcheck.vocab import BACKENDS, CHECKS, MODES, item_id  # noqa: E402,F401
+from migcheck.vocab import item_id
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import re
 import time
 import uuid
@@ -14,7 +13,7 @@ from typing import Any, Dict, List, Sequence, Tuple
 
 from migcheck.util.atomic import atomic_write_text
 from migcheck.judging.verdict import Verdict
-from migcheck.serialize import READABLE_SCHEMA_VERSIONS, SCHEMA_VERSION, json_safe, verdict_from_json, verdict_to_json
+from migcheck.serialize import READABLE_SCHEMA_VERSIONS, SCHEMA_VERSION, verdict_from_json, verdict_to_json
 from migcheck.vocab import STATUSES
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Dict, List, Sequence, Tuple, Union
 
-from migcheck.planning.items import BACKENDS, CHECKS, MODES
+from migcheck.vocab import BACKENDS, CHECKS, MODES
 from migcheck.report.jsonfile import Run, read_run
 from migcheck.judging.verdict import Verdict
 

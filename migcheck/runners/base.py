@@ -1,8 +1,14 @@
-"""What a runner reports about one parameter or buffer; framework-free so mapping stays pure."""
+"""What the pipeline may ask of a side, and the plain values that cross the boundary; framework-free.
+
+Both runners (torch_side.TorchModule, mindspore_side.MindSporeCell) implement `Side`; everything
+they hand back is numpy or the frozen dataclasses below, so mapping, judging and localization stay pure.
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Protocol, Sequence, Tuple
+
+import numpy as np
 
 
 @dataclass(frozen=True)
@@ -23,3 +29,65 @@ class ParamInfo:
     @property
     def leaf(self) -> str:
         return self.name.rpartition(".")[2]
+
+
+@dataclass(frozen=True)
+class Objective:
+    """What the runners need to build the same scalar on both sides."""
+
+    n_net_inputs: int  # the first n inputs feed the network; the rest feed the loss
+    # One entry per flattened output leaf; None where the leaf is excluded (integer/bool).
+    cotangents: Tuple[Optional[np.ndarray], ...]
+    notes: Tuple[str, ...] = ()
+    # The index path to each leaf, e.g. (1, 0) for h in an LSTM's (out, (h, c)); () for a bare tensor.
+    paths: Tuple[Tuple[int, ...], ...] = ()
+
+
+@dataclass(frozen=True)
+class LazyObjective:
+    """An objective whose cotangents are shaped by the very forward pass that is differentiated.
+
+    The runner calls ``build(outputs)`` with a numpy tree shaped like the network's outputs (only
+    shapes and dtypes count), so the backward check needs no extra forward pass just to learn them.
+    """
+
+    n_net_inputs: int
+    build: Callable[[Any], Objective]
+
+
+@dataclass(frozen=True)
+class Gradients:
+    """What a gradient pass returns: by input position, by the side's own parameter name, and how it ran."""
+
+    inputs: Dict[int, np.ndarray]
+    params: Dict[str, np.ndarray]
+    # The objective actually differentiated: a LazyObjective is built from this very pass's outputs.
+    objective: Objective
+    # (name, shape) per output leaf when the pass returned its outputs as well; None when it did not.
+    output_shapes: Optional[List[Tuple[str, Tuple[int, ...]]]] = None
+
+
+class Side(Protocol):
+    """One framework's half of a case: a built module or cell, fed numpy, answering numpy."""
+
+    compile_s: float  # GRAPH mode: seconds spent compiling so far (0 where nothing compiles)
+
+    def params(self) -> List[ParamInfo]: ...
+
+    def load(self, weights: Mapping[str, np.ndarray]) -> None: ...
+
+    def state(self) -> Dict[str, np.ndarray]: ...
+
+    def set_precision(self, precision: Any) -> None: ...
+
+    def forward(self, inputs: Sequence[np.ndarray], dtypes: Sequence[str], *, train: bool = False) -> Any: ...
+
+    def capture(self, inputs: Sequence[np.ndarray], dtypes: Sequence[str], *, train: bool = False) -> List[Any]: ...
+
+    def config(self, name: str) -> Tuple[str, Dict[str, Any]]: ...
+
+    def gradients(self, inputs: Sequence[np.ndarray], dtypes: Sequence[str], objective: Any,
+                  loss: Optional[Callable[[], Any]]) -> Gradients: ...
+
+    def steps(self, inputs: Sequence[np.ndarray], dtypes: Sequence[str], objective: Objective,
+              loss: Optional[Callable[[], Any]], optimizer: Any, count: int) -> List[Dict[str, Any]]: ...

@@ -15,7 +15,7 @@ os.environ.setdefault("GLOG_v", "3")
 import mindspore as ms  # noqa: E402
 import numpy as np  # noqa: E402
 
-from migcheck.running.objective import Objective
+from migcheck.runners.base import Gradients, Objective
 from migcheck.runners.base import ParamInfo
 from migcheck.precision import Precision, kept, unmatched
 from migcheck.util.tree import contiguous, flatten, lenient
@@ -169,7 +169,6 @@ class MindSporeCell:
         self.mode = mode
         # Captured once: wrapping the cell later (objectives, train steps) may rename parameters.
         self._named = list(cell.parameters_and_names())
-        self.output_shapes: Optional[List[Tuple[str, Tuple[int, ...]]]] = None  # set by gradients(), see there
         # GRAPH mode: seconds spent compiling graphs (Cell.compile before the first call; for gradients,
         # the first call's time beyond a second call's). Each new Cell instance compiles anew in 2.10.
         self.compile_s = 0.0
@@ -253,14 +252,14 @@ class MindSporeCell:
         return {name: to_numpy(p.value()) for name, p in self._named}
 
     def gradients(self, inputs: Sequence[np.ndarray], dtypes: Sequence[str], objective: Objective,
-                  loss: Optional[Callable[[], Any]]) -> Tuple[Dict[int, np.ndarray], Dict[str, np.ndarray]]:
+                  loss: Optional[Callable[[], Any]]) -> Gradients:
         """Gradients through mindspore.grad, by input position and by MindSpore parameter name."""
         self.cell.set_train(False)
         args = [_tensor(x, d) for x, d in zip(inputs, dtypes)]
         positions = tuple(i for i, a in enumerate(args) if ms.ops.is_floating_point(a))
         named = [(n, p) for n, p in self._named if p.requires_grad]
         # With cotangents, the outputs come back as aux (no gradient flows through them): the caller
-        # checks their shapes against torch's after this one pass (self.output_shapes), instead of
+        # checks their shapes against torch's after this one pass (Gradients.output_shapes), instead of
         # running a forward pass of its own first.
         with_outputs = loss is None and bool(objective.cotangents)
         fn = ms.grad(_objective_cell(self.cell, objective, loss, with_outputs, self.loss_float32), grad_position=positions or None,
@@ -273,12 +272,13 @@ class MindSporeCell:
                 started = time.perf_counter()
                 fn(*args)
                 self.compile_s += max(0.0, first - (time.perf_counter() - started))
+        shapes = None
         if with_outputs:
             result, aux = result
-            self.output_shapes = [(name, tuple(leaf.shape)) for name, leaf in flatten(aux[0])]
+            shapes = [(name, tuple(leaf.shape)) for name, leaf in flatten(aux[0])]
         input_grads, param_grads = _split_grads(result, bool(positions), bool(named))
-        return (dict(zip(positions, (to_numpy(g) for g in input_grads))),
-                {n: to_numpy(g) for (n, _), g in zip(named, param_grads)})
+        return Gradients(dict(zip(positions, (to_numpy(g) for g in input_grads))),
+                         {n: to_numpy(g) for (n, _), g in zip(named, param_grads)}, objective, shapes)
 
     def steps(self, inputs: Sequence[np.ndarray], dtypes: Sequence[str], objective: Objective,
               loss: Optional[Callable[[], Any]], optimizer: Any, count: int) -> List[Dict[str, Any]]:

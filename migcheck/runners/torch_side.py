@@ -8,7 +8,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 import torch
 
-from migcheck.running.objective import LazyObjective, Objective
+from migcheck.runners.base import Gradients, LazyObjective, Objective
 from migcheck.runners.base import ParamInfo
 from migcheck.precision import Precision, layer_dtypes, unmatched
 from migcheck.util.tree import contiguous, flatten
@@ -192,14 +192,14 @@ class TorchModule:
         return {name: to_numpy(v) for name, v in self.module.state_dict().items()}
 
     def gradients(self, inputs: Sequence[np.ndarray], dtypes: Sequence[str], objective: Objective,
-                  loss: Optional[Callable[[], Any]]) -> Tuple[Dict[int, np.ndarray], Dict[str, np.ndarray]]:
+                  loss: Optional[Callable[[], Any]]) -> Gradients:
         """d(objective)/d(each float input) by position and d/d(each trainable parameter) by name."""
         self.module.eval()
         args = self._args(inputs, dtypes)
         for a in args:
             if a.is_floating_point():
                 a.requires_grad_(True)
-        value = self._objective(args, objective, self._loss(loss))
+        value, objective = self._objective(args, objective, self._loss(loss))
         wrt_inputs = [i for i, a in enumerate(args) if a.requires_grad]
         params = [(n, p) for n, p in self.module.named_parameters() if p.requires_grad]
         grads = torch.autograd.grad(value, [args[i] for i in wrt_inputs] + [p for _, p in params], allow_unused=True)
@@ -207,7 +207,7 @@ class TorchModule:
         dense = [to_numpy(g) if g is not None else np.zeros(tuple(t.shape), _np_dtype(t))
                  for g, t in zip(grads, [args[i] for i in wrt_inputs] + [p for _, p in params])]
         input_grads = dict(zip(wrt_inputs, dense[:len(wrt_inputs)]))
-        return input_grads, {n: g for (n, _), g in zip(params, dense[len(wrt_inputs):])}
+        return Gradients(input_grads, {n: g for (n, _), g in zip(params, dense[len(wrt_inputs):])}, objective)
 
     def steps(self, inputs: Sequence[np.ndarray], dtypes: Sequence[str], objective: Objective,
               loss: Optional[Callable[[], Any]], optimizer: Any, count: int) -> List[Dict[str, Any]]:
@@ -220,26 +220,27 @@ class TorchModule:
         records = []
         for _ in range(count):
             opt.zero_grad()
-            value = self._objective(args, objective, loss_fn)
+            value, _ = self._objective(args, objective, loss_fn)
             value.backward()
             opt.step()
             records.append({"loss": to_numpy(value), "state": self.state()})
         return records
 
-    def _objective(self, args: List[torch.Tensor], objective: Objective, loss_fn: Any) -> torch.Tensor:
+    def _objective(self, args: List[torch.Tensor], objective: Any, loss_fn: Any) -> Tuple[torch.Tensor, Objective]:
+        """The scalar to differentiate, and the objective it was built from."""
         out = self._run(args[:objective.n_net_inputs])
         if isinstance(objective, LazyObjective):  # cotangents shaped by this very pass: no extra forward
-            objective = self.objective = objective.build(_placeholders(out))
+            objective = objective.build(_placeholders(out))
         if loss_fn is not None:
             if self._loss_float32:
                 out = _float32_leaves(out)
-            return loss_fn(out, *args[objective.n_net_inputs:])
+            return loss_fn(out, *args[objective.n_net_inputs:]), objective
         total = torch.zeros((), dtype=torch.float64 if self.float64 else torch.float32, device=self.device)
         for (_, leaf), cot in zip(flatten(out), objective.cotangents):
             if cot is not None:
                 c = torch.from_numpy(cot).to(self.device)
                 total = total + (leaf * (c.double() if self.float64 else c)).sum()
-        return total
+        return total, objective
 
     def _args(self, inputs: Sequence[np.ndarray], dtypes: Sequence[str]) -> List[torch.Tensor]:
         if self.float64:  # the oracle: float inputs widened exactly, integers and booleans as they are

@@ -34,8 +34,10 @@ import time
 from typing import Any, Callable, Deque, Iterator, List, Optional, Sequence
 
 from migcheck.case import PairedCase
-from migcheck.running.pipeline import Item, RunOptions, profile_for, run_item, tolerance_mode_for
-from migcheck.judging.verdict import Verdict, expectation
+from migcheck.options import RunOptions, to_json as options_to_json
+from migcheck.running.outcome import Outcome, verdict_for
+from migcheck.running.pipeline import Item, run_item
+from migcheck.judging.verdict import Verdict
 
 STARTUP_S = 120.0  # the child's own start: interpreter, torch and MindSpore imports, the case file
 STDERR_LINES = 20  # lines of the child's stderr kept in a crashed or timeout verdict
@@ -200,12 +202,9 @@ def _timeout_verdicts(case: PairedCase, pending: Sequence[Item], running: Option
 
 def _verdict(item: Item, options: RunOptions, status: str, kind: str, message: str, error: str,
              duration: float = 0.0) -> Verdict:
-    case = item.case
-    return Verdict(case=case.name, check=item.check, mode=item.mode, backend=item.backend, status=status, kind=kind,
-                   message=message, error=error, duration_s=duration, file=case.file,
-                   expected=expectation(case.expect, case.fails_with, case.fails_on, item.check, item.mode),
-                   profile=profile_for(item.backend, options), tolerance_mode=tolerance_mode_for(case, options),
-                   notes=("ran in an isolated child process (migcheck compare --isolate / --timeout)",))
+    notes = ("ran in an isolated child process (migcheck compare --isolate / --timeout)",)
+    return verdict_for(item, options, Outcome(kind, message, error=error, notes=notes), status=status,
+                       duration_s=duration)
 
 
 _TIMED_OUT = object()
@@ -215,10 +214,9 @@ class _Child:
     """One `python -m migcheck.running.worker` process: its events as a queue, the tail of its stderr."""
 
     def __init__(self, case: PairedCase, items: Sequence[Item], options: RunOptions) -> None:
-        import dataclasses
 
         request = {"file": case.file, "case": case.name, "items": [[i.check, i.mode, i.backend] for i in items],
-                   "options": dataclasses.asdict(options), "preload": True}
+                   "options": options_to_json(options), "preload": True}
         env = dict(os.environ)
         env.setdefault("GLOG_v", "3")  # MindSpore's C++ warnings, as in the CLI
         # The child imports this very migcheck, installed or not.

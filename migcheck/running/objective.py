@@ -4,37 +4,13 @@ A seeded random cotangent (not a plain sum) makes permutation and sign errors vi
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Callable, Optional, Tuple
+from typing import Any, Optional, Tuple
 
 import numpy as np
 
+from migcheck.runners.base import LazyObjective, Objective  # noqa: F401  (re-exported: the types live with the runners)
 from migcheck.util.seeding import rng_for
 from migcheck.util.tree import as_array, flatten
-
-
-@dataclass(frozen=True)
-class Objective:
-    """What the runners need to build the same scalar on both sides."""
-
-    n_net_inputs: int  # the first n inputs feed the network; the rest feed the loss
-    # One entry per flattened output leaf; None where the leaf is excluded (integer/bool).
-    cotangents: Tuple[Optional[np.ndarray], ...]
-    notes: Tuple[str, ...] = ()
-    # The index path to each leaf, e.g. (1, 0) for h in an LSTM's (out, (h, c)); () for a bare tensor.
-    paths: Tuple[Tuple[int, ...], ...] = ()
-
-
-@dataclass(frozen=True)
-class LazyObjective:
-    """An objective whose cotangents are shaped by the very forward pass that is differentiated.
-
-    The runner calls ``build(outputs)`` with a numpy tree shaped like the network's outputs (only
-    shapes and dtypes count), so the backward check needs no extra forward pass just to learn them.
-    """
-
-    n_net_inputs: int
-    build: Callable[[Any], Objective]
 
 
 def make_cotangents(case_name: str, outputs: Any) -> Tuple[Tuple[Optional[np.ndarray], ...], Tuple[str, ...]]:

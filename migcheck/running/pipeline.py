@@ -2,225 +2,30 @@
 from __future__ import annotations
 
 import dataclasses
-import functools
 import time
-import traceback
-from pathlib import Path
-from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from migcheck.case import BACKENDS, PRESET_BACKENDS, PairedCase
+from migcheck.golden.store import GoldenProblem
 from migcheck.judging.compare import TensorComparison, compare_trees, fmt_shape
-from migcheck.running.fixtures import make_inputs, make_weights
-from migcheck.golden.store import GoldenProblem, RecordedSkip
-from migcheck.running.mapping import WeightMapping, map_weights, to_mindspore, to_torch
-from migcheck.running.objective import LazyObjective, Objective, make_cotangents, output_layout_problem
-from migcheck.runners.base import ParamInfo
+from migcheck.judging.verdict import Verdict
+from migcheck.options import RunOptions
+from migcheck.planning.items import Item
 from migcheck.precision import apply_precision, as_precision, tolerance_dtype, unsupported_reason
-from migcheck.planning.items import Item, effective_checks, plan  # noqa: F401  (re-exported: light, in planning.py)
-from migcheck.tolerance import BUDGET, Budget, Tolerance, ToleranceRules, default_profile, resolve
-from migcheck.util.tree import flatten, index_paths
-from migcheck.vocab import TENSOR_KINDS, input_grad_name, param_grad_name, state_name, step_name, torch_name_of
-from migcheck.judging.verdict import Verdict, expectation, judge, judge_diagnosis
+from migcheck.runners.base import Side
+from migcheck.running.checks import gradient_results, optimizer_for, step_results
+from migcheck.running.failures import error_outcome
+from migcheck.running.mapping import WeightMapping, map_weights, to_mindspore, to_torch
+from migcheck.running.outcome import Outcome, profile_for, tolerance_mode_for, verdict_for
+from migcheck.running.reference import Reference, SkipCheck, reference
+from migcheck.tolerance import BUDGET, Budget, Tolerance, ToleranceRules, resolve
+from migcheck.util.tree import flatten
+from migcheck.vocab import TENSOR_KINDS, state_name, torch_name_of
 
 # When several tensors fail, the verdict's kind is the most fundamental one.
 KIND_ORDER = TENSOR_KINDS
-
-
-@dataclass(frozen=True)
-class RunOptions:
-    checks: Optional[Tuple[str, ...]] = None  # None: each case's own checks
-    modes: Tuple[str, ...] = ("pynative", "graph")
-    backends: Tuple[str, ...] = ("cpu",)
-    # --rtol / --atol from the command line: they win over every other tolerance layer.
-    rtol: Optional[float] = None
-    atol: Optional[float] = None
-    # Reference source: None runs torch here; a folder reads golden fixtures (torch is never imported).
-    golden: Optional[str] = None
-    torch_device: str = "cpu"  # cpu, cuda or auto (torch runs the reference there)
-    device_id: Optional[int] = None  # passed to mindspore.set_device(target, device_id)
-    profile: Optional[str] = None  # tolerance profile; None: each backend's own
-    tolerance_mode: Optional[str] = None  # standard or budget; None: each case's own
-    budget_factor: Optional[float] = None  # None: tolerance.BUDGET.factor
-
-
-class SkipCheck(Exception):
-    """This check cannot apply to this case; the message says why (shown as the skip reason)."""
-
-
-@dataclass(frozen=True)
-class Reference:
-    """Everything the torch side produced for one case and check; plain numpy, so it can be stored.
-
-    ``results`` maps tensor names ('out', 'grad.param.fc.weight', 'step1.loss') to numpy trees;
-    the MindSpore side produces the same names through the weight mapping.
-    """
-
-    inputs: Tuple[np.ndarray, ...]  # network inputs first, then loss targets
-    input_names: Tuple[str, ...]
-    input_dtypes: Tuple[str, ...]
-    params: Tuple[ParamInfo, ...]
-    weights: Dict[str, np.ndarray]
-    results: Dict[str, Any]
-    objective: Optional[Objective] = None
-    # The same results computed in float64 from the same inputs, weights and cotangents: the
-    # oracle of error-budget mode. None unless that mode asked for it.
-    oracle: Optional[Dict[str, Any]] = None
-
-
-_REFERENCES: Dict[Tuple[str, ...], Reference] = {}
-_ORACLES: Dict[Tuple[str, ...], Dict[str, Any]] = {}
-
-
-def reference(case: PairedCase, check: str, options: RunOptions = RunOptions()) -> Tuple[Reference, str]:
-    """The seam between the two reference sources: golden fixtures (options.golden) or torch run here.
-
-    Returns the reference and a line saying where it came from. Golden mode never imports torch.
-    """
-    budget = tolerance_mode_for(case, options) == "budget"
-    if options.golden:
-        from migcheck.golden.fingerprint import case_fingerprint
-        from migcheck.golden.store import load_check
-        from migcheck.golden.record import record_hint
-
-        fingerprint, parts = case_fingerprint(case)
-        try:
-            loaded = load_check(options.golden, case.name, check, fingerprint, parts, need_oracle=budget,
-                                record_hint=record_hint(case, options.golden))
-        except RecordedSkip as skip:
-            raise SkipCheck(f"{skip} (recorded with the golden)") from None
-        return Reference(**loaded.fields), loaded.description
-    from migcheck.runners.torch_side import resolve_device, versions
-
-    device = resolve_device(options.torch_device)
-    ref = torch_reference(case, check, device=device)
-    if budget:
-        try:
-            ref = dataclasses.replace(ref, oracle=torch_oracle(case, check, device=device))
-        except SkipCheck:
-            raise
-        except Exception as exc:
-            raise RuntimeError(f"the float64 oracle of error-budget mode could not run: {type(exc).__name__}: {exc}") from exc
-    return ref, f"torch {versions()['torch']} on {device}"
-
-
-def tolerance_mode_for(case: PairedCase, options: RunOptions) -> str:
-    return options.tolerance_mode or case.tolerance_mode
-
-
-def torch_reference(case: PairedCase, check: str, device: str = "cpu") -> Reference:
-    """The torch side's results, computed once per process and reused by every mode and backend."""
-    key = (case.file, case.name, check, device)
-    if key not in _REFERENCES:
-        _REFERENCES[key] = _compute_reference(case, check, device)
-    return _REFERENCES[key]
-
-
-def torch_oracle(case: PairedCase, check: str, device: str = "cpu") -> Dict[str, Any]:
-    """torch_reference's results recomputed in float64: same inputs, weights and cotangents, widened."""
-    key = (case.file, case.name, check, device)
-    if key not in _ORACLES:
-        _ORACLES[key] = _compute_oracle(case, check, device)
-    return _ORACLES[key]
-
-
-def _compute_oracle(case: PairedCase, check: str, device: str) -> Dict[str, Any]:
-    from migcheck.runners.torch_side import TorchModule
-
-    ref = torch_reference(case, check, device=device)
-    module = TorchModule(case.torch, device)
-    module.load(ref.weights)
-    module.to_float64()
-    n_net = len(ref.input_names) - len(case.targets)
-    return _torch_results(case, check, module, ref.inputs, ref.input_dtypes, ref.input_names, n_net, ref.params,
-                          ref.objective)
-
-
-def _torch_results(case: PairedCase, check: str, module: Any, inputs: Tuple[np.ndarray, ...],
-                   dtypes: Tuple[str, ...], order: Sequence[str], n_net: int, params: Tuple[ParamInfo, ...],
-                   objective: Optional[Objective]) -> Dict[str, Any]:
-    """One check's results from a loaded torch module (the reference and its float64 oracle share it)."""
-    adapt = case.adapt_torch or (lambda out: out)
-    if check == "forward":
-        return {"out": adapt(module.forward(inputs[:n_net], dtypes, train=False))}
-    if check == "train":
-        out = module.forward(inputs[:n_net], dtypes, train=True)
-        state = module.state()
-        return {"out": adapt(out), **{state_name(p.name): state[p.name] for p in params if p.is_buffer}}
-    loss = case.loss.torch if case.loss else None
-    if check == "backward":
-        input_grads, param_grads = module.gradients(inputs, dtypes, objective, loss)
-        return _gradient_results(input_grads, param_grads, order)
-    records = module.steps(inputs, dtypes, objective, loss, _optimizer_for(case, "torch"), case.steps)
-    return _step_results(records, params)
-
-
-def _compute_reference(case: PairedCase, check: str, device: str = "cpu") -> Reference:
-    from migcheck.runners.torch_side import TorchModule
-
-    specs = dict(case.input_specs)
-    order = [n for n in specs if n not in case.targets] + list(case.targets)
-    drawn = make_inputs(case.name, list(specs.items()))
-    inputs = tuple(drawn[n] for n in order)
-    dtypes = tuple(specs[n].dtype for n in order)
-    n_net = len(order) - len(case.targets)
-    module = TorchModule(case.torch, device)
-    params = tuple(module.params())
-    weights = make_weights(params, case_name=case.name, fill=case.weights, built=module.state())
-    module.load(weights)
-    apply_precision(case.precision, module)
-    objective = None if check in ("forward", "train") else _objective(case, module, inputs, dtypes, n_net,
-                                                                       lazy=check == "backward")
-    results = _torch_results(case, check, module, inputs, dtypes, order, n_net, params, objective)
-    if isinstance(objective, LazyObjective):
-        objective = module.objective  # built from the outputs of the gradient pass itself
-    return Reference(inputs, tuple(order), dtypes, params, weights, results, objective)
-
-
-def _objective(case: PairedCase, module: Any, inputs: Tuple[np.ndarray, ...], dtypes: Tuple[str, ...], n_net: int,
-               lazy: bool = False) -> Union[Objective, LazyObjective]:
-    """lazy: the cotangents are shaped by the gradient pass's own outputs (no extra forward pass)."""
-    if case.loss is not None:
-        return Objective(n_net, ())
-    if case.adapt_torch is not None or case.adapt_mindspore is not None:
-        raise SkipCheck("output adapters are numpy functions, so gradients through them cannot be paired;"
-                        " give the case a loss=FrameworkPair(...) to differentiate instead")
-    if lazy:
-        return LazyObjective(n_net, functools.partial(_objective_from_outputs, case, n_net))
-    return _objective_from_outputs(case, n_net, module.forward(inputs[:n_net], dtypes, train=False))
-
-
-def _objective_from_outputs(case: PairedCase, n_net: int, raw: Any) -> Objective:
-    """Seeded cotangents for the network's outputs (only their structure, shapes and dtypes count)."""
-    problem = output_layout_problem(raw)
-    if problem:
-        raise SkipCheck(problem + "; give the case a loss=FrameworkPair(...) that reduces it to a scalar")
-    cotangents, notes = make_cotangents(case.name, raw)
-    return Objective(n_net, cotangents, notes, tuple(index_paths(raw)))
-
-
-def _optimizer_for(case: PairedCase, side: str) -> Any:
-    """A preset name (each runner knows its half) or this side's factory from the FrameworkPair."""
-    return case.optimizer if isinstance(case.optimizer, str) else getattr(case.optimizer, side)
-
-
-def _gradient_results(input_grads: Dict[int, np.ndarray], param_grads: Dict[str, np.ndarray],
-                      order: Sequence[str]) -> Dict[str, Any]:
-    results: Dict[str, Any] = {input_grad_name(order[i]): g for i, g in input_grads.items()}
-    results.update({param_grad_name(name): g for name, g in param_grads.items()})
-    return results
-
-
-def _step_results(records: Sequence[Dict[str, Any]], params: Sequence[ParamInfo]) -> Dict[str, Any]:
-    results: Dict[str, Any] = {}
-    for k, record in enumerate(records, start=1):
-        results[step_name(k, "loss")] = record["loss"]
-        for p in params:
-            if p.name in record["state"]:
-                results[step_name(k, "state" if p.is_buffer else "param", p.name)] = record["state"][p.name]
-    return results
 
 
 def skip_reason(item: Item, options: Optional[RunOptions] = None) -> Optional[str]:
@@ -249,53 +54,22 @@ def skip_reason(item: Item, options: Optional[RunOptions] = None) -> Optional[st
     return reason
 
 
-def profile_for(backend: str, options: RunOptions) -> str:
-    return options.profile or default_profile(backend)
-
-
 def run_item(item: Item, options: RunOptions = RunOptions()) -> Verdict:
     started = time.perf_counter()
-    case = item.case
-    expected = expectation(case.expect, case.fails_with, case.fails_on, item.check, item.mode)
-    base = dict(case=case.name, check=item.check, mode=item.mode, backend=item.backend,
-                expected=expected, file=case.file, profile=profile_for(item.backend, options),
-                tolerance_mode=tolerance_mode_for(case, options))
     reason = skip_reason(item, options)
     if reason is not None:
-        return Verdict(status="skip", kind=None, message=reason, **base)
+        return verdict_for(item, options, Outcome(None, reason), status="skip")
     try:
         outcome = _run_check(item, options)
     except SkipCheck as skip:
-        return Verdict(status="skip", kind=None, message=str(skip), duration_s=time.perf_counter() - started, **base)
+        return verdict_for(item, options, Outcome(None, str(skip)), status="skip",
+                           duration_s=time.perf_counter() - started)
     except GoldenProblem as problem:  # never used, whatever the case expected: an error naming the fix
-        return Verdict(status="error", kind=problem.kind, message=str(problem), reference=options.golden or "",
-                       duration_s=time.perf_counter() - started, **base)
+        return verdict_for(item, options, Outcome(problem.kind, str(problem), reference=options.golden or ""),
+                           status="error", duration_s=time.perf_counter() - started)
     except Exception as exc:  # a broken case is a verdict, never a crash of the run
-        outcome = _error_outcome(exc, item)
-    status, remark = judge(outcome.kind, expected)
-    status, remark = judge_diagnosis(status, remark, case.diagnosis, outcome.localization,
-                                     localization_skipped=bool(options.golden))
-    message = outcome.message if not remark else f"{remark}: {outcome.message}" if outcome.message else remark
-    return Verdict(status=status, kind=outcome.kind, message=message, tensors=outcome.tensors,
-                   structure=outcome.structure, mapping=outcome.mapping.pairs if outcome.mapping else (),
-                   skipped_params=outcome.mapping.skipped if outcome.mapping else (), error=outcome.error,
-                   duration_s=time.perf_counter() - started, compile_s=outcome.compile_s, notes=outcome.notes,
-                   reference=outcome.reference,
-                   localization=outcome.localization, **base)
-
-
-@dataclass(frozen=True)
-class Outcome:
-    kind: Optional[str]
-    message: str
-    tensors: Tuple[TensorComparison, ...] = ()
-    structure: Tuple[str, ...] = ()
-    mapping: Optional[WeightMapping] = None
-    error: str = ""
-    notes: Tuple[str, ...] = field(default_factory=tuple)
-    reference: str = ""  # where the torch side's results came from
-    compile_s: float = 0.0  # GRAPH mode: seconds MindSpore spent compiling graphs
-    localization: Optional[Any] = None  # migcheck.localization.locate.Localization for failing verdicts
+        outcome = error_outcome(exc, item)
+    return verdict_for(item, options, outcome, duration_s=time.perf_counter() - started)
 
 
 def _run_check(item: Item, options: RunOptions) -> Outcome:
@@ -305,7 +79,7 @@ def _run_check(item: Item, options: RunOptions) -> Outcome:
     except (SkipCheck, GoldenProblem):
         raise
     except Exception as exc:
-        return _error_outcome(exc, item, side="torch")
+        return error_outcome(exc, item, side="torch")
     outcome = _run_mindspore_side(item, options, ref)
     return dataclasses.replace(outcome, reference=source)
 
@@ -331,8 +105,8 @@ def _run_mindspore_side(item: Item, options: RunOptions, ref: Reference) -> Outc
     mismatch = _output_shape_mismatch(cell, ref, mapping) if shapes_matter and not after else None
     if mismatch is None:
         try:
-            results = _mindspore_results(item, cell, ref, mapping)
-            mismatch = _shape_mismatch(cell.output_shapes, ref, mapping) if after else None
+            results, output_shapes = _mindspore_results(item, cell, ref, mapping)
+            mismatch = _shape_mismatch(output_shapes or [], ref, mapping) if after else None
         except Exception:
             # Cotangents of the wrong shape can break the objective itself: then the shapes are the verdict.
             mismatch = _probe_output_shapes(cell, ref, mapping) if after else None
@@ -434,25 +208,27 @@ def _shape_mismatch(ms_outputs: Sequence[Tuple[str, Tuple[int, ...]]], ref: Refe
     return None
 
 
-def _mindspore_results(item: Item, cell: Any, ref: Reference, mapping: WeightMapping) -> Dict[str, Any]:
-    """The MindSpore side's results under the reference's (torch) names."""
+def _mindspore_results(item: Item, cell: Side, ref: Reference,
+                       mapping: WeightMapping) -> Tuple[Dict[str, Any], Optional[List[Tuple[str, Tuple[int, ...]]]]]:
+    """The MindSpore side's results under the reference's (torch) names, and the output shapes of a
+    gradient pass that returned them (None otherwise)."""
     case = item.case
     n_net = len(ref.input_names) - len(case.targets)
     adapt = case.adapt_mindspore or (lambda out: out)
     if item.check == "forward":
-        return {"out": adapt(cell.forward(ref.inputs[:n_net], ref.input_dtypes, train=False))}
+        return {"out": adapt(cell.forward(ref.inputs[:n_net], ref.input_dtypes, train=False))}, None
     if item.check == "train":
         out = cell.forward(ref.inputs[:n_net], ref.input_dtypes, train=True)
         state = to_torch(cell.state(), mapping)
         return {"out": adapt(out), **{state_name(p.name): state[p.name] for p in ref.params
-                                      if p.is_buffer and p.name in state}}
+                                      if p.is_buffer and p.name in state}}, None
     loss = case.loss.mindspore if case.loss else None
     if item.check == "backward":
-        input_grads, param_grads = cell.gradients(ref.inputs, ref.input_dtypes, ref.objective, loss)
-        return _gradient_results(input_grads, to_torch(param_grads, mapping), ref.input_names)
-    records = cell.steps(ref.inputs, ref.input_dtypes, ref.objective, loss, _optimizer_for(case, "mindspore"), case.steps)
+        grads = cell.gradients(ref.inputs, ref.input_dtypes, ref.objective, loss)
+        return gradient_results(grads.inputs, to_torch(grads.params, mapping), ref.input_names), grads.output_shapes
+    records = cell.steps(ref.inputs, ref.input_dtypes, ref.objective, loss, optimizer_for(case, "mindspore"), case.steps)
     renamed = [{"loss": r["loss"], "state": to_torch(r["state"], mapping)} for r in records]
-    return _step_results(renamed, ref.params)
+    return step_results(renamed, ref.params), None
 
 
 def _outcome_from_tensors(tensors: Tuple[TensorComparison, ...], mapping: WeightMapping) -> Outcome:
@@ -465,39 +241,3 @@ def _outcome_from_tensors(tensors: Tuple[TensorComparison, ...], mapping: Weight
     more = f" (+{len(failing) - 1} more failing tensor(s))" if len(failing) > 1 else ""
     return Outcome(first.kind, first.message + more, tensors, mapping=mapping, notes=notes)
 
-
-def _error_outcome(exc: BaseException, item: Item, side: str = "") -> Outcome:
-    from migcheck.runners import mindspore_side
-
-    graph = item.mode == "graph" and side != "torch" and mindspore_side.is_graph_compile_error(exc)
-    kind = "graph-compile-error" if graph else "error"
-    where = side or "mindspore"
-    text = _first_lines(str(exc), 3)
-    message = f"{where} side raised {type(exc).__name__}: {text}"
-    if graph:
-        message = (f"GRAPH mode could not compile the cell: {text}; hint: move numpy/Python-object work out of"
-                   f" construct (into __init__) or run this case in PYNATIVE only (skip={{'graph': '...'}})")
-    return Outcome(kind, message, error=_excerpt(exc, item.case.file))
-
-
-def _first_lines(text: str, n: int) -> str:
-    """The message's first lines, stopping at MindSpore's '----' banners (its C++ stack follows)."""
-    lines = []
-    for line in text.strip().splitlines():
-        if line.startswith("-----"):
-            break
-        if line.strip():
-            lines.append(line.strip())
-    return " / ".join(lines[:n]) if lines else "(no message)"
-
-
-def _excerpt(exc: BaseException, case_file: str) -> str:
-    """The exception and the frames in the user's case file; migcheck's own frames are noise."""
-    frames = traceback.extract_tb(exc.__traceback__)
-    package = str(Path(__file__).parents[1])  # migcheck/: frames there say nothing about the case
-    mine = ([f for f in frames if case_file and f.filename == case_file]
-            or [f for f in frames if not f.filename.startswith(package)][-2:])
-    lines = [f"{f.filename}:{f.lineno} in {f.name}: {f.line or ''}".rstrip() for f in mine]
-    body = str(exc).strip().splitlines()
-    construct = [line for line in body if line.strip().startswith(("# ", "In file"))][:6]
-    return "\n".join(lines + [f"{type(exc).__name__}: {_first_lines(str(exc), 8)}"] + construct)

@@ -26,15 +26,6 @@ def _protocol_stream() -> TextIO:
     return stream
 
 
-def _options(data: Dict[str, Any]) -> Any:
-    import dataclasses
-
-    from migcheck.running.pipeline import RunOptions
-
-    known = {f.name for f in dataclasses.fields(RunOptions)}
-    return RunOptions(**{k: tuple(v) if isinstance(v, list) else v for k, v in data.items() if k in known})
-
-
 def main() -> int:
     os.environ.setdefault("GLOG_v", "3")
     events = _protocol_stream()
@@ -49,9 +40,10 @@ def main() -> int:
     request = json.loads(sys.stdin.read())
     from migcheck.planning.discovery import load_file
     from migcheck.running.pipeline import Item, run_item
+    from migcheck.options import from_json as options_from_json
     from migcheck.serialize import verdict_to_json
 
-    options = _options(request["options"])
+    options = options_from_json(request["options"])
     loaded = load_file(Path(request["file"]))
     case = next((c for c in loaded.cases if c.name == request["case"]), None)
     if case is None:

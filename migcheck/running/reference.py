@@ -1,0 +1,176 @@
+"""The torch side of an item: seeded inputs and weights, torch's results, and the float64 oracle.
+
+Computed once per process per case, check and device, and reused by every mode and backend; or read
+from golden fixtures (options.golden), in which case torch is never imported.
+"""
+from __future__ import annotations
+
+import dataclasses
+import functools
+from dataclasses import dataclass
+from typing import Any, Dict, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from migcheck.case import PairedCase
+from migcheck.golden.store import RecordedSkip
+from migcheck.options import RunOptions
+from migcheck.running.outcome import tolerance_mode_for
+from migcheck.precision import apply_precision
+from migcheck.runners.base import LazyObjective, Objective, ParamInfo, Side
+from migcheck.running.checks import gradient_results, optimizer_for, step_results
+from migcheck.running.fixtures import make_inputs, make_weights
+from migcheck.running.objective import make_cotangents, output_layout_problem
+from migcheck.util.tree import index_paths
+from migcheck.vocab import state_name
+
+
+class SkipCheck(Exception):
+    """This check cannot apply to this case; the message says why (shown as the skip reason)."""
+
+
+@dataclass(frozen=True)
+class Reference:
+    """Everything the torch side produced for one case and check; plain numpy, so it can be stored.
+
+    ``results`` maps tensor names ('out', 'grad.param.fc.weight', 'step1.loss') to numpy trees;
+    the MindSpore side produces the same names through the weight mapping.
+    """
+
+    inputs: Tuple[np.ndarray, ...]  # network inputs first, then loss targets
+    input_names: Tuple[str, ...]
+    input_dtypes: Tuple[str, ...]
+    params: Tuple[ParamInfo, ...]
+    weights: Dict[str, np.ndarray]
+    results: Dict[str, Any]
+    objective: Optional[Objective] = None
+    # The same results computed in float64 from the same inputs, weights and cotangents: the
+    # oracle of error-budget mode. None unless that mode asked for it.
+    oracle: Optional[Dict[str, Any]] = None
+
+
+_REFERENCES: Dict[Tuple[str, ...], Reference] = {}
+_ORACLES: Dict[Tuple[str, ...], Dict[str, Any]] = {}
+
+
+def reference(case: PairedCase, check: str, options: RunOptions = RunOptions()) -> Tuple[Reference, str]:
+    """The seam between the two reference sources: golden fixtures (options.golden) or torch run here.
+
+    Returns the reference and a line saying where it came from. Golden mode never imports torch.
+    """
+    budget = tolerance_mode_for(case, options) == "budget"
+    if options.golden:
+        from migcheck.golden.fingerprint import case_fingerprint
+        from migcheck.golden.store import load_check
+        from migcheck.golden.hints import record_hint
+
+        fingerprint, parts = case_fingerprint(case)
+        try:
+            loaded = load_check(options.golden, case.name, check, fingerprint, parts, need_oracle=budget,
+                                record_hint=record_hint(case, options.golden))
+        except RecordedSkip as skip:
+            raise SkipCheck(f"{skip} (recorded with the golden)") from None
+        return Reference(**loaded.fields), loaded.description
+    from migcheck.runners.torch_side import resolve_device, versions
+
+    device = resolve_device(options.torch_device)
+    ref = torch_reference(case, check, device=device)
+    if budget:
+        try:
+            ref = dataclasses.replace(ref, oracle=torch_oracle(case, check, device=device))
+        except SkipCheck:
+            raise
+        except Exception as exc:
+            raise RuntimeError(f"the float64 oracle of error-budget mode could not run: {type(exc).__name__}: {exc}") from exc
+    return ref, f"torch {versions()['torch']} on {device}"
+
+
+def torch_reference(case: PairedCase, check: str, device: str = "cpu") -> Reference:
+    """The torch side's results, computed once per process and reused by every mode and backend."""
+    key = (case.file, case.name, check, device)
+    if key not in _REFERENCES:
+        _REFERENCES[key] = _compute_reference(case, check, device)
+    return _REFERENCES[key]
+
+
+def torch_oracle(case: PairedCase, check: str, device: str = "cpu") -> Dict[str, Any]:
+    """torch_reference's results recomputed in float64: same inputs, weights and cotangents, widened."""
+    key = (case.file, case.name, check, device)
+    if key not in _ORACLES:
+        _ORACLES[key] = _compute_oracle(case, check, device)
+    return _ORACLES[key]
+
+
+def _compute_oracle(case: PairedCase, check: str, device: str) -> Dict[str, Any]:
+    from migcheck.runners.torch_side import TorchModule
+
+    ref = torch_reference(case, check, device=device)
+    module = TorchModule(case.torch, device)
+    module.load(ref.weights)
+    module.to_float64()
+    n_net = len(ref.input_names) - len(case.targets)
+    results, _ = _torch_results(case, check, module, ref.inputs, ref.input_dtypes, ref.input_names, n_net, ref.params,
+                                ref.objective)
+    return results
+
+
+def _torch_results(case: PairedCase, check: str, module: Side, inputs: Tuple[np.ndarray, ...],
+                   dtypes: Tuple[str, ...], order: Sequence[str], n_net: int, params: Tuple[ParamInfo, ...],
+                   objective: Any) -> Tuple[Dict[str, Any], Optional[Objective]]:
+    """One check's results from a loaded torch module (the reference and its float64 oracle share it),
+    and the objective differentiated (a LazyObjective comes back built from the gradient pass's outputs)."""
+    adapt = case.adapt_torch or (lambda out: out)
+    if check == "forward":
+        return {"out": adapt(module.forward(inputs[:n_net], dtypes, train=False))}, objective
+    if check == "train":
+        out = module.forward(inputs[:n_net], dtypes, train=True)
+        state = module.state()
+        return {"out": adapt(out), **{state_name(p.name): state[p.name] for p in params if p.is_buffer}}, objective
+    loss = case.loss.torch if case.loss else None
+    if check == "backward":
+        grads = module.gradients(inputs, dtypes, objective, loss)
+        return gradient_results(grads.inputs, grads.params, order), grads.objective
+    records = module.steps(inputs, dtypes, objective, loss, optimizer_for(case, "torch"), case.steps)
+    return step_results(records, params), objective
+
+
+def _compute_reference(case: PairedCase, check: str, device: str = "cpu") -> Reference:
+    from migcheck.runners.torch_side import TorchModule
+
+    specs = dict(case.input_specs)
+    order = [n for n in specs if n not in case.targets] + list(case.targets)
+    drawn = make_inputs(case.name, list(specs.items()))
+    inputs = tuple(drawn[n] for n in order)
+    dtypes = tuple(specs[n].dtype for n in order)
+    n_net = len(order) - len(case.targets)
+    module = TorchModule(case.torch, device)
+    params = tuple(module.params())
+    weights = make_weights(params, case_name=case.name, fill=case.weights, built=module.state())
+    module.load(weights)
+    apply_precision(case.precision, module)
+    objective = None if check in ("forward", "train") else _objective(case, module, inputs, dtypes, n_net,
+                                                                       lazy=check == "backward")
+    results, objective = _torch_results(case, check, module, inputs, dtypes, order, n_net, params, objective)
+    return Reference(inputs, tuple(order), dtypes, params, weights, results, objective)
+
+
+def _objective(case: PairedCase, module: Any, inputs: Tuple[np.ndarray, ...], dtypes: Tuple[str, ...], n_net: int,
+               lazy: bool = False) -> Union[Objective, LazyObjective]:
+    """lazy: the cotangents are shaped by the gradient pass's own outputs (no extra forward pass)."""
+    if case.loss is not None:
+        return Objective(n_net, ())
+    if case.adapt_torch is not None or case.adapt_mindspore is not None:
+        raise SkipCheck("output adapters are numpy functions, so gradients through them cannot be paired;"
+                        " give the case a loss=FrameworkPair(...) to differentiate instead")
+    if lazy:
+        return LazyObjective(n_net, functools.partial(_objective_from_outputs, case, n_net))
+    return _objective_from_outputs(case, n_net, module.forward(inputs[:n_net], dtypes, train=False))
+
+
+def _objective_from_outputs(case: PairedCase, n_net: int, raw: Any) -> Objective:
+    """Seeded cotangents for the network's outputs (only their structure, shapes and dtypes count)."""
+    problem = output_layout_problem(raw)
+    if problem:
+        raise SkipCheck(problem + "; give the case a loss=FrameworkPair(...) that reduces it to a scalar")
+    cotangents, notes = make_cotangents(case.name, raw)
+    return Objective(n_net, cotangents, notes, tuple(index_paths(raw)))

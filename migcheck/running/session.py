@@ -1,0 +1,142 @@
+"""`migcheck.run()`: the public entry point that the CLI and user scripts share.
+
+    result = migcheck.run("cases", modes=("pynative",), atol=1e-4, report="reports/mine")
+    assert result.ok, result.summary()
+
+Case files are discovered, items planned and filtered, run (in-process, or a child per case with
+isolate/timeout), and the verdicts returned; a report folder is written when asked for.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+
+from migcheck.judging.verdict import Verdict
+from migcheck.options import RunOptions
+from migcheck.planning.items import Item, in_shard, plan
+from migcheck.vocab import STATUSES
+
+CaseSource = Union[str, "os.PathLike[str]", Any]  # a path, a PairedCase, or an iterable of either
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """What a run produced: its items, their verdicts, what could not be collected, where the report went."""
+
+    items: Tuple[Item, ...]
+    verdicts: Tuple[Verdict, ...]
+    collection_errors: Tuple[str, ...] = ()
+    interrupted: bool = False  # Ctrl-C: the verdicts are those finished before it
+    report: Optional[Path] = None  # the report folder, when one was written
+
+    @property
+    def ok(self) -> bool:
+        """Every verdict as the case expected, nothing left uncollected, the run not cut short."""
+        return all(v.as_expected for v in self.verdicts) and not self.collection_errors and not self.interrupted
+
+    @property
+    def counts(self) -> Dict[str, int]:
+        found = Counter(v.status for v in self.verdicts)
+        return {s: found.get(s, 0) for s in STATUSES if found.get(s)}
+
+    def summary(self) -> str:
+        parts = [f"{n} {s}" for s, n in self.counts.items()] or ["no verdicts"]
+        if self.collection_errors:
+            parts.append(f"{len(self.collection_errors)} collection error(s)")
+        return ", ".join(parts) + (" (interrupted)" if self.interrupted else "")
+
+
+def collect(sources: Union[CaseSource, Sequence[CaseSource]]) -> Tuple[List[Any], List[str]]:
+    """(cases, collection errors) from paths (files or folders) and PairedCase objects, in the order given."""
+    from migcheck.case import PairedCase
+    from migcheck.planning.discovery import discover
+
+    if isinstance(sources, (str, os.PathLike, PairedCase)):
+        sources = [sources]
+    cases: List[Any] = []
+    errors: List[str] = []
+    paths: List[str] = []
+
+    def flush() -> None:
+        if paths:
+            found = discover(list(paths))
+            cases.extend(found.cases)
+            errors.extend(str(e) for e in found.errors)
+            paths.clear()
+
+    for source in sources:
+        if isinstance(source, PairedCase):
+            flush()
+            cases.append(source if source.name else dataclasses.replace(source, name=f"case{len(cases)}"))
+        elif isinstance(source, (str, os.PathLike)):
+            paths.append(os.fspath(source))
+        else:
+            raise TypeError(f"migcheck.run takes paths and PairedCase objects, not {type(source).__name__}")
+    flush()
+    return cases, errors
+
+
+def select(cases: Sequence[Any], options: RunOptions, *, keyword: Optional[str] = None,
+           shard: Optional[Tuple[int, int]] = None) -> List[Item]:
+    """The planned items, filtered by a -k expression (ValueError when it does not parse) and a shard."""
+    from migcheck.planning.discovery import keyword_matcher
+
+    items = plan(cases, options)
+    if keyword:
+        match = keyword_matcher(keyword)
+        items = [i for i in items if match(" ".join((i.id,) + tuple(i.case.tags)))]
+    if shard:
+        items = [i for i in items if in_shard(i.case.name, shard)]
+    return items
+
+
+def run(sources: Union[CaseSource, Sequence[CaseSource]] = "cases", *, keyword: Optional[str] = None,
+        shard: Optional[Tuple[int, int]] = None, isolate: bool = False, timeout: Optional[float] = None,
+        report: Optional[Union[str, "os.PathLike[str]"]] = None,
+        on_start: Optional[Callable[[Item], None]] = None, on_verdict: Optional[Callable[[Verdict], None]] = None,
+        on_plan: Optional[Callable[[Sequence[Item]], None]] = None, options: Optional[RunOptions] = None,
+        **option_values: Any) -> RunResult:
+    """Run paired cases and return their verdicts.
+
+    option_values are RunOptions fields (checks, modes, backends, rtol, atol, golden, torch_device,
+    device_id, profile, tolerance_mode, budget_factor) as Python values; or pass options= whole.
+    Ctrl-C stops the run and returns what finished, with interrupted=True. The callbacks see each
+    item as it starts, each verdict as it is final, and the planned items once, before the first runs.
+    """
+    if options is None:
+        unknown = sorted(set(option_values) - {f.name for f in dataclasses.fields(RunOptions)})
+        if unknown:
+            raise TypeError(f"unknown run option(s) {', '.join(unknown)}; see migcheck.options.RunOptions")
+        options = RunOptions(**{k: tuple(v) if isinstance(v, list) else v for k, v in option_values.items()})
+    elif option_values:
+        options = dataclasses.replace(options, **option_values)
+    cases, errors = collect(sources)
+    items = select(cases, options, keyword=keyword, shard=shard)
+    if on_plan is not None:
+        on_plan(items)
+    verdicts: List[Verdict] = []
+    interrupted = False
+    try:
+        for verdict in _execute(items, options, isolate, timeout, on_start):
+            verdicts.append(verdict)
+            if on_verdict is not None:
+                on_verdict(verdict)
+    except KeyboardInterrupt:  # keep what finished; the caller decides how to exit
+        interrupted = True
+    written = None
+    if report is not None:
+        from migcheck.report import write_report
+
+        written = write_report(report, verdicts, errors, partial=interrupted)
+    return RunResult(tuple(items), tuple(verdicts), tuple(errors), interrupted, written)
+
+
+def _execute(items: Sequence[Item], options: RunOptions, isolate: bool, timeout: Optional[float],
+             on_start: Optional[Callable[[Item], None]]) -> Iterable[Verdict]:
+    from migcheck.running.isolation import run_items
+
+    return run_items(items, options, isolate=isolate or timeout is not None, timeout=timeout, on_start=on_start)
