@@ -61,7 +61,8 @@ def instrument() -> None:
 
 
 def items_for(args):
-    from migcheck.planning.discovery import discover, keyword_matcher
+    from migcheck.planning.discovery import discover
+    from migcheck.planning.keyword import keyword_matcher
     from migcheck.options import RunOptions
     from migcheck.planning.items import plan
 

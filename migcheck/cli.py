@@ -114,7 +114,8 @@ def main(argv: Optional[List[str]] = None) -> int:
 
 
 def _selected(args: argparse.Namespace):
-    from migcheck.planning.discovery import discover, keyword_matcher
+    from migcheck.planning.discovery import discover
+    from migcheck.planning.keyword import keyword_matcher
     from migcheck.planning.items import in_shard, plan
 
     if args.command == "list" and not args.no_cache:  # list alone answers from the discovery cache
@@ -194,7 +195,8 @@ def _convert(args: argparse.Namespace) -> int:
 
 def _record(args: argparse.Namespace) -> int:
     """Exit 0 when every golden was recorded (or exists, up to date), 1 on errors, 2 on usage/collection errors."""
-    from migcheck.planning.discovery import discover, keyword_matcher
+    from migcheck.planning.discovery import discover
+    from migcheck.planning.keyword import keyword_matcher
     from migcheck.planning.items import effective_checks
     from migcheck.golden.record import line, record_case, summary
 
@@ -312,7 +314,7 @@ def _compare(args: argparse.Namespace) -> int:
             print(verdict_line(verdict, colour), flush=True)
 
     if args.keyword:
-        from migcheck.planning.discovery import keyword_matcher
+        from migcheck.planning.keyword import keyword_matcher
 
         try:
             keyword_matcher(args.keyword)

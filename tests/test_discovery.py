@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from migcheck.planning.discovery import LoadError, case_files, discover, keyword_matcher, load_file
+from migcheck.planning.discovery import LoadError, case_files, discover, load_file
+from migcheck.planning.keyword import keyword_matcher
 
 GOOD = '''
 dense = PairedCase(torch=torch_linear, mindspore=ms_dense, inputs=X, checks=FORWARD, doc="Linear(3, 2) port")

@@ -83,7 +83,7 @@ def collect(sources: Union[CaseSource, Sequence[CaseSource]]) -> Tuple[List[Any]
 def select(cases: Sequence[Any], options: RunOptions, *, keyword: Optional[str] = None,
            shard: Optional[Tuple[int, int]] = None) -> List[Item]:
     """The planned items, filtered by a -k expression (ValueError when it does not parse) and a shard."""
-    from migcheck.planning.discovery import keyword_matcher
+    from migcheck.planning.keyword import keyword_matcher
 
     items = plan(cases, options)
     if keyword:
