@@ -115,7 +115,7 @@ def _dtype_problem(torch_dtype: str, ms_dtype: str) -> str:
 # Large tensors are compared in chunks, so that peak memory stays a few chunks of float64 work
 # arrays above the inputs themselves, whatever the tensor's size. Every metric is reduced across
 # chunks exactly (maxima, counts, first positions, block sums added with math.fsum), so a chunked
-# comparison gives the very TensorComparison an unchunked one gives (tests/test_robust_large.py).
+# comparison gives the very TensorComparison an unchunked one gives (tests/judging/test_compare_large.py).
 # Small chunks keep the work arrays in the CPU's caches: 64K elements per chunk compare 25-30% faster
 # than 256K ones (benchmarks/README.md).
 CHUNK_THRESHOLD = 1 << 18  # tensors with more elements than this (256K) are compared in chunks

@@ -22,7 +22,7 @@ from migcheck.util.tree import contiguous
 # (torch owner-kind prefix, torch leaf) -> MindSpore leaf. Tried before the unchanged name,
 # because MindSpore's nn layers rename these while mindspore.mint layers keep torch's names.
 # Linear<->Dense, Conv*, RNN/LSTM/GRU and MultiheadAttention keep torch's names (and layouts) in
-# MindSpore 2.x; tests/test_mapping_layers.py proves each against the real layers.
+# MindSpore 2.x; tests/running/test_mapping_layers.py proves each against the real layers.
 LEAF_RULES: Tuple[Tuple[str, str, str], ...] = (
     ("BatchNorm", "weight", "gamma"),
     ("BatchNorm", "bias", "beta"),

@@ -8,7 +8,7 @@ from migcheck.options import RunOptions
 from migcheck.running.pipeline import Item, run_item
 from migcheck.serialize import verdict_from_json, verdict_to_json
 
-CASES = Path(__file__).resolve().parents[1] / "cases"
+CASES = Path(__file__).resolve().parents[2] / "cases"
 
 
 def case(file, name):

@@ -19,7 +19,7 @@ from migcheck.running.pipeline import Item, run_item
 from migcheck.running.reference import torch_reference
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _case(name, **kwargs):

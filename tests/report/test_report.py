@@ -1,6 +1,6 @@
 """Reports (migcheck.report): summary.json schema and round trip, per-case JSON/Markdown, terminal text.
 
-The HTML pages, plots, `migcheck report` and baselines: tests/test_report_html.py.
+The HTML pages, plots, `migcheck report` and baselines: tests/report/test_html.py.
 """
 from __future__ import annotations
 

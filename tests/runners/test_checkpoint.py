@@ -15,7 +15,7 @@ import torch
 
 from migcheck.cli import main
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CASES = str(ROOT / "cases" / "mapping.py")
 
 

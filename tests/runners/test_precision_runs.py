@@ -25,7 +25,7 @@ from migcheck.precision import FLOAT16_BATCHNORM_FLOAT32
 from migcheck.runners.mindspore_side import MindSporeCell, MindSporeSideError, configure
 from migcheck.runners.torch_side import TorchModule, TorchSideError
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BUNDLED = {c.name: c for c in load_file(ROOT / "cases" / "mixed_precision.py").cases}
 
 
