@@ -91,6 +91,12 @@ STATUSES = Status.values()
 FAILURE_KINDS = tuple(k.value for k in PORT_KINDS)
 
 
+def plain(value: object) -> object:
+    """A vocab member as its plain str (other values as they are): what leaves the process (JSON, xdist,
+    JUnit) must be a str, not a subclass some serializers refuse."""
+    return str.__str__(value) if isinstance(value, Word) else value
+
+
 # ------------------------------------------------------------------------------------------ names
 def item_id(case: str, check: str, mode: str, backend: str) -> str:
     """'conv[forward-graph-cpu]': one case x check x mode x backend, in every report and in pytest."""

@@ -11,6 +11,7 @@ import numpy as np
 from migcheck.tolerance import Tolerance, dtype_kind
 from migcheck.util.tree import as_array, leaves
 from migcheck.judging.error_sample import ErrorSample, chunked_error_sample
+from migcheck.vocab import Kind, plain
 
 MAX_SAMPLES = 5  # mismatching positions kept per tensor: reports stay small for huge outputs
 
@@ -58,6 +59,9 @@ class TensorComparison:
     oracle_err_pt: Optional[float] = None  # max |torch - oracle|
     budget_limit: Optional[float] = None  # factor * oracle_err_pt + floor
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "kind", plain(self.kind))
+
 
 def fmt_shape(shape: Optional[Tuple[int, ...]]) -> str:
     if shape is None:
@@ -77,12 +81,12 @@ def compare_arrays(name: str, torch_value: Any, ms_value: Any, tolerance: Tolera
                 torch_dtype=dtype_name(pt), ms_dtype=dtype_name(ms), rtol=tolerance.rtol,
                 atol=tolerance.atol, tolerance_source=tolerance_source, total=int(pt.size))
     if pt.shape != ms.shape:
-        return TensorComparison(ok=False, kind="shape", message=(
+        return TensorComparison(ok=False, kind=Kind.SHAPE, message=(
             f"shape mismatch in {name}: torch {fmt_shape(pt.shape)} vs mindspore {fmt_shape(ms.shape)}"), **base)
     notes = []
     dtype_problem = _dtype_problem(base["torch_dtype"], base["ms_dtype"])
     if dtype_problem == "fatal":
-        return TensorComparison(ok=False, kind="dtype", message=(
+        return TensorComparison(ok=False, kind=Kind.DTYPE, message=(
             f"dtype mismatch in {name}: torch {base['torch_dtype']} vs mindspore {base['ms_dtype']}"), **base)
     if dtype_problem == "note":
         notes.append(f"integer widths differ (torch {base['torch_dtype']}, mindspore {base['ms_dtype']}); values compared exactly")
@@ -289,10 +293,10 @@ def _compare_values(pt: np.ndarray, ms: np.ndarray, tol: Tolerance, base: dict, 
         first = chunks.sample(first_nonfinite, shape)
         message = (f"non-finite mismatch in {name}: {nonfinite} position(s) where NaN/Inf differ,"
                    f" first at {first.index} (torch {first.torch}, mindspore {first.mindspore})")
-        return TensorComparison(ok=False, kind="nonfinite", message=message, notes=notes,
+        return TensorComparison(ok=False, kind=Kind.NONFINITE, message=message, notes=notes,
                                 error_sample=chunked_error_sample(chunks, shape), **base, **metrics)
     if mismatched:
-        return TensorComparison(ok=False, kind="value", message=value_message(name, metrics, tol, pt.size),
+        return TensorComparison(ok=False, kind=Kind.VALUE, message=value_message(name, metrics, tol, pt.size),
                                 notes=notes, error_sample=chunked_error_sample(chunks, shape), **base, **metrics)
     return TensorComparison(ok=True, kind=None, message=f"{name}: max abs err {metrics['max_abs_err']:.3g}",
                             notes=notes, **base, **metrics)
@@ -354,7 +358,7 @@ def _cosine(ab: float, aa: float, bb: float) -> Optional[float]:
 
 def missing_tensor(name: str, side: str) -> TensorComparison:
     other = "mindspore" if side == "torch" else "torch"
-    return TensorComparison(name=name, ok=False, kind="tree",
+    return TensorComparison(name=name, ok=False, kind=Kind.TREE,
                             message=f"output structure differs: {name} exists in {other} output but not in {side} output")
 
 

@@ -7,7 +7,7 @@ from typing import Optional, Tuple
 from migcheck.judging.compare import TensorComparison
 from migcheck.localization.locate import Localization
 from migcheck.running.mapping import MappedParam, SkippedParam
-from migcheck.vocab import ERROR_KINDS, EXPECTED_STATUSES, STATUSES, item_id  # noqa: F401  (STATUSES re-exported)
+from migcheck.vocab import ERROR_KINDS, EXPECTED_STATUSES, STATUSES, Status, item_id, plain  # noqa: F401  (STATUSES re-exported)
 
 
 @dataclass(frozen=True)
@@ -34,6 +34,10 @@ class Verdict:
     reference: str = ""  # where torch's side came from: "torch 2.x on cpu" or "golden DIR/<case>/<check>.npz (...)"
     # For failing verdicts: the sub-cell tree, the first divergence and the likely cause.
     localization: Optional[Localization] = None
+
+    def __post_init__(self) -> None:
+        for name in ("check", "mode", "backend", "status", "kind"):
+            object.__setattr__(self, name, plain(getattr(self, name)))
 
     @property
     def item(self) -> str:
@@ -65,14 +69,14 @@ def judge(found: Optional[str], expected: str) -> Tuple[str, str]:
     """(status, remark) from what the comparison found and what the case expected."""
     if expected == "pass":
         if found is None:
-            return "pass", ""
-        return ("error" if found in ERROR_KINDS else "fail"), ""
+            return Status.PASS, ""
+        return (Status.ERROR if found in ERROR_KINDS else Status.FAIL), ""
     want = expected.split(":", 1)[1]
     if found == want:
-        return "xfail", f"failed as expected ({want})"
+        return Status.XFAIL, f"failed as expected ({want})"
     if found is None:
-        return "xpass", f"expected a {want} failure, but both sides agreed"
-    return "fail", f"expected a {want} failure, got {found}"
+        return Status.XPASS, f"expected a {want} failure, but both sides agreed"
+    return Status.FAIL, f"expected a {want} failure, got {found}"
 
 
 def judge_diagnosis(status: str, remark: str, expected_rule: Optional[str],
@@ -82,11 +86,11 @@ def judge_diagnosis(status: str, remark: str, expected_rule: Optional[str],
     localization_skipped: no localization could run (golden mode has no torch to re-run with hooks);
     the expected failure kind still decides, and the remark says the diagnosis went unchecked.
     """
-    if not expected_rule or status != "xfail":
+    if not expected_rule or status != Status.XFAIL:
         return status, remark
     if localization_skipped:
         return status, f"{remark}; diagnosis {expected_rule!r} not checked (localization is skipped with --golden)"
     found = [f.rule for f in localization.findings] if localization else []
     if expected_rule in found:
         return status, f"{remark}; diagnosed as expected ({expected_rule})"
-    return "fail", f"failed as expected, but the diagnosis is {found or 'missing'} where the case expects {expected_rule!r}"
+    return Status.FAIL, f"failed as expected, but the diagnosis is {found or 'missing'} where the case expects {expected_rule!r}"

@@ -46,15 +46,15 @@ def backend_unavailable(backend: str, device_id: Optional[int] = None) -> Option
     target = _TARGETS.get(backend)
     if target is None:
         return f"unknown backend {backend!r}; use one of {', '.join(_TARGETS)}"
-    if _configured["backend"] not in (None, backend):
-        return f"this process already runs MindSpore on {_configured['backend']}; run {backend} in its own process"
     try:
         available = ms.hal.is_available(target)
     except Exception as exc:  # a broken plugin must read as "not here", not crash the run
         return f"MindSpore cannot probe {target}: {exc}"
-    if not available:
+    if not available:  # said first: it holds whatever this process ran before
         return (f"MindSpore {target} backend is not available on this machine (mindspore.hal.is_available({target!r})"
                 f" is False); use --backend cpu, or --backend auto for what is here")
+    if _configured["backend"] not in (None, backend):
+        return f"this process already runs MindSpore on {_configured['backend']}; run {backend} in its own process"
     if device_id is not None and backend != "cpu":
         try:
             count = ms.hal.device_count(target)

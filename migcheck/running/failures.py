@@ -6,13 +6,14 @@ from pathlib import Path
 
 from migcheck.planning.items import Item
 from migcheck.running.outcome import Outcome
+from migcheck.vocab import Kind
 
 
 def error_outcome(exc: BaseException, item: Item, side: str = "") -> Outcome:
     from migcheck.runners import mindspore_side
 
     graph = item.mode == "graph" and side != "torch" and mindspore_side.is_graph_compile_error(exc)
-    kind = "graph-compile-error" if graph else "error"
+    kind = Kind.GRAPH_COMPILE_ERROR if graph else Kind.ERROR
     where = side or "mindspore"
     text = _first_lines(str(exc), 3)
     message = f"{where} side raised {type(exc).__name__}: {text}"

@@ -38,6 +38,7 @@ from migcheck.options import RunOptions, to_json as options_to_json
 from migcheck.running.outcome import Outcome, verdict_for
 from migcheck.running.pipeline import Item, run_item
 from migcheck.judging.verdict import Verdict
+from migcheck.vocab import Kind, Status
 
 STARTUP_S = 120.0  # the child's own start: interpreter, torch and MindSpore imports, the case file
 STDERR_LINES = 20  # lines of the child's stderr kept in a crashed or timeout verdict
@@ -90,7 +91,7 @@ def run_case_isolated(case: PairedCase, items: Sequence[Item], options: RunOptio
             child = _Child(case, pending, options)
         except OSError as exc:  # no process could be started at all (e.g. out of memory, no interpreter)
             for item in pending:
-                yield _verdict(item, options, "error", "error", f"could not start a child process for this case:"
+                yield _verdict(item, options, Status.ERROR, Kind.ERROR, f"could not start a child process for this case:"
                                f" {type(exc).__name__}: {exc}", "")
             return
         by_id = {item.id: item for item in pending}
@@ -128,7 +129,7 @@ def run_case_isolated(case: PairedCase, items: Sequence[Item], options: RunOptio
                         raw = event.get("verdict") if isinstance(event.get("verdict"), dict) else {}
                         item = by_id.get(f"{raw.get('case')}[{raw.get('check')}-{raw.get('mode')}-{raw.get('backend')}]",
                                          running or pending[0])
-                        verdict = _verdict(item, options, "error", "error", f"the child process sent a verdict this"
+                        verdict = _verdict(item, options, Status.ERROR, Kind.ERROR, f"the child process sent a verdict this"
                                            f" process cannot read ({type(exc).__name__}: {exc})", "")
                     done = by_id.get(verdict.item)
                     if done in pending:
@@ -140,7 +141,7 @@ def run_case_isolated(case: PairedCase, items: Sequence[Item], options: RunOptio
                 elif kind == "error":  # the worker could not set the case up (e.g. it no longer loads)
                     child.kill()
                     for item in pending:
-                        yield _verdict(item, options, "error", "error", str(event.get("message", "")),
+                        yield _verdict(item, options, Status.ERROR, Kind.ERROR, str(event.get("message", "")),
                                        child.stderr_tail())
                     return
             code = child.wait() if pending else 0
@@ -156,13 +157,13 @@ def run_case_isolated(case: PairedCase, items: Sequence[Item], options: RunOptio
         tail = child.stderr_tail()
         if ready_at is None and running is None:
             for item in pending:
-                yield _verdict(item, options, "crashed", "crashed",
+                yield _verdict(item, options, Status.CRASHED, Kind.CRASHED,
                                f"the child process {how} while loading the case, before any item ran;"
                                f" see the last lines of its stderr", tail)
             return
         victim = running or pending[0]
         pending.remove(victim)
-        yield _verdict(victim, options, "crashed", "crashed",
+        yield _verdict(victim, options, Status.CRASHED, Kind.CRASHED,
                        f"the child process running this case {how} during this item; items finished before it keep"
                        f" their verdicts"
                        + (", the rest run in a new process" if pending else ""), tail,
@@ -185,18 +186,18 @@ def _timeout_verdicts(case: PairedCase, pending: Sequence[Item], running: Option
     if in_startup:
         limit = max(STARTUP_S, timeout or 0.0)
         for item in pending:
-            yield _verdict(item, options, "timeout", "timeout",
+            yield _verdict(item, options, Status.TIMEOUT, Kind.TIMEOUT,
                            f"timed out: the child process was not ready within {limit:g} s (interpreter, frameworks and"
                            f" case file); it was killed", tail)
         return
     victim = running or pending[0]
-    yield _verdict(victim, options, "timeout", "timeout",
+    yield _verdict(victim, options, Status.TIMEOUT, Kind.TIMEOUT,
                    f"timed out: the case's time limit of {timeout:g} s ({source}) ran out during this item; its child"
                    f" process was killed (its Python stack at that moment is in the error excerpt)", tail,
                    duration=time.monotonic() - started if started else 0.0)
     for item in pending:
         if item is not victim:
-            yield _verdict(item, options, "timeout", "timeout",
+            yield _verdict(item, options, Status.TIMEOUT, Kind.TIMEOUT,
                            f"not run: the case's time limit of {timeout:g} s ({source}) ran out during {victim.id}", "")
 
 

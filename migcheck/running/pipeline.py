@@ -22,7 +22,7 @@ from migcheck.running.outcome import Outcome, profile_for, tolerance_mode_for, v
 from migcheck.running.reference import Reference, SkipCheck, reference
 from migcheck.tolerance import BUDGET, Budget, Tolerance, ToleranceRules, resolve
 from migcheck.util.tree import flatten
-from migcheck.vocab import TENSOR_KINDS, state_name, torch_name_of
+from migcheck.vocab import TENSOR_KINDS, Kind, Status, state_name, torch_name_of
 
 # When several tensors fail, the verdict's kind is the most fundamental one.
 KIND_ORDER = TENSOR_KINDS
@@ -58,15 +58,15 @@ def run_item(item: Item, options: RunOptions = RunOptions()) -> Verdict:
     started = time.perf_counter()
     reason = skip_reason(item, options)
     if reason is not None:
-        return verdict_for(item, options, Outcome(None, reason), status="skip")
+        return verdict_for(item, options, Outcome(None, reason), status=Status.SKIP)
     try:
         outcome = _run_check(item, options)
     except SkipCheck as skip:
-        return verdict_for(item, options, Outcome(None, str(skip)), status="skip",
+        return verdict_for(item, options, Outcome(None, str(skip)), status=Status.SKIP,
                            duration_s=time.perf_counter() - started)
     except GoldenProblem as problem:  # never used, whatever the case expected: an error naming the fix
         return verdict_for(item, options, Outcome(problem.kind, str(problem), reference=options.golden or ""),
-                           status="error", duration_s=time.perf_counter() - started)
+                           status=Status.ERROR, duration_s=time.perf_counter() - started)
     except Exception as exc:  # a broken case is a verdict, never a crash of the run
         outcome = error_outcome(exc, item)
     return verdict_for(item, options, outcome, duration_s=time.perf_counter() - started)
@@ -93,7 +93,7 @@ def _run_mindspore_side(item: Item, options: RunOptions, ref: Reference) -> Outc
     mapping = map_weights(ref.params, cell.params(), case.weight_map, case.weight_transforms)
     problems = tuple(mapping.problems())
     if problems:
-        return Outcome("structure", f"weights cannot be transferred: {problems[0]}"
+        return Outcome(Kind.STRUCTURE, f"weights cannot be transferred: {problems[0]}"
                        + (f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""),
                        structure=problems, mapping=mapping)
     cell.load(to_mindspore(ref.weights, mapping))
@@ -199,11 +199,11 @@ def _shape_mismatch(ms_outputs: Sequence[Tuple[str, Tuple[int, ...]]], ref: Refe
     ms_shapes = [shape for _, shape in ms_outputs]
     pt_shapes = [np.shape(c) if c is not None else None for c in ref.objective.cotangents]
     if len(ms_shapes) != len(pt_shapes):
-        return Outcome("tree", f"the network returns {len(ms_shapes)} output(s) in MindSpore and {len(pt_shapes)} in torch",
+        return Outcome(Kind.TREE, f"the network returns {len(ms_shapes)} output(s) in MindSpore and {len(pt_shapes)} in torch",
                        mapping=mapping)
     for (name, _), ms_shape, pt_shape in zip(ms_outputs, ms_shapes, pt_shapes):
         if pt_shape is not None and tuple(ms_shape) != tuple(pt_shape):
-            return Outcome("shape", f"shape mismatch in {name}: torch {fmt_shape(pt_shape)} vs mindspore"
+            return Outcome(Kind.SHAPE, f"shape mismatch in {name}: torch {fmt_shape(pt_shape)} vs mindspore"
                            f" {fmt_shape(tuple(ms_shape))} (gradients need equal output shapes)", mapping=mapping)
     return None
 
