@@ -134,7 +134,7 @@ adamw_as_adamweightdecay = PairedCase(
     optimizer=FrameworkPair(
         torch=lambda params: torch.optim.AdamW(params, lr=1e-3, weight_decay=1e-2),
         mindspore=lambda params: mnn.AdamWeightDecay(params, learning_rate=1e-3, weight_decay=1e-2)),
-    checks=("step",), expect="fail", fails_with="value", tags=("known-bad", "optimizer"),
+    checks=("step",), expect="fail", fails_with="value", diagnosis="optimizer-update", tags=("known-bad", "optimizer"),
 )
 
 adam_epsilon_placement = PairedCase(
@@ -143,7 +143,58 @@ adam_epsilon_placement = PairedCase(
     optimizer=FrameworkPair(
         torch=lambda params: torch.optim.Adam(params, lr=1e-2, eps=1e-3),
         mindspore=lambda params: mnn.Adam(params, learning_rate=1e-2, eps=1e-3)),
-    checks=("step",), expect="fail", fails_with="value", tags=("known-bad", "optimizer"),
+    checks=("step",), expect="fail", fails_with="value", diagnosis="optimizer-update", tags=("known-bad", "optimizer"),
+)
+
+# Optimizer ports whose update rule differs although the names match (stage blame identifies each
+# side's rule from its first update). Plain Linear layers: no BatchNorm gamma/beta decay filter.
+_MLP_PT = lambda: tnn.Sequential(tnn.Linear(4, 6), tnn.Tanh(), tnn.Linear(6, 3))  # noqa: E731
+_MLP_MS = lambda: mnn.SequentialCell(mnn.Dense(4, 6), mnn.Tanh(), mnn.Dense(6, 3))  # noqa: E731
+
+sgd_nesterov_dropped = PairedCase(
+    doc="known-bad: torch SGD(nesterov=True) ported as Momentum without use_nesterov",
+    torch=_MLP_PT, mindspore=_MLP_MS, inputs=X,
+    optimizer=FrameworkPair(
+        torch=lambda params: torch.optim.SGD(params, lr=0.1, momentum=0.9, nesterov=True),
+        mindspore=lambda params: mnn.Momentum(params, learning_rate=0.1, momentum=0.9)),
+    checks=("step",), expect="fail", fails_with="value", diagnosis="optimizer-update", tags=("known-bad", "optimizer"),
+)
+
+sgd_nesterov = PairedCase(
+    doc="the correct twin: mindspore.nn.SGD(nesterov=True) steps as torch's Nesterov SGD",
+    torch=_MLP_PT, mindspore=_MLP_MS, inputs=X,
+    optimizer=FrameworkPair(
+        torch=lambda params: torch.optim.SGD(params, lr=0.1, momentum=0.9, nesterov=True),
+        mindspore=lambda params: mnn.SGD(params, learning_rate=0.1, momentum=0.9, nesterov=True)),
+    checks=("step",), steps=2, tags=("optimizer",),
+)
+
+momentum_use_nesterov_on_cpu = PairedCase(
+    doc="known-bad on MindSpore 2.10 CPU (found by stage blame): nn.Momentum(use_nesterov=True) steps as plain"
+        " momentum; nn.SGD(nesterov=True) is the port that agrees (sgd_nesterov)",
+    torch=_MLP_PT, mindspore=_MLP_MS, inputs=X,
+    optimizer=FrameworkPair(
+        torch=lambda params: torch.optim.SGD(params, lr=0.1, momentum=0.9, nesterov=True),
+        mindspore=lambda params: mnn.Momentum(params, learning_rate=0.1, momentum=0.9, use_nesterov=True)),
+    checks=("step",), expect="fail", fails_with="value", diagnosis="optimizer-update", tags=("known-bad", "optimizer"),
+)
+
+rmsprop_tf_style = PairedCase(
+    doc="known-bad: torch RMSprop ported as nn.RMSProp, which adds eps inside the square root (TF style)",
+    torch=_MLP_PT, mindspore=_MLP_MS, inputs=X,
+    optimizer=FrameworkPair(
+        torch=lambda params: torch.optim.RMSprop(params, lr=1e-2, alpha=0.9, eps=1e-2),
+        mindspore=lambda params: mnn.RMSProp(params, learning_rate=1e-2, decay=0.9, epsilon=1e-2)),
+    checks=("step",), expect="fail", fails_with="value", diagnosis="optimizer-update", tags=("known-bad", "optimizer"),
+)
+
+adagrad_initial_accumulator = PairedCase(
+    doc="known-bad: torch Adagrad's accumulator starts at 0, mindspore.nn.Adagrad's at accum=0.1",
+    torch=_MLP_PT, mindspore=_MLP_MS, inputs=X,
+    optimizer=FrameworkPair(
+        torch=lambda params: torch.optim.Adagrad(params, lr=0.1),
+        mindspore=lambda params: mnn.Adagrad(params, learning_rate=0.1)),
+    checks=("step",), expect="fail", fails_with="value", diagnosis="optimizer-update", tags=("known-bad", "optimizer"),
 )
 
 sgd_weight_decay_filter = PairedCase(

@@ -252,9 +252,10 @@ class MindSporeCell:
         return {name: to_numpy(p.value()) for name, p in self._named}
 
     def gradients(self, inputs: Sequence[np.ndarray], dtypes: Sequence[str], objective: Objective,
-                  loss: Optional[Callable[[], Any]]) -> Gradients:
-        """Gradients through mindspore.grad, by input position and by MindSpore parameter name."""
-        self.cell.set_train(False)
+                  loss: Optional[Callable[[], Any]], *, train: bool = False) -> Gradients:
+        """Gradients through mindspore.grad, by input position and by MindSpore parameter name.
+        train: in train mode, as a step computes them (BatchNorm on batch statistics)."""
+        self.cell.set_train(train)
         args = [_tensor(x, d) for x, d in zip(inputs, dtypes)]
         positions = tuple(i for i, a in enumerate(args) if ms.ops.is_floating_point(a))
         named = [(n, p) for n, p in self._named if p.requires_grad]
@@ -280,6 +281,27 @@ class MindSporeCell:
         return Gradients(dict(zip(positions, (to_numpy(g) for g in input_grads))),
                          {n: to_numpy(g) for (n, _), g in zip(named, param_grads)}, objective, shapes)
 
+    def optimizer_groups(self, optimizer: Any) -> Tuple[str, Dict[str, Dict[str, Any]]]:
+        """(optimizer class, MindSpore parameter name -> its hyperparameters in torch's names), read from the
+        optimizer a step builds; per-parameter weight decay follows its decay flags (a name filter)."""
+        named = [(n, p) for n, p in self._named if p.requires_grad]
+        opt = PRESETS[optimizer]([p for _, p in named]) if isinstance(optimizer, str) else optimizer([p for _, p in named])
+        common: Dict[str, Any] = {}
+        for torch_key, attrs in (("lr", ("learning_rate",)), ("eps", ("eps", "epsilon")), ("momentum", ("momentum",)),
+                                 ("alpha", ("decay",)), ("nesterov", ("use_nesterov", "nesterov"))):
+            for attr in attrs:
+                value = _scalar(getattr(opt, attr, None))
+                if value is not None:
+                    common[torch_key] = value
+                    break
+        beta1, beta2 = _scalar(getattr(opt, "beta1", None)), _scalar(getattr(opt, "beta2", None))
+        if beta1 is not None and beta2 is not None:
+            common["betas"] = (beta1, beta2)
+        decay = _scalar(getattr(opt, "weight_decay", None)) or 0.0
+        flags = getattr(opt, "decay_flags", None) or (True,) * len(named)
+        return type(opt).__name__, {n: {**common, "weight_decay": decay if flag else 0.0}
+                                    for (n, _), flag in zip(named, flags)}
+
     def steps(self, inputs: Sequence[np.ndarray], dtypes: Sequence[str], objective: Objective,
               loss: Optional[Callable[[], Any]], optimizer: Any, count: int) -> List[Dict[str, Any]]:
         """Train-mode steps through TrainOneStepCell; after each: the loss and every parameter by name."""
@@ -295,6 +317,17 @@ class MindSporeCell:
                 value = step(*args)
             records.append({"loss": to_numpy(value), "state": self.state()})
         return records
+
+
+def _scalar(value: Any) -> Optional[float]:
+    """A hyperparameter as a float: plain numbers, or one-element Parameters and Tensors; None otherwise."""
+    if isinstance(value, (bool, int, float)):
+        return float(value)
+    try:
+        array = value.asnumpy()
+    except AttributeError:
+        return None
+    return float(array.reshape(-1)[0]) if array.size == 1 else None
 
 
 def _split_grads(result: Any, has_inputs: bool, has_params: bool) -> Tuple[tuple, tuple]:

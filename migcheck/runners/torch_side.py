@@ -192,9 +192,10 @@ class TorchModule:
         return {name: to_numpy(v) for name, v in self.module.state_dict().items()}
 
     def gradients(self, inputs: Sequence[np.ndarray], dtypes: Sequence[str], objective: Objective,
-                  loss: Optional[Callable[[], Any]]) -> Gradients:
-        """d(objective)/d(each float input) by position and d/d(each trainable parameter) by name."""
-        self.module.eval()
+                  loss: Optional[Callable[[], Any]], *, train: bool = False) -> Gradients:
+        """d(objective)/d(each float input) by position and d/d(each trainable parameter) by name.
+        train: in train mode, as a step computes them (BatchNorm on batch statistics)."""
+        self.module.train(train)
         args = self._args(inputs, dtypes)
         for a in args:
             if a.is_floating_point():
@@ -208,6 +209,15 @@ class TorchModule:
                  for g, t in zip(grads, [args[i] for i in wrt_inputs] + [p for _, p in params])]
         input_grads = dict(zip(wrt_inputs, dense[:len(wrt_inputs)]))
         return Gradients(input_grads, {n: g for (n, _), g in zip(params, dense[len(wrt_inputs):])}, objective)
+
+    def optimizer_groups(self, optimizer: Any) -> Tuple[str, Dict[str, Dict[str, Any]]]:
+        """(optimizer class, parameter name -> its group's hyperparameters) of the optimizer a step builds."""
+        named = [(n, p) for n, p in self.module.named_parameters() if p.requires_grad]
+        opt = PRESETS[optimizer]([p for _, p in named]) if isinstance(optimizer, str) else optimizer([p for _, p in named])
+        group_of = {id(p): g for g in opt.param_groups for p in g["params"]}
+        plain = (bool, int, float, tuple)
+        return type(opt).__name__, {n: {k: v for k, v in group_of[id(p)].items() if isinstance(v, plain)}
+                                    for n, p in named if id(p) in group_of}
 
     def steps(self, inputs: Sequence[np.ndarray], dtypes: Sequence[str], objective: Objective,
               loss: Optional[Callable[[], Any]], optimizer: Any, count: int) -> List[Dict[str, Any]]:

@@ -132,7 +132,7 @@ def _run_mindspore_side(item: Item, options: RunOptions, ref: Reference) -> Outc
         outcome = dataclasses.replace(outcome, notes=outcome.notes + ref.objective.notes)
     if precision is not None:
         outcome = dataclasses.replace(outcome, notes=outcome.notes + (precision.describe(),))
-    return dataclasses.replace(_localized(outcome, item, options, ref, cell, mapping, tolerance_for),
+    return dataclasses.replace(_localized(outcome, item, options, ref, cell, mapping, tolerance_for, results),
                                compile_s=cell.compile_s)
 
 
@@ -151,7 +151,7 @@ def _tolerance_for(item: Item, options: RunOptions, check: str) -> Callable[[str
 
 
 def _localized(outcome: Outcome, item: Item, options: RunOptions, ref: Reference, cell: Any,
-               mapping: WeightMapping, tolerance_for: Any) -> Outcome:
+               mapping: WeightMapping, tolerance_for: Any, results: Optional[Dict[str, Any]] = None) -> Outcome:
     """Attach where the pair first diverges and why, for failures a sub-cell re-run can explain."""
     from migcheck.localization.capture import LOCALIZABLE, locate
 
@@ -161,11 +161,28 @@ def _localized(outcome: Outcome, item: Item, options: RunOptions, ref: Reference
         return dataclasses.replace(outcome, notes=outcome.notes + (
             "localization needs torch to re-run the reference with hooks; it is skipped with --golden",))
     try:
+        if item.check == "step" and results is not None:  # forward, backward, then the update: blame in order
+            blamed = _blame_step(outcome, item, ref, cell, mapping, tolerance_for, results)
+            if blamed is not None:
+                return blamed
         cell.load(to_mindspore(ref.weights, mapping))  # train and step checks have moved the weights on
         found = locate(item.case, item.check, ref, cell, mapping, outcome.tensors, tolerance_for)
     except Exception as exc:  # localisation explains a verdict; it must never replace one
         return dataclasses.replace(outcome, notes=outcome.notes + (f"localization failed: {type(exc).__name__}: {exc}",))
     return dataclasses.replace(outcome, localization=found)
+
+
+def _blame_step(outcome: Outcome, item: Item, ref: Reference, cell: Any, mapping: WeightMapping,
+                tolerance_for: Any, results: Dict[str, Any]) -> Optional[Outcome]:
+    """A step whose forward and gradients agree is the optimizer's fault: no sub-cell to look for."""
+    from migcheck.localization.locate import Localization
+    from migcheck.localization.stages import blame_step
+
+    blame = blame_step(item.case, ref, cell, mapping, results, outcome.tensors, tolerance_for)
+    if blame is None or blame.stage != "optimizer":
+        return None
+    return dataclasses.replace(outcome, localization=Localization(rows=(), first_divergence=None, first_divergence_ms=None,
+                                                                  findings=blame.findings, summary=blame.summary))
 
 
 def mapping_for(case: PairedCase, mode: str = "pynative", backend: str = "cpu") -> WeightMapping:
