@@ -15,6 +15,7 @@ from typing import Any, Iterator, List, Optional
 import pytest
 
 from migcheck.case import BACKENDS, CHECKS, MODES
+from migcheck.collect_rules import DEFAULT_PATTERNS, defines_cases, matches, split_patterns, uncollected_hint
 
 VERDICT_PROPERTY = "migcheck_verdict"
 # A migcheck item's node id: path::case[check-mode-backend] (checks, modes and backends hold no '-').
@@ -39,8 +40,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="run only the I-th of N shards (1-based): migcheck items split by a stable hash of the case"
                          " name (a case's items stay together), other tests by their file; merge the shards'"
                          " --migcheck-report folders with `migcheck merge`")
-    parser.addini("migcheck_case_dirs", type="args", default=["cases"],
-                  help="folder names whose .py files hold paired cases (default: cases)")
+    parser.addini("migcheck_case_patterns", type="args", default=list(DEFAULT_PATTERNS),
+                  help="which .py files hold paired cases: 'name/' for every file below a folder of that name,"
+                       " else a file-name glob (default: cases/ *_cases.py cases_*.py). A file named on the"
+                       " command line is collected whenever it defines a PairedCase")
+    parser.addini("migcheck_case_dirs", type="args", default=[],
+                  help="folder names whose .py files hold paired cases, added to migcheck_case_patterns (older spelling)")
 
 
 def _csv(config: pytest.Config, option: str, allowed: tuple) -> Optional[tuple]:
@@ -115,7 +120,10 @@ class MigcheckSession:
                                   torch_device=config.getoption("--migcheck-torch-device"),
                                   device_id=config.getoption("--migcheck-device-id"), profile=profile,
                                   tolerance_mode=config.getoption("--migcheck-tolerance-mode"))
-        self.case_dirs = set(config.getini("migcheck_case_dirs"))
+        self.patterns = split_patterns(list(config.getini("migcheck_case_patterns"))
+                                       + [f"{d.rstrip('/')}/" for d in config.getini("migcheck_case_dirs")])
+        self.explicit = _explicit_files(config)
+        self.collected_files: set = set()
         self.shard = None
         if config.getoption("--migcheck-shard"):
             from migcheck.planning import parse_shard
@@ -130,6 +138,8 @@ class MigcheckSession:
         self.threads_limited = False
 
     def is_case_file(self, path: Path) -> bool:
+        if path.resolve() in self.explicit and path.suffix == ".py" and defines_cases(path):
+            return True  # named on the command line: its name does not matter
         # Folders from the rootdir down: a checkout that merely lives under some 'cases' folder
         # must not turn its helper modules into case files.
         root = self.config.rootpath
@@ -137,14 +147,30 @@ class MigcheckSession:
             folders = (root.name,) + path.parent.relative_to(root).parts
         except ValueError:  # outside the rootdir
             folders = path.parent.parts
-        return (path.suffix == ".py" and not path.name.startswith(("_", "test_", "conftest"))
-                and any(part in self.case_dirs for part in folders))
+        return matches(path, folders, self.patterns)
 
     @pytest.hookimpl
     def pytest_collect_file(self, file_path: Path, parent: pytest.Collector) -> Optional[pytest.Collector]:
         if self.is_case_file(file_path):
+            self.collected_files.add(file_path.resolve())
             return CaseFile.from_parent(parent, path=file_path)
         return None
+
+    @pytest.hookimpl
+    def pytest_report_collectionfinish(self, config: pytest.Config) -> List[str]:
+        """A hint for each file named on the command line (or inside a folder named there) that defines
+        cases but was not collected: pytest alone would only say "no tests ran"."""
+        if hasattr(config, "workerinput"):
+            return []
+        hints = []
+        for path in _named_py_files(config):
+            if path not in self.collected_files and defines_cases(path):
+                try:
+                    shown = path.relative_to(config.invocation_params.dir)
+                except ValueError:
+                    shown = path
+                hints.append(uncollected_hint(shown, self.patterns))
+        return hints
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
@@ -238,6 +264,35 @@ class MigcheckSession:
 
         verdicts = sorted((from_dict(json_restore(v)) for v in self.verdicts), key=lambda v: (v.file, v.item))
         write_report(directory, verdicts, self.errors, partial=self.interrupted)
+
+
+def _named_args(config: pytest.Config) -> List[Path]:
+    """The paths given on the command line (not testpaths), node-id suffixes dropped, resolved."""
+    if config.args_source != pytest.Config.ArgsSource.ARGS:
+        return []
+    base = config.invocation_params.dir
+    return [(base / arg.split("::", 1)[0]).resolve() for arg in config.args]
+
+
+def _explicit_files(config: pytest.Config) -> set:
+    return {p for p in _named_args(config) if p.suffix == ".py"}
+
+
+def _named_py_files(config: pytest.Config) -> List[Path]:
+    """Files named on the command line, and the .py files below folders named there (bounded, so that
+    `pytest .` in a big tree stays quick: only files that mention PairedCase are parsed anyway)."""
+    out: List[Path] = []
+    for path in _named_args(config):
+        if path.is_file() and path.suffix == ".py":
+            out.append(path)
+        elif path.is_dir():
+            for i, p in enumerate(sorted(path.rglob("*.py"))):
+                if i >= 2000:
+                    break
+                if not any(part.startswith(".") or part in ("__pycache__", "site-packages")
+                           for part in p.relative_to(path).parts):
+                    out.append(p)
+    return out
 
 
 THREADS_ENV = "MIGCHECK_XDIST_THREADS"
