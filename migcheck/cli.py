@@ -11,6 +11,8 @@ from migcheck.planning import BACKENDS, CHECKS, MODES
 
 EXIT_OK, EXIT_UNEXPECTED, EXIT_USAGE = 0, 1, 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report a Ctrl-C
+DEFAULT_REPORT = os.path.join("reports", "latest")
+REPORT_ENV = "MIGCHECK_REPORT_DIR"  # the default report folder, e.g. for CI or a test suite
 
 
 class UsageError(Exception):
@@ -84,8 +86,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     compare = sub.add_parser("compare", help="run paired cases and report verdicts")
     add_selection(compare)
-    compare.add_argument("--report", metavar="DIR",
-                         help="write summary.json, index.html and per-case JSON/Markdown/HTML pages to DIR")
+    compare.add_argument("--report", metavar="DIR", default=None,
+                         help="where summary.json, index.html and the per-case pages go (default: reports/latest, or"
+                              f" ${REPORT_ENV}); the folder is replaced whole when the run ends")
+    compare.add_argument("--no-report", action="store_true", help="write no report")
+    compare.add_argument("-v", "--verbose", action="count", default=0, help="one line per item")
+    compare.add_argument("-q", "--quiet", action="count", default=0,
+                         help="no progress: only what is not as expected and the final line")
     compare.add_argument("--atol", type=_non_negative, help="absolute tolerance for every tensor (overrides all rules)")
     compare.add_argument("--rtol", type=_non_negative, help="relative tolerance for every tensor (overrides all rules)")
     compare.add_argument("--color", choices=("auto", "always", "never"), default="auto")
@@ -154,6 +161,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
         return int(exc.code or 0)
+    args.argv = list(sys.argv[1:] if argv is None else argv)
     try:
         return _run(args)
     except UsageError as exc:
@@ -247,6 +255,19 @@ def _convert(args: argparse.Namespace) -> int:
     print(f"wrote {result.written}: {result.converted} tensor(s)"
           + (f"; left out {len(result.missing) + len(result.unexpected)} unmatched" if result.missing or result.unexpected else ""))
     return EXIT_OK
+
+
+def now_text() -> str:
+    from migcheck.report.jsonfile import now
+
+    return now()
+
+
+def command_line(argv: Sequence[str]) -> str:
+    """The command as a user would retype it, for the report's header."""
+    import shlex
+
+    return "migcheck " + " ".join(shlex.quote(a) for a in argv)
 
 
 def _backends(chosen: Sequence[str]) -> tuple:
@@ -347,35 +368,37 @@ def _run(args: argparse.Namespace) -> int:
 
     from migcheck.isolate import run_items
     from migcheck.report import write_report
-    from migcheck.report.terminal import Progress, render, summary_table, verdict_line
+    from migcheck.report.console import NORMAL, QUIET, VERBOSE, Console
+    from migcheck.report.terminal import summary_table
 
-    colour = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
-    # On a terminal a status line names the item running now; piped output stays one line per item.
-    progress = Progress(sys.stdout, len(items), colour) if sys.stdout.isatty() else None
+    tty = sys.stdout.isatty()
+    colour = args.color == "always" or (args.color == "auto" and tty)
+    verbosity = VERBOSE if args.verbose > args.quiet else QUIET if args.quiet > args.verbose else NORMAL
+    console = Console(sys.stdout, len(items), verbosity, colour, live=tty)
+    started = now_text()
     verdicts = []
     interrupted = False
     try:
         for verdict in run_items(items, options, isolate=args.isolate or args.timeout is not None,
-                                 timeout=args.timeout, on_start=(lambda item: progress.start(item.id)) if progress else None):
+                                 timeout=args.timeout, on_start=lambda item: console.start(item.id, item.case.file)):
             verdicts.append(verdict)
-            if progress:
-                progress.finish(verdict)
-            else:
-                print(verdict_line(verdict, colour), flush=True)
+            console.finish(verdict)
     except KeyboardInterrupt:  # Ctrl-C: keep what finished, write a partial report, exit 130
         interrupted = True
-    if progress:
-        progress.close()
-    print()
-    if progress and verdicts:
-        print(summary_table(verdicts, colour))
+    console.close()
+    elapsed = console.elapsed()
+    if verbosity == VERBOSE and tty and verdicts:
         print()
-    print(render(verdicts, errors, colour, include_expected=False,
-                 interrupted=f"interrupted (Ctrl-C) after {len(verdicts)} of {len(items)} item(s), partial results"
-                 if interrupted else ""))
-    if args.report:
-        root = write_report(args.report, verdicts, errors, partial=interrupted)
-        print(f"report: {root / 'summary.json'}" + (" (partial)" if interrupted else ""))
+        print(summary_table(verdicts, colour))
+    index = None
+    if not args.no_report:
+        directory = args.report or os.environ.get(REPORT_ENV) or DEFAULT_REPORT
+        root = write_report(directory, verdicts, errors, partial=interrupted,
+                            run_info={"started": started, "command": command_line(args.argv), "seconds": round(elapsed, 2)})
+        index = str(root / "index.html") + (" (partial)" if interrupted else "")
+    print(console.summary(verdicts, errors, index, elapsed=elapsed,
+                          interrupted=f"interrupted (Ctrl-C) after {len(verdicts)} of {len(items)} item(s), partial results"
+                          if interrupted else ""))
     if interrupted:
         return EXIT_INTERRUPTED
     if errors:

@@ -111,7 +111,7 @@ def _case_files(folder):
 def test_every_bad_definition_is_an_error_naming_file_case_and_fix_and_the_rest_runs(tmp_path, capsys):
     cases = _case_files(tmp_path / "cases")
     report = tmp_path / "report"
-    code = main(["compare", str(cases), "--mode", "pynative", "--report", str(report), "--color", "never"])
+    code = main(["compare", "-v", str(cases), "--mode", "pynative", "--report", str(report), "--color", "never"])
     out = capsys.readouterr().out
     assert code == EXIT_USAGE  # collection errors: non-zero, and distinct from a mere failing port
 

@@ -229,7 +229,8 @@ def case_href(case: str, from_cells: bool = False) -> str:
 # ---------------------------------------------------------------- index.html
 
 def render_index(verdicts: Sequence[Verdict], errors: Sequence[str] = (), created: str = "",
-                 baseline: Optional[RunDiff] = None, partial: bool = False) -> str:
+                 baseline: Optional[RunDiff] = None, partial: bool = False,
+                 run_info: Optional[dict] = None) -> str:
     counts = Counter(v.status for v in verdicts)
     unexpected = sum(not v.as_expected for v in verdicts) + len(errors)
     cases = len({v.case for v in verdicts})
@@ -238,6 +239,7 @@ def render_index(verdicts: Sequence[Verdict], errors: Sequence[str] = (), create
     parts = ["<h1>migcheck report</h1>",
              f'<p class="muted">{len(verdicts)} verdict(s) over {cases} case(s)'
              + (f", created {esc(created)}" if created else "") + f" &middot; {verdict_text}</p>",
+             _run_header(run_info),
              '<div class="chips" id="counts">']
     # Statuses of this version, then any other a report from a later version holds (read back, not made up).
     for status in list(STATUSES) + sorted(set(counts) - set(STATUSES)):
@@ -257,6 +259,16 @@ def render_index(verdicts: Sequence[Verdict], errors: Sequence[str] = (), create
     parts.append(_filters(verdicts))
     parts.append(_verdict_table(verdicts))
     return page("migcheck report", "\n".join(parts))
+
+
+def _run_header(run_info: Optional[dict]) -> str:
+    """The run's start time, duration and command line (written by `migcheck compare`)."""
+    if not run_info:
+        return ""
+    seconds = run_info.get("seconds")
+    took = f", took {esc(seconds)} s" if isinstance(seconds, (int, float)) else ""
+    return (f'<p class="muted" id="run">started {esc(run_info.get("started", "?"))}{took}:'
+            f' <code>{esc(run_info.get("command", ""))}</code></p>')
 
 
 def _filters(verdicts: Sequence[Verdict]) -> str:
@@ -537,12 +549,12 @@ def _mapping(verdicts: Sequence[Verdict]) -> str:
 # ---------------------------------------------------------------- files
 
 def write_html(root: Path, verdicts: Sequence[Verdict], errors: Sequence[str] = (), created: str = "",
-               baseline: Optional[RunDiff] = None, partial: bool = False) -> Path:
+               baseline: Optional[RunDiff] = None, partial: bool = False, run_info: Optional[dict] = None) -> Path:
     """root/index.html and root/cells/<case>.html; returns the index's path."""
     cells = root / "cells"
     cells.mkdir(parents=True, exist_ok=True)
     for case, items in by_case(verdicts).items():
         atomic_write_text(cells / f"{safe_name(case)}.html", render_case_page(case, items))
     index = root / "index.html"
-    atomic_write_text(index, render_index(verdicts, errors, created, baseline, partial=partial))
+    atomic_write_text(index, render_index(verdicts, errors, created, baseline, partial=partial, run_info=run_info))
     return index
