@@ -90,6 +90,9 @@ def build_parser() -> argparse.ArgumentParser:
                          help="where summary.json, index.html and the per-case pages go (default: reports/latest, or"
                               f" ${REPORT_ENV}); the folder is replaced whole when the run ends")
     compare.add_argument("--no-report", action="store_true", help="write no report")
+    compare.add_argument("--show-framework-logs", action="store_true",
+                         help="let MindSpore's and torch's native stderr through live (default: captured per item"
+                              " and attached to its verdict and cell page)")
     compare.add_argument("-v", "--verbose", action="count", default=0, help="one line per item")
     compare.add_argument("-q", "--quiet", action="count", default=0,
                          help="no progress: only what is not as expected and the final line")
@@ -195,7 +198,8 @@ def _selected(args: argparse.Namespace):
                              rtol=getattr(args, "rtol", None), atol=getattr(args, "atol", None), golden=golden,
                              torch_device=getattr(args, "torch_device", "cpu"), device_id=getattr(args, "device_id", None),
                              profile=getattr(args, "profile", None), tolerance_mode=getattr(args, "tolerance_mode", None),
-                             budget_factor=getattr(args, "budget_factor", None))
+                             budget_factor=getattr(args, "budget_factor", None),
+                             capture_logs=not getattr(args, "show_framework_logs", False))
     items = plan(collection.cases, options)
     if args.keyword:
         try:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import sys
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -42,6 +43,9 @@ class RunOptions:
     profile: Optional[str] = None  # tolerance profile; None: each backend's own
     tolerance_mode: Optional[str] = None  # standard or budget; None: each case's own
     budget_factor: Optional[float] = None  # None: tolerance.BUDGET.factor
+    # Native stderr (MindSpore's C++ logs, torch's warnings) during an item goes into the verdict's
+    # framework_log instead of the terminal (migcheck.fdcapture); False: live, as --show-framework-logs.
+    capture_logs: bool = True
 
 
 class SkipCheck(Exception):
@@ -251,7 +255,29 @@ def profile_for(backend: str, options: RunOptions) -> str:
     return options.profile or default_profile(backend)
 
 
+# Statuses whose framework log is kept: a passing item's warnings are noise in the report.
+_LOG_KEPT = ("fail", "error", "xfail", "xpass", "crashed", "timeout")
+
+
 def run_item(item: Item, options: RunOptions = RunOptions()) -> Verdict:
+    """One item's verdict; with options.capture_logs, what native code wrote to stderr meanwhile (and a
+    GRAPH compile failure's analyze_fail.ir) becomes its framework_log."""
+    from migcheck.fdcapture import captured_stderr, excerpt
+
+    with captured_stderr(options.capture_logs) as captured:
+        verdict = _run_item(item, options)
+    ir = ""
+    if "migcheck.runners.mindspore_side" in sys.modules:  # never import MindSpore just to look
+        ir = sys.modules["migcheck.runners.mindspore_side"].take_ir_dumps()
+    log = "\n".join(p for p in (excerpt(captured.text), ir) if p.strip())
+    if verdict.status not in _LOG_KEPT or not log:
+        return verdict
+    if not options.capture_logs:  # shown live already; the IR excerpt is still worth keeping
+        log = ir
+    return dataclasses.replace(verdict, framework_log=log) if log else verdict
+
+
+def _run_item(item: Item, options: RunOptions) -> Verdict:
     started = time.perf_counter()
     case = item.case
     expected = expectation(case.expect, case.fails_with, case.fails_on, item.check, item.mode)

@@ -219,7 +219,7 @@ class _Child:
         import dataclasses
 
         request = {"file": case.file, "case": case.name, "items": [[i.check, i.mode, i.backend] for i in items],
-                   "options": dataclasses.asdict(options), "preload": True}
+                   "options": {**dataclasses.asdict(options), "capture_logs": False}, "preload": True}
         env = dict(os.environ)
         env.setdefault("GLOG_v", "3")  # MindSpore's C++ warnings, as in the CLI
         # The child imports this very migcheck, installed or not.

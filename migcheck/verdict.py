@@ -12,8 +12,9 @@ from migcheck.mapping import MappedParam, SkippedParam
 
 # 2 added a tensor's `error_sample` (for the HTML report's plots). A version-1 reader would reject
 # that field, hence the bump; this reader takes both (a version-1 tensor just has no sample).
-SCHEMA_VERSION = 2
-READABLE_SCHEMA_VERSIONS = (1, 2)
+# 3 added a verdict's `framework_log` (native stderr captured during the item).
+SCHEMA_VERSION = 3
+READABLE_SCHEMA_VERSIONS = (1, 2, 3)
 # crashed: the isolated child process running the case died (signal or non-zero exit);
 # timeout: the case ran past its time limit and its child process was killed (migcheck.isolate).
 STATUSES = ("pass", "fail", "error", "skip", "xfail", "xpass", "crashed", "timeout")
@@ -45,6 +46,9 @@ class Verdict:
     reference: str = ""  # where torch's side came from: "torch 2.x on cpu" or "golden DIR/<case>/<check>.npz (...)"
     # For failing verdicts: the sub-cell tree, the first divergence and the likely cause.
     localization: Optional[Localization] = None
+    # An excerpt of what MindSpore and torch wrote to stderr during the item (C++ logs), with a GRAPH
+    # compile failure's analyze_fail.ir; kept for verdicts that are not pass or skip (migcheck.fdcapture).
+    framework_log: str = ""
 
     @property
     def item(self) -> str:

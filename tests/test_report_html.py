@@ -305,7 +305,7 @@ def test_report_command_with_a_baseline(report, tmp_path, capsys):
     assert code == EXIT_OK
     assert "NEWLY-FAILING  dense_relu[forward-pynative-cpu]  pass -> fail: value mismatch in out" in out
     assert "ADDED          claims_bad[forward-pynative-cpu]  new item: xpass" in out
-    assert ", 6 unchanged ==" in out and out.rstrip().endswith(f"report: {new / 'index.html'} (8 verdict(s), schema 2)")
+    assert ", 6 unchanged ==" in out and out.rstrip().endswith(f"report: {new / 'index.html'} (8 verdict(s), schema 3)")
     page = read(new / "index.html")
     changes = page.rows("changes")
     assert [(r["_attrs"]["data-category"], r["item"], r["status was"], r["status now"]) for r in changes] == [
@@ -375,18 +375,19 @@ def test_real_failing_run_on_a_terminal(write_case_file, tmp_path):
     path = write_case_file("cases/demo.py", REAL)
     terminal = FakeTerminal()
     with contextlib.redirect_stdout(terminal):
-        code = main(["compare", str(path), "--mode", "pynative", "--color", "always", "--report", str(tmp_path / "r")])
+        code = main(["compare", "-v", str(path), "--mode", "pynative", "--color", "always", "--report", str(tmp_path / "r")])
     assert code == EXIT_UNEXPECTED
-    # The terminal: a status line naming the running item, redrawn in place, then each verdict line.
+    # The terminal (-v): a status line naming the running item with a progress bar, redrawn in place,
+    # then each verdict line.
     out = terminal.getvalue()
-    assert "\r\x1b[2K[1/2] dense_ok[forward-pynative-cpu]" in out
-    assert "\r\x1b[2K[2/2] dense_relu[forward-pynative-cpu]  (1 pass)" in out
+    assert "\r\x1b[2Krunning dense_ok[forward-pynative-cpu]  [....................]   0% 0/2" in out
+    assert "\r\x1b[2Krunning dense_relu[forward-pynative-cpu]  [##########..........]  50% 1/2 ETA " in out
     assert "\r\x1b[2K\x1b[32mPASS \x1b[0m  dense_ok[forward-pynative-cpu]" in out
     lines = out.splitlines()
     header = next(i for i, line in enumerate(lines) if line.startswith("check    mode      backend"))
     assert lines[header].split() == ["check", "mode", "backend", "pass", "fail", "error", "skip", "xfail", "xpass"]
     assert lines[header + 2] == "forward  pynative  cpu      \x1b[32m   1\x1b[0m  \x1b[31m   1\x1b[0m      0     0      0      0"
-    assert lines[-2].startswith("== 1 pass, 1 fail: 1 not as expected ==")
+    assert lines[-1].startswith("== 1 pass, 1 fail: 1 not as expected ==")
     # The report: the failing tensor's plot, from arrays the engine compared; the weight mapping.
     root = tmp_path / "r"
     index = read(root / "index.html")

@@ -499,6 +499,9 @@ def _verdict_section(v: Verdict, plots_off: Optional[str]) -> str:
             parts.append(_tensor_detail(v, t, plots_off))
     if v.notes:
         parts.append("<p><b>Notes</b></p><ul>" + "".join(f"<li>{esc(n)}</li>" for n in sorted(set(v.notes))) + "</ul>")
+    if v.framework_log:
+        parts.append('<details class="framework-log"><summary>Framework log (MindSpore/torch stderr during this'
+                     f' item)</summary><pre>{esc(v.framework_log)}</pre></details>')
     parts.append("</details>")
     return "\n".join(parts)
 
