@@ -200,23 +200,39 @@ class MigcheckSession:
             config.hook.pytest_deselected(items=drop)
             items[:] = keep
 
-    @pytest.hookimpl(tryfirst=True)  # before junitxml copies the properties into its XML
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+    @pytest.hookimpl(wrapper=True, tryfirst=True)  # before junitxml copies the properties into its XML
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> Iterator[None]:
         if hasattr(self.config, "workerinput"):
-            return  # a worker's report goes to the controller whole
+            return (yield)  # a worker's report goes to the controller whole
+        crashed = None
         if report.when == "???" and report.failed:  # pytest-xdist: the worker running this item died
             crashed = self._crashed_verdict(report)
             if crashed is not None:
                 self.verdicts.append(crashed)
-            return
         for i, (name, value) in enumerate(report.user_properties):
             if name == VERDICT_PROPERTY:
                 verdict = json.loads(value)
-                if report.when == "call":
+                # Once per item: from its call, or from its setup when the verdict is an error (raised there).
+                if report.when == "call" or (report.when == "setup" and report.failed):
                     self.verdicts.append(verdict)
                 # The merged report keeps the error samples (for its plots); --junitxml (which reads the
                 # teardown report's properties) gets the verdict without them, so it stays small.
                 report.user_properties[i] = (name, json.dumps(_without_error_samples(verdict)))
+        result = yield
+        if crashed is not None:
+            # A dead worker sends no teardown report, and junitxml writes an item's properties only from
+            # one: send one, passed, carrying the crashed verdict's properties.
+            from migcheck.report.jsonfile import json_restore
+            from migcheck.verdict import from_dict
+
+            props = verdict_properties(from_dict(json_restore(crashed)), self.config.getoption("--migcheck-report"))
+            teardown = pytest.TestReport(nodeid=report.nodeid, location=report.location, keywords={}, outcome="passed",
+                                         longrepr=None, when="teardown", user_properties=props)
+            for attr in ("node", "worker_id", "item_index"):
+                if hasattr(report, attr):
+                    setattr(teardown, attr, getattr(report, attr))
+            self.config.hook.pytest_runtest_logreport(report=teardown)
+        return result
 
     def _crashed_verdict(self, report: pytest.TestReport) -> Optional[dict]:
         """A `crashed` verdict for an item whose xdist worker died (xdist restarts it; the rest run on)."""
@@ -345,6 +361,25 @@ class CaseFile(pytest.File):
             yield CaseItem.from_parent(self, name=item.id, planned=item, options=session.options)
 
 
+# Verdicts raised in the item's setup, so that pytest and --junitxml count them as errors, not failures.
+ERROR_STATUSES = ("error", "crashed", "timeout")
+
+
+def verdict_properties(verdict: Any, report_dir: Optional[str]) -> List[tuple]:
+    """The JUnit properties of one verdict (every status, crashed included)."""
+    from migcheck.report.jsonfile import json_safe, safe_name
+    from migcheck.verdict import to_dict
+
+    props = [(VERDICT_PROPERTY, json.dumps(json_safe(to_dict(verdict)))),
+             ("migcheck_status", verdict.status), ("migcheck_kind", verdict.kind or "")]
+    worst = verdict.worst
+    if worst is not None:
+        props += [("max_abs_err", f"{worst.max_abs_err:.6g}"), ("max_rel_err", f"{worst.max_rel_err:.6g}")]
+    if report_dir:
+        props.append(("migcheck_page", str(Path(report_dir) / "cells" / f"{safe_name(verdict.case)}.html")))
+    return props
+
+
 class MigcheckFailure(Exception):
     def __init__(self, verdict: Any) -> None:
         self.verdict = verdict
@@ -363,30 +398,29 @@ class CaseItem(pytest.Item):
         if planned.case.timeout is not None and self.config.pluginmanager.hasplugin("timeout"):
             self.add_marker(pytest.mark.timeout(planned.case.timeout))
 
-    def runtest(self) -> None:
+    def setup(self) -> None:
+        """The item runs here: an error, crash or timeout verdict is raised now, so that pytest and
+        --junitxml count it as an error (with its message), while a wrong result is a failure (runtest)."""
         from migcheck.engine import run_item
-        from migcheck.report.jsonfile import json_safe
-        from migcheck.verdict import to_dict
 
+        self.verdict = None
+        if self.config.option.setuponly or self.config.option.setupplan:
+            return
         try:
             verdict = run_item(self.planned, self.options)
         except pytest.fail.Exception as exc:  # pytest-timeout ("signal" method) stopped a hung item
             if "pytest-timeout" not in str(exc) and not str(exc).startswith("Timeout"):
                 raise
-            timed_out = self._timed_out(str(exc))
-            self.user_properties.append((VERDICT_PROPERTY, json.dumps(json_safe(to_dict(timed_out)))))
-            self.user_properties += [("migcheck_status", "timeout"), ("migcheck_kind", "timeout")]
-            raise MigcheckFailure(timed_out) from None
-        self.user_properties.append((VERDICT_PROPERTY, json.dumps(json_safe(to_dict(verdict)))))
-        self.user_properties += [("migcheck_status", verdict.status), ("migcheck_kind", verdict.kind or "")]
-        worst = verdict.worst
-        if worst is not None:
-            self.user_properties += [("max_abs_err", f"{worst.max_abs_err:.6g}"), ("max_rel_err", f"{worst.max_rel_err:.6g}")]
-        report_dir = self.config.getoption("--migcheck-report")
-        if report_dir:
-            from migcheck.report.jsonfile import safe_name
+            verdict = self._timed_out(str(exc))
+        self.verdict = verdict
+        self.user_properties += verdict_properties(verdict, self.config.getoption("--migcheck-report"))
+        if verdict.status in ERROR_STATUSES and not verdict.as_expected:
+            pytest.fail(self._explain(verdict), pytrace=False)
 
-            self.user_properties.append(("migcheck_page", str(Path(report_dir) / "cells" / f"{safe_name(verdict.case)}.html")))
+    def runtest(self) -> None:
+        verdict = self.verdict
+        if verdict is None:
+            return
         if verdict.status == "skip":
             pytest.skip(verdict.message)
         if verdict.status == "xfail":
@@ -408,11 +442,14 @@ class CaseItem(pytest.Item):
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Optional[str] = None) -> str:
         if isinstance(excinfo.value, MigcheckFailure):
-            from migcheck.report.terminal import failure_details
-
-            v = excinfo.value.verdict
-            return "\n".join([f"{v.status.upper()}: {v.message}"] + ["  " + d for d in failure_details(v)])
+            return self._explain(excinfo.value.verdict)
         return super().repr_failure(excinfo, style=style)
+
+    @staticmethod
+    def _explain(v: Any) -> str:
+        from migcheck.report.terminal import failure_details
+
+        return "\n".join([f"{v.status.upper()}: {v.message}"] + ["  " + d for d in failure_details(v)])
 
     def reportinfo(self):
         return self.path, None, f"{self.planned.case.name} [{self.planned.check}/{self.planned.mode}/{self.planned.backend}]"

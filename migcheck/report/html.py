@@ -300,7 +300,8 @@ def _verdict_table(verdicts: Sequence[Verdict]) -> str:
     head = "<thead><tr>" + "".join(f'<th data-sort="{kind}" data-key="{label.replace(" ", "-")}">{label}</th>'
                                    for label, kind in INDEX_COLUMNS) + "</tr></thead>"
     rows = []
-    for v in verdicts:
+    # Most severe first (crashed, timeout, error, fail, xpass, xfail, skip, pass), run order within a status.
+    for v in sorted(verdicts, key=lambda v: SEVERITY.get(v.status, 9)):
         t = key_tensor(v)
         anchor = f"#{safe_name(v.check)}-{safe_name(v.mode)}-{safe_name(v.backend)}"
         rows.append(
