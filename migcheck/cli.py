@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from pathlib import Path
 from typing import List, Optional, Sequence
 
 from migcheck.planning import BACKENDS, CHECKS, MODES
@@ -90,6 +91,12 @@ def build_parser() -> argparse.ArgumentParser:
                          help="where summary.json, index.html and the per-case pages go (default: reports/latest, or"
                               f" ${REPORT_ENV}); the folder is replaced whole when the run ends")
     compare.add_argument("--no-report", action="store_true", help="write no report")
+    compare.add_argument("--lf", "--last-failed", dest="last_failed", action="store_true",
+                         help="run only the items that were not as expected in the last report (the --report folder,"
+                              " default reports/latest); all of them when it has none")
+    compare.add_argument("--no-torch-cache", action="store_true",
+                         help="run torch for every item (default: torch-side results are kept in"
+                              " .migcheck-cache/torch/, keyed by the case's torch fingerprint)")
     compare.add_argument("--show-framework-logs", action="store_true",
                          help="let MindSpore's and torch's native stderr through live (default: captured per item"
                               " and attached to its verdict and cell page)")
@@ -199,7 +206,8 @@ def _selected(args: argparse.Namespace):
                              torch_device=getattr(args, "torch_device", "cpu"), device_id=getattr(args, "device_id", None),
                              profile=getattr(args, "profile", None), tolerance_mode=getattr(args, "tolerance_mode", None),
                              budget_factor=getattr(args, "budget_factor", None),
-                             capture_logs=not getattr(args, "show_framework_logs", False))
+                             capture_logs=not getattr(args, "show_framework_logs", False),
+                             torch_cache=_torch_cache(args))
     items = plan(collection.cases, options)
     if args.keyword:
         try:
@@ -209,7 +217,40 @@ def _selected(args: argparse.Namespace):
         items = [i for i in items if match(" ".join((i.id,) + i.case.tags))]
     if args.shard:
         items = [i for i in items if in_shard(i.case.name, args.shard)]
+    if getattr(args, "last_failed", False):
+        items = _last_failed(items, report_dir(args))
     return collection, options, items
+
+
+def report_dir(args: argparse.Namespace) -> str:
+    return args.report or os.environ.get(REPORT_ENV) or DEFAULT_REPORT
+
+
+def _torch_cache(args: argparse.Namespace) -> Optional[str]:
+    if getattr(args, "no_torch_cache", True) or getattr(args, "golden", None):
+        return None
+    from migcheck.torch_cache import default_dir
+
+    return str(default_dir())
+
+
+def _last_failed(items: list, directory: str) -> list:
+    """The items the last report found not as expected; all items (and a note) when there are none."""
+    from migcheck.report.jsonfile import read_run
+
+    try:
+        run = read_run(Path(directory))
+    except (OSError, ValueError) as exc:
+        print(f"migcheck: --lf: no last report to read ({exc}); running all {len(items)} item(s)")
+        return items
+    failed = {v.item for v in run.verdicts if not v.as_expected}
+    chosen = [i for i in items if i.id in failed]
+    if not chosen:
+        print(f"migcheck: --lf: nothing failed in {directory} among the selected items; running all {len(items)} item(s)")
+        return items
+    print(f"migcheck: --lf: running the {len(chosen)} item(s) not as expected in {directory}"
+          f" ({len(items) - len(chosen)} deselected)")
+    return chosen
 
 
 
@@ -396,7 +437,7 @@ def _run(args: argparse.Namespace) -> int:
         print(summary_table(verdicts, colour))
     index = None
     if not args.no_report:
-        directory = args.report or os.environ.get(REPORT_ENV) or DEFAULT_REPORT
+        directory = report_dir(args)
         root = write_report(directory, verdicts, errors, partial=interrupted,
                             run_info={"started": started, "command": command_line(args.argv), "seconds": round(elapsed, 2)})
         index = str(root / "index.html") + (" (partial)" if interrupted else "")

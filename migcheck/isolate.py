@@ -315,4 +315,9 @@ class _Child:
         kept = [line for line in self.stderr if not line.startswith("Extension modules:")]
         while kept and not kept[-1].strip():
             kept.pop()
+        # faulthandler lists the innermost frame first: from its "Fatal Python error" line on, the first
+        # lines hold the case's own code; the tail would be runpy and migcheck's outer frames.
+        fatal = [i for i, line in enumerate(kept) if line.startswith("Fatal Python error")]
+        if fatal and fatal[-1] < len(kept) - lines:
+            return "\n".join(kept[fatal[-1]:fatal[-1] + lines])
         return "\n".join(kept[-lines:])
