@@ -70,3 +70,28 @@ def test_last_failed_reruns_only_what_the_last_report_found_not_as_expected(writ
     out = capsys.readouterr().out
     assert "migcheck: --lf: running the 1 item(s) not as expected in reports/latest (2 deselected)" in out
     assert "dense_ok" not in out and "FAIL   dense_relu[forward-pynative-cpu]" in out
+
+
+def test_a_report_rewritten_with_the_same_failures_reuses_the_drawn_plots(tmp_path, monkeypatch):
+    import base64
+
+    import numpy as np
+
+    from migcheck.compare import compare_arrays
+    from migcheck.report import write_report
+    from migcheck.tolerance import Tolerance
+    from migcheck.verdict import Verdict
+
+    monkeypatch.setenv("MIGCHECK_CACHE_DIR", str(tmp_path / "cache"))
+    t = compare_arrays("out", np.float32([[1, 2], [3, 4]]), np.float32([[1, 2], [3, 4.5]]), Tolerance(1.3e-6, 1e-5))
+    assert t.error_sample is not None
+    v = Verdict(case="c", check="forward", mode="pynative", backend="cpu", status="fail", kind="value",
+                message=t.message, tensors=(t,))
+    write_report(tmp_path / "r", [v])
+    (cached,) = (tmp_path / "cache" / "plots").glob("*.png")
+    drawn = cached.read_bytes()
+    assert drawn.startswith(b"\x89PNG") and base64.b64encode(drawn).decode() in (tmp_path / "r" / "cells" / "c.html").read_text()
+    marker = drawn[:-12] + b"\x00" * 12  # any bytes: the page must embed what the cache holds
+    cached.write_bytes(marker)
+    write_report(tmp_path / "r", [v])
+    assert base64.b64encode(marker).decode() in (tmp_path / "r" / "cells" / "c.html").read_text()

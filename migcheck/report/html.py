@@ -103,7 +103,7 @@ def _caption(t: TensorComparison) -> str:
 
 
 def _plot_uri(t: TensorComparison) -> Optional[str]:
-    from migcheck.report.plots import error_png
+    from migcheck.report.plot_cache import error_png
 
     png = error_png(t)
     return None if png is None else "data:image/png;base64," + base64.b64encode(png).decode("ascii")
