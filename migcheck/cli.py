@@ -5,12 +5,15 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Any, List, Optional
+from pathlib import Path
+from typing import Any, List, Optional, Sequence
 
 from migcheck.options import OPTIONS, SELECTION, OptionError, add_cli_arguments
 
 EXIT_OK, EXIT_UNEXPECTED, EXIT_USAGE = 0, 1, 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report a Ctrl-C
+DEFAULT_REPORT = os.path.join("reports", "latest")
+REPORT_ENV = "MIGCHECK_REPORT_DIR"  # the default report folder, e.g. for CI or a test suite
 
 
 class UsageError(Exception):
@@ -49,8 +52,22 @@ def build_parser() -> argparse.ArgumentParser:
 
     compare = sub.add_parser("compare", help="run paired cases and report verdicts")
     add_selection(compare)
-    compare.add_argument("--report", metavar="DIR",
-                         help="write summary.json, index.html and per-case JSON/Markdown/HTML pages to DIR")
+    compare.add_argument("--report", metavar="DIR", default=None,
+                         help="where summary.json, index.html and the per-case pages go (default: reports/latest, or"
+                              f" ${REPORT_ENV}); the folder is replaced whole when the run ends")
+    compare.add_argument("--no-report", action="store_true", help="write no report")
+    compare.add_argument("--lf", "--last-failed", dest="last_failed", action="store_true",
+                         help="run only the items that were not as expected in the last report (the --report folder,"
+                              " default reports/latest); all of them when it has none")
+    compare.add_argument("--no-torch-cache", action="store_true",
+                         help="run torch for every item (default: torch-side results are kept in"
+                              " .migcheck-cache/torch/, keyed by the case's torch fingerprint)")
+    compare.add_argument("--show-framework-logs", action="store_true",
+                         help="let MindSpore's and torch's native stderr through live (default: captured per item"
+                              " and attached to its verdict and cell page)")
+    compare.add_argument("-v", "--verbose", action="count", default=0, help="one line per item")
+    compare.add_argument("-q", "--quiet", action="count", default=0,
+                         help="no progress: only what is not as expected and the final line")
     add_cli_arguments(compare, tuple(o.name for o in OPTIONS if o.name not in SELECTION))
     compare.add_argument("--color", choices=("auto", "always", "never"), default="auto")
     compare.add_argument("--isolate", action="store_true",
@@ -106,6 +123,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
         return int(exc.code or 0)
+    args.argv = list(sys.argv[1:] if argv is None else argv)
     try:
         return _run(args)
     except UsageError as exc:
@@ -114,22 +132,21 @@ def main(argv: Optional[List[str]] = None) -> int:
 
 
 def _selected(args: argparse.Namespace):
+    """`migcheck list`: plan from the discovery cache, without the engine (numpy, comparator, frameworks)."""
+    from migcheck.options import from_cli
+    from migcheck.planning.cache import DiscoveryCache
     from migcheck.planning.discovery import discover
     from migcheck.planning.keyword import keyword_matcher
     from migcheck.planning.items import in_shard, plan
 
-    if args.command == "list" and not args.no_cache:  # list alone answers from the discovery cache
-        from migcheck.planning.cache import DiscoveryCache
-
+    if args.no_cache:
+        collection = discover(args.paths)
+    else:
         cache = DiscoveryCache()
         collection = discover(args.paths, load=cache.load)
         cache.save()
-    else:
-        collection = discover(args.paths)
-    from migcheck.options import from_cli
-
     try:
-        options = from_cli(args, SELECTION if args.command == "list" else tuple(o.name for o in OPTIONS))
+        options = from_cli(args, SELECTION)
     except OptionError as exc:
         raise UsageError(str(exc)) from None
     items = plan(collection.cases, options)
@@ -142,6 +159,37 @@ def _selected(args: argparse.Namespace):
     if args.shard:
         items = [i for i in items if in_shard(i.case.name, args.shard)]
     return collection, options, items
+
+
+def report_dir(args: argparse.Namespace) -> str:
+    return args.report or os.environ.get(REPORT_ENV) or DEFAULT_REPORT
+
+
+def _torch_cache(args: argparse.Namespace) -> Optional[str]:
+    if getattr(args, "no_torch_cache", True) or getattr(args, "golden", None):
+        return None
+    from migcheck.running.torch_cache import default_dir
+
+    return str(default_dir())
+
+
+def _last_failed(items: list, directory: str) -> list:
+    """The items the last report found not as expected; all items (and a note) when there are none."""
+    from migcheck.report.jsonfile import read_run
+
+    try:
+        run = read_run(Path(directory))
+    except (OSError, ValueError) as exc:
+        print(f"migcheck: --lf: no last report to read ({exc}); running all {len(items)} item(s)")
+        return items
+    failed = {v.item for v in run.verdicts if not v.as_expected}
+    chosen = [i for i in items if i.id in failed]
+    if not chosen:
+        print(f"migcheck: --lf: nothing failed in {directory} among the selected items; running all {len(items)} item(s)")
+        return items
+    print(f"migcheck: --lf: running the {len(chosen)} item(s) not as expected in {directory}"
+          f" ({len(items) - len(chosen)} deselected)")
+    return chosen
 
 
 
@@ -191,6 +239,19 @@ def _convert(args: argparse.Namespace) -> int:
     print(f"wrote {result.written}: {result.converted} tensor(s)"
           + (f"; left out {len(result.missing) + len(result.unexpected)} unmatched" if result.missing or result.unexpected else ""))
     return EXIT_OK
+
+
+def now_text() -> str:
+    from migcheck.report.jsonfile import now
+
+    return now()
+
+
+def command_line(argv: Sequence[str]) -> str:
+    """The command as a user would retype it, for the report's header."""
+    import shlex
+
+    return "migcheck " + " ".join(shlex.quote(a) for a in argv)
 
 
 def _record(args: argparse.Namespace) -> int:
@@ -290,29 +351,15 @@ def _run(args: argparse.Namespace) -> int:
 
 def _compare(args: argparse.Namespace) -> int:
     from migcheck.options import from_cli
-    from migcheck.report.terminal import Progress, render, summary_table, verdict_line
+    from migcheck.report.console import NORMAL, QUIET, VERBOSE, Console
+    from migcheck.report.terminal import summary_table
     from migcheck.running.session import run
 
     try:
-        options = from_cli(args)
+        options = from_cli(args, execution={"capture_logs": not args.show_framework_logs,
+                                            "torch_cache": _torch_cache(args)})
     except OptionError as exc:
         raise UsageError(str(exc)) from None
-    colour = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
-    # On a terminal a status line names the item running now; piped output stays one line per item.
-    progress: Optional[Progress] = None
-
-    def started(item: Any) -> None:
-        nonlocal progress
-        if sys.stdout.isatty():
-            progress = progress or Progress(sys.stdout, total[0], colour)
-            progress.start(item.id)
-
-    def finished(verdict: Any) -> None:
-        if progress:
-            progress.finish(verdict)
-        else:
-            print(verdict_line(verdict, colour), flush=True)
-
     if args.keyword:
         from migcheck.planning.keyword import keyword_matcher
 
@@ -320,22 +367,38 @@ def _compare(args: argparse.Namespace) -> int:
             keyword_matcher(args.keyword)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
-    total = [0]
+    tty = sys.stdout.isatty()
+    colour = args.color == "always" or (args.color == "auto" and tty)
+    verbosity = VERBOSE if args.verbose > args.quiet else QUIET if args.quiet > args.verbose else NORMAL
+    console: List[Console] = []  # made once the items are planned (it shows how many)
+
+    def planned(items: Sequence[Any]) -> List[Any]:
+        if args.last_failed:
+            items = _last_failed(list(items), report_dir(args))
+        console.append(Console(sys.stdout, len(items), verbosity, colour, live=tty))
+        return list(items)
+
+    started = now_text()
     result = run(args.paths, keyword=args.keyword, shard=args.shard, isolate=args.isolate, timeout=args.timeout,
-                 report=args.report, options=options, on_start=started, on_verdict=finished,
-                 on_plan=lambda items: total.__setitem__(0, len(items)))
+                 options=options, on_plan=planned, on_start=lambda item: console[0].start(item.id, item.case.file),
+                 on_verdict=lambda verdict: console[0].finish(verdict))
     verdicts, errors, items, interrupted = list(result.verdicts), list(result.collection_errors), result.items, result.interrupted
-    if progress:
-        progress.close()
-    print()
-    if progress and verdicts:
-        print(summary_table(verdicts, colour))
+    out = console[0] if console else Console(sys.stdout, 0, verbosity, colour, live=tty)
+    out.close()
+    elapsed = out.elapsed()
+    if verbosity == VERBOSE and tty and verdicts:
         print()
-    print(render(verdicts, errors, colour, include_expected=False,
-                 interrupted=f"interrupted (Ctrl-C) after {len(verdicts)} of {len(items)} item(s), partial results"
-                 if interrupted else ""))
-    if result.report is not None:
-        print(f"report: {result.report / 'summary.json'}" + (" (partial)" if interrupted else ""))
+        print(summary_table(verdicts, colour))
+    index = None
+    if not args.no_report:
+        from migcheck.report import write_report
+
+        root = write_report(report_dir(args), verdicts, errors, partial=interrupted,
+                            run_info={"started": started, "command": command_line(args.argv), "seconds": round(elapsed, 2)})
+        index = str(root / "index.html") + (" (partial)" if interrupted else "")
+    print(out.summary(verdicts, errors, index, elapsed=elapsed,
+                      interrupted=f"interrupted (Ctrl-C) after {len(verdicts)} of {len(items)} item(s), partial results"
+                      if interrupted else ""))
     if interrupted:
         return EXIT_INTERRUPTED
     if errors:

@@ -30,6 +30,12 @@ class RunOptions:
     profile: Optional[str] = None  # tolerance profile; None: each backend's own
     tolerance_mode: Optional[str] = None  # standard or budget; None: each case's own
     budget_factor: Optional[float] = None  # None: tolerance.BUDGET.factor
+    # How to execute rather than how to compare (set by each front end's own flags, not the table):
+    # native stderr (MindSpore's C++ logs, torch's warnings) during an item goes into the verdict's
+    # framework_log instead of the terminal (migcheck.running.fdcapture); False: live, as --show-framework-logs.
+    capture_logs: bool = True
+    # A folder of torch-side results kept between runs (migcheck.running.torch_cache); None: computed every run.
+    torch_cache: Optional[str] = None
 
 
 class OptionError(ValueError):
@@ -134,16 +140,19 @@ OPTIONS: Tuple[Option, ...] = (
 # The options that only choose items (what `migcheck list` and `record` take as well).
 SELECTION = ("checks", "modes", "backends")
 _BY_NAME = {o.name: o for o in OPTIONS}
-assert {o.name for o in OPTIONS} == {f.name for f in fields(RunOptions)}, "every RunOptions field needs a flag"
+EXECUTION = ("capture_logs", "torch_cache")
+assert {o.name for o in OPTIONS} | set(EXECUTION) == {f.name for f in fields(RunOptions)}, "every field needs a flag"
 
 
 def option(name: str) -> Option:
     return _BY_NAME[name]
 
 
-def build(raw: Mapping[str, Optional[str]], *, pytest_names: bool = False) -> RunOptions:
-    """RunOptions from option texts by field name (None: the default). OptionError names the bad flag."""
-    values: Dict[str, Any] = {}
+def build(raw: Mapping[str, Optional[str]], *, pytest_names: bool = False,
+          execution: Optional[Mapping[str, Any]] = None) -> RunOptions:
+    """RunOptions from option texts by field name (None: the default), plus execution fields as values.
+    OptionError names the bad flag."""
+    values: Dict[str, Any] = dict(execution or {})
     for name, text in raw.items():
         if text is None:
             continue
@@ -193,12 +202,14 @@ def add_pytest_options(group: Any) -> None:
                         help=opt.help)
 
 
-def from_cli(args: Any, names: Tuple[str, ...] = tuple(_BY_NAME)) -> RunOptions:
-    return build({name: getattr(args, name, None) for name in names})
+def from_cli(args: Any, names: Tuple[str, ...] = tuple(_BY_NAME),
+             execution: Optional[Mapping[str, Any]] = None) -> RunOptions:
+    return build({name: getattr(args, name, None) for name in names}, execution=execution)
 
 
-def from_pytest(config: Any) -> RunOptions:
-    return build({o.name: config.getoption(f"migcheck_{o.name}") for o in OPTIONS}, pytest_names=True)
+def from_pytest(config: Any, execution: Optional[Mapping[str, Any]] = None) -> RunOptions:
+    return build({o.name: config.getoption(f"migcheck_{o.name}") for o in OPTIONS}, pytest_names=True,
+                 execution=execution)
 
 
 def to_json(options: RunOptions) -> Dict[str, Any]:

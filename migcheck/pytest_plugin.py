@@ -13,6 +13,7 @@ from typing import Any, Iterator, List, Optional
 
 import pytest
 
+from migcheck.planning.patterns import DEFAULT_PATTERNS, defines_cases, matches, split_patterns, uncollected_hint
 from migcheck.options import add_pytest_options
 from migcheck.vocab import parse_item_id
 
@@ -27,8 +28,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="run only the I-th of N shards (1-based): migcheck items split by a stable hash of the case"
                          " name (a case's items stay together), other tests by their file; merge the shards'"
                          " --migcheck-report folders with `migcheck merge`")
-    parser.addini("migcheck_case_dirs", type="args", default=["cases"],
-                  help="folder names whose .py files hold paired cases (default: cases)")
+    parser.addini("migcheck_case_patterns", type="args", default=list(DEFAULT_PATTERNS),
+                  help="which .py files hold paired cases: 'name/' for every file below a folder of that name,"
+                       " else a file-name glob (default: cases/ *_cases.py cases_*.py). A file named on the"
+                       " command line is collected whenever it defines a PairedCase")
+    parser.addini("migcheck_case_dirs", type="args", default=[],
+                  help="folder names whose .py files hold paired cases, added to migcheck_case_patterns (older spelling)")
 
 
 @pytest.hookimpl(wrapper=True)  # around pytest-xdist's own (tryfirst too), which makes a bare -n mean --dist load
@@ -76,7 +81,10 @@ class MigcheckSession:
             self.options = from_pytest(config)
         except OptionError as exc:
             raise pytest.UsageError(str(exc)) from None
-        self.case_dirs = set(config.getini("migcheck_case_dirs"))
+        self.patterns = split_patterns(list(config.getini("migcheck_case_patterns"))
+                                       + [f"{d.rstrip('/')}/" for d in config.getini("migcheck_case_dirs")])
+        self.explicit = _explicit_files(config)
+        self.collected_files: set = set()
         self.shard = None
         if config.getoption("--migcheck-shard"):
             from migcheck.planning.items import parse_shard
@@ -91,6 +99,8 @@ class MigcheckSession:
         self.threads_limited = False
 
     def is_case_file(self, path: Path) -> bool:
+        if path.resolve() in self.explicit and path.suffix == ".py" and defines_cases(path):
+            return True  # named on the command line: its name does not matter
         # Folders from the rootdir down: a checkout that merely lives under some 'cases' folder
         # must not turn its helper modules into case files.
         root = self.config.rootpath
@@ -98,14 +108,30 @@ class MigcheckSession:
             folders = (root.name,) + path.parent.relative_to(root).parts
         except ValueError:  # outside the rootdir
             folders = path.parent.parts
-        return (path.suffix == ".py" and not path.name.startswith(("_", "test_", "conftest"))
-                and any(part in self.case_dirs for part in folders))
+        return matches(path, folders, self.patterns)
 
     @pytest.hookimpl
     def pytest_collect_file(self, file_path: Path, parent: pytest.Collector) -> Optional[pytest.Collector]:
         if self.is_case_file(file_path):
+            self.collected_files.add(file_path.resolve())
             return CaseFile.from_parent(parent, path=file_path)
         return None
+
+    @pytest.hookimpl
+    def pytest_report_collectionfinish(self, config: pytest.Config) -> List[str]:
+        """A hint for each file named on the command line (or inside a folder named there) that defines
+        cases but was not collected: pytest alone would only say "no tests ran"."""
+        if hasattr(config, "workerinput"):
+            return []
+        hints = []
+        for path in _named_py_files(config):
+            if path not in self.collected_files and defines_cases(path):
+                try:
+                    shown = path.relative_to(config.invocation_params.dir)
+                except ValueError:
+                    shown = path
+                hints.append(uncollected_hint(shown, self.patterns))
+        return hints
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
@@ -135,23 +161,38 @@ class MigcheckSession:
             config.hook.pytest_deselected(items=drop)
             items[:] = keep
 
-    @pytest.hookimpl(tryfirst=True)  # before junitxml copies the properties into its XML
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+    @pytest.hookimpl(wrapper=True, tryfirst=True)  # before junitxml copies the properties into its XML
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> Iterator[None]:
         if hasattr(self.config, "workerinput"):
-            return  # a worker's report goes to the controller whole
+            return (yield)  # a worker's report goes to the controller whole
+        crashed = None
         if report.when == "???" and report.failed:  # pytest-xdist: the worker running this item died
             crashed = self._crashed_verdict(report)
             if crashed is not None:
                 self.verdicts.append(crashed)
-            return
         for i, (name, value) in enumerate(report.user_properties):
             if name == VERDICT_PROPERTY:
                 verdict = json.loads(value)
-                if report.when == "call":
+                # Once per item: from its call, or from its setup when the verdict is an error (raised there).
+                if report.when == "call" or (report.when == "setup" and report.failed):
                     self.verdicts.append(verdict)
                 # The merged report keeps the error samples (for its plots); --junitxml (which reads the
                 # teardown report's properties) gets the verdict without them, so it stays small.
                 report.user_properties[i] = (name, json.dumps(_without_error_samples(verdict)))
+        result = yield
+        if crashed is not None:
+            # A dead worker sends no teardown report, and junitxml writes an item's properties only from
+            # one: send one, passed, carrying the crashed verdict's properties.
+            from migcheck.serialize import verdict_from_json
+
+            props = verdict_properties(verdict_from_json(crashed), self.config.getoption("--migcheck-report"))
+            teardown = pytest.TestReport(nodeid=report.nodeid, location=report.location, keywords={}, outcome="passed",
+                                         longrepr=None, when="teardown", user_properties=props)
+            for attr in ("node", "worker_id", "item_index"):
+                if hasattr(report, attr):
+                    setattr(teardown, attr, getattr(report, attr))
+            self.config.hook.pytest_runtest_logreport(report=teardown)
+        return result
 
     def _crashed_verdict(self, report: pytest.TestReport) -> Optional[dict]:
         """A `crashed` verdict for an item whose xdist worker died (xdist restarts it; the rest run on)."""
@@ -204,6 +245,35 @@ class MigcheckSession:
         write_report(directory, verdicts, self.errors, partial=self.interrupted)
 
 
+def _named_args(config: pytest.Config) -> List[Path]:
+    """The paths given on the command line (not testpaths), node-id suffixes dropped, resolved."""
+    if config.args_source != pytest.Config.ArgsSource.ARGS:
+        return []
+    base = config.invocation_params.dir
+    return [(base / arg.split("::", 1)[0]).resolve() for arg in config.args]
+
+
+def _explicit_files(config: pytest.Config) -> set:
+    return {p for p in _named_args(config) if p.suffix == ".py"}
+
+
+def _named_py_files(config: pytest.Config) -> List[Path]:
+    """Files named on the command line, and the .py files below folders named there (bounded, so that
+    `pytest .` in a big tree stays quick: only files that mention PairedCase are parsed anyway)."""
+    out: List[Path] = []
+    for path in _named_args(config):
+        if path.is_file() and path.suffix == ".py":
+            out.append(path)
+        elif path.is_dir():
+            for i, p in enumerate(sorted(path.rglob("*.py"))):
+                if i >= 2000:
+                    break
+                if not any(part.startswith(".") or part in ("__pycache__", "site-packages")
+                           for part in p.relative_to(path).parts):
+                    out.append(p)
+    return out
+
+
 THREADS_ENV = "MIGCHECK_XDIST_THREADS"
 
 
@@ -254,6 +324,25 @@ class CaseFile(pytest.File):
             yield CaseItem.from_parent(self, name=item.id, planned=item, options=session.options)
 
 
+# Verdicts raised in the item's setup, so that pytest and --junitxml count them as errors, not failures.
+ERROR_STATUSES = ("error", "crashed", "timeout")
+
+
+def verdict_properties(verdict: Any, report_dir: Optional[str]) -> List[tuple]:
+    """The JUnit properties of one verdict (every status, crashed included)."""
+    from migcheck.report.jsonfile import safe_name
+    from migcheck.serialize import verdict_to_json
+
+    props = [(VERDICT_PROPERTY, json.dumps(verdict_to_json(verdict))),
+             ("migcheck_status", verdict.status), ("migcheck_kind", verdict.kind or "")]
+    worst = verdict.worst
+    if worst is not None:
+        props += [("max_abs_err", f"{worst.max_abs_err:.6g}"), ("max_rel_err", f"{worst.max_rel_err:.6g}")]
+    if report_dir:
+        props.append(("migcheck_page", str(Path(report_dir) / "cells" / f"{safe_name(verdict.case)}.html")))
+    return props
+
+
 class MigcheckFailure(Exception):
     def __init__(self, verdict: Any) -> None:
         self.verdict = verdict
@@ -272,29 +361,30 @@ class CaseItem(pytest.Item):
         if planned.case.timeout is not None and self.config.pluginmanager.hasplugin("timeout"):
             self.add_marker(pytest.mark.timeout(planned.case.timeout))
 
-    def runtest(self) -> None:
+    def setup(self) -> None:
+        """The item runs here: an error, crash or timeout verdict is raised now, so that pytest and
+        --junitxml count it as an error (with its message), while a wrong result is a failure (runtest)."""
         from migcheck.running.pipeline import run_item
-        from migcheck.serialize import verdict_to_json
 
+        self.verdict = None
+        option = self.config.option
+        if getattr(option, "setuponly", False) or getattr(option, "setupplan", False):  # --setup-only runs nothing
+            return
         try:
             verdict = run_item(self.planned, self.options)
         except pytest.fail.Exception as exc:  # pytest-timeout ("signal" method) stopped a hung item
             if "pytest-timeout" not in str(exc) and not str(exc).startswith("Timeout"):
                 raise
-            timed_out = self._timed_out(str(exc))
-            self.user_properties.append((VERDICT_PROPERTY, json.dumps(verdict_to_json(timed_out))))
-            self.user_properties += [("migcheck_status", "timeout"), ("migcheck_kind", "timeout")]
-            raise MigcheckFailure(timed_out) from None
-        self.user_properties.append((VERDICT_PROPERTY, json.dumps(verdict_to_json(verdict))))
-        self.user_properties += [("migcheck_status", verdict.status), ("migcheck_kind", verdict.kind or "")]
-        worst = verdict.worst
-        if worst is not None:
-            self.user_properties += [("max_abs_err", f"{worst.max_abs_err:.6g}"), ("max_rel_err", f"{worst.max_rel_err:.6g}")]
-        report_dir = self.config.getoption("--migcheck-report")
-        if report_dir:
-            from migcheck.report.jsonfile import safe_name
+            verdict = self._timed_out(str(exc))
+        self.verdict = verdict
+        self.user_properties += verdict_properties(verdict, self.config.getoption("--migcheck-report"))
+        if verdict.status in ERROR_STATUSES and not verdict.as_expected:
+            pytest.fail(self._explain(verdict), pytrace=False)
 
-            self.user_properties.append(("migcheck_page", str(Path(report_dir) / "cells" / f"{safe_name(verdict.case)}.html")))
+    def runtest(self) -> None:
+        verdict = self.verdict
+        if verdict is None:
+            return
         if verdict.status == "skip":
             pytest.skip(verdict.message)
         if verdict.status == "xfail":
@@ -312,11 +402,14 @@ class CaseItem(pytest.Item):
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Optional[str] = None) -> str:
         if isinstance(excinfo.value, MigcheckFailure):
-            from migcheck.report.terminal import failure_details
-
-            v = excinfo.value.verdict
-            return "\n".join([f"{v.status.upper()}: {v.message}"] + ["  " + d for d in failure_details(v)])
+            return self._explain(excinfo.value.verdict)
         return super().repr_failure(excinfo, style=style)
+
+    @staticmethod
+    def _explain(v: Any) -> str:
+        from migcheck.report.terminal import failure_details
+
+        return "\n".join([f"{v.status.upper()}: {v.message}"] + ["  " + d for d in failure_details(v)])
 
     def reportinfo(self):
         return self.path, None, f"{self.planned.case.name} [{self.planned.check}/{self.planned.mode}/{self.planned.backend}]"

@@ -8,7 +8,7 @@ from typing import Dict, List, Set
 PACKAGE = Path(__file__).resolve().parents[1] / "migcheck"
 MAX_LINES = 450
 # Modules allowed over the limit for now, with the reason; the list should only shrink.
-OVERSIZE = {"migcheck.report.html": "HTML assembled from strings; moving to templates"}
+OVERSIZE: Dict[str, str] = {}
 FRAMEWORKS = ("torch", "mindspore")
 
 
@@ -39,10 +39,14 @@ def _imports(path: Path, name: str) -> List[str]:
 
 
 def _graph() -> Dict[str, Set[str]]:
+    """Module -> the modules it imports. `from pkg import submodule` is an arrow to the submodule only."""
     modules = _modules()
     graph = {}
     for name, path in modules.items():
-        graph[name] = {m for m in _imports(path, name) if m in modules and m != name and m != "migcheck"}
+        found = set(_imports(path, name))
+        parents = {m.rpartition(".")[0] for m in found if m in modules}
+        graph[name] = {m for m in found if m in modules and m != name and m != "migcheck"
+                       and not (m in parents and modules[m].name == "__init__.py")}
     return graph
 
 

@@ -34,6 +34,9 @@ class Verdict:
     reference: str = ""  # where torch's side came from: "torch 2.x on cpu" or "golden DIR/<case>/<check>.npz (...)"
     # For failing verdicts: the sub-cell tree, the first divergence and the likely cause.
     localization: Optional[Localization] = None
+    # An excerpt of what MindSpore and torch wrote to stderr during the item (C++ logs), with a GRAPH
+    # compile failure's analyze_fail.ir; kept for verdicts that are not pass or skip (migcheck.running.fdcapture).
+    framework_log: str = ""
 
     def __post_init__(self) -> None:
         for name in ("check", "mode", "backend", "status", "kind"):

@@ -6,7 +6,7 @@ report can be written or re-rendered on any machine.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Optional, Sequence, Tuple, Union
 
 from migcheck.report.baseline import RunDiff, diff_runs
 from migcheck.report.jsonfile import Run, now, read_run, write_json_report
@@ -17,20 +17,24 @@ PathLike = Union[str, Path]
 
 
 def write_report(directory: PathLike, verdicts: Sequence[Verdict], errors: Sequence[str] = (),
-                 partial: bool = False) -> Path:
+                 partial: bool = False, run_info: Optional[Dict[str, Any]] = None) -> Path:
     """summary.json and index.html, plus one JSON, one Markdown and one HTML file per case under directory/cells/.
 
-    Every file is written atomically (migcheck.util.atomic). partial=True marks an interrupted run: summary.json
-    says "partial": true and index.html says the run did not finish.
+    Every file is written atomically (migcheck.util.atomic); a folder that holds a report already (or
+    nothing) is replaced whole (migcheck.report.swap), so no cell page of an earlier run stays behind.
+    partial=True marks an interrupted run: summary.json says "partial": true and index.html says the
+    run did not finish. run_info: when and how the run was started ("started", "command", "seconds"),
+    shown in the index's header.
     """
     from migcheck.report.html import write_html  # matplotlib comes with it: only when a report is written
+    from migcheck.report.swap import replacing
 
-    root = Path(directory)
     created = now()
-    write_json_report(root, verdicts, errors, created, partial=partial)
-    write_markdown(root, verdicts)
-    write_html(root, verdicts, errors, created, partial=partial)
-    return root
+    with replacing(Path(directory)) as root:
+        write_json_report(root, verdicts, errors, created, partial=partial, run_info=run_info)
+        write_markdown(root, verdicts)
+        write_html(root, verdicts, errors, created, partial=partial, run_info=run_info)
+    return Path(directory)
 
 
 def render_report(directory: PathLike, baseline: Optional[PathLike] = None) -> Tuple[Path, Run, Optional[RunDiff]]:
@@ -47,5 +51,6 @@ def render_report(directory: PathLike, baseline: Optional[PathLike] = None) -> T
     if baseline is not None:
         old = read_run(Path(baseline))
         diff = diff_runs(old.verdicts, run.verdicts, str(old.path), old.created)
-    index = write_html(run.path.parent, run.verdicts, run.errors, run.created, diff, partial=run.partial)
+    index = write_html(run.path.parent, run.verdicts, run.errors, run.created, diff, partial=run.partial,
+                       run_info=run.run_info)
     return index, run, diff

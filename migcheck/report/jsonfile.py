@@ -9,7 +9,7 @@ import uuid
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, List, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from migcheck.util.atomic import atomic_write_text
 from migcheck.judging.verdict import Verdict
@@ -31,11 +31,13 @@ def now() -> str:
 
 
 def summary(verdicts: Sequence[Verdict], errors: Sequence[str] = (), created: str = "",
-            partial: bool = False) -> Dict[str, Any]:
+            partial: bool = False, run_info: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
     counts = Counter(v.status for v in verdicts)
     return {
         "schema_version": SCHEMA_VERSION,
         "created": created or now(),
+        # How the run was started: {"started", "command", "seconds"} (absent from pytest and merged reports).
+        **({"run": dict(run_info)} if run_info else {}),
         # True when the run was interrupted (Ctrl-C): the verdicts are those finished before it.
         "partial": bool(partial),
         "counts": {status: counts.get(status, 0) for status in STATUSES},
@@ -70,7 +72,7 @@ def dumps(record: Any) -> str:
 
 
 def write_json_report(root: Path, verdicts: Sequence[Verdict], errors: Sequence[str] = (), created: str = "",
-                      partial: bool = False) -> None:
+                      partial: bool = False, run_info: Optional[Dict[str, Any]] = None) -> None:
     """summary.json last: a run interrupted while writing leaves the previous summary.json whole (every
     file is written atomically), never one that names cell files this run did not finish."""
     cells = root / "cells"
@@ -79,7 +81,7 @@ def write_json_report(root: Path, verdicts: Sequence[Verdict], errors: Sequence[
         record = {"schema_version": SCHEMA_VERSION, "case": case, "file": items[0].file,
                   "verdicts": [verdict_to_json(v) for v in items]}
         atomic_write_text(cells / f"{safe_name(case)}.json", dumps(record))
-    atomic_write_text(root / "summary.json", dumps(summary(verdicts, errors, created, partial)))
+    atomic_write_text(root / "summary.json", dumps(summary(verdicts, errors, created, partial, run_info)))
 
 
 def by_case(verdicts: Sequence[Verdict]) -> Dict[str, List[Verdict]]:
@@ -99,6 +101,7 @@ class Run:
     created: str = ""
     schema_version: int = SCHEMA_VERSION
     partial: bool = False  # the run was interrupted; these are the verdicts finished before that
+    run_info: Optional[Dict[str, Any]] = None  # summary.json's "run": started, command, seconds
 
 
 def read_run(path: Path) -> Run:
@@ -113,7 +116,8 @@ def read_run(path: Path) -> Run:
         raise ValueError(f"{path}: schema_version {version!r}, this migcheck reads {readable}")
     return Run(path=path, verdicts=tuple(verdict_from_json(v) for v in data["verdicts"]),
                errors=tuple(data.get("collection_errors", ())), created=data.get("created", ""), schema_version=version,
-               partial=data.get("partial") is True)
+               partial=data.get("partial") is True,
+               run_info=data["run"] if isinstance(data.get("run"), dict) else None)
 
 
 def read_summary(path: Path) -> List[Verdict]:

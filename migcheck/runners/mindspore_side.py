@@ -127,6 +127,33 @@ def _scratch_dir() -> str:
     return _SCRATCH["dir"]
 
 
+IR_LINES = 80  # of an analyze_fail.ir: its head names the exception and the failing node
+
+
+def take_ir_dumps() -> str:
+    """The analyze_fail*.ir files MindSpore wrote during the last item (GRAPH compile failures), as an
+    excerpt, and remove them: the scratch folder is deleted at exit, so the logs' "See file
+    '.../analyze_fail.ir'" would otherwise point at nothing. "" when there are none."""
+    root = _SCRATCH.get("dir")
+    if not root or not os.path.isdir(root):
+        return ""
+    parts = []
+    for dirpath, _, names in sorted(os.walk(root)):
+        for name in sorted(names):
+            if not (name.startswith("analyze_fail") and name.endswith(".ir")):
+                continue
+            path = os.path.join(dirpath, name)
+            try:
+                with open(path, encoding="utf-8", errors="replace") as f:
+                    lines = [next(f, "") for _ in range(IR_LINES)]
+                os.unlink(path)
+            except OSError:
+                continue
+            text = "".join(lines).rstrip("\n")
+            parts.append(f"--- {name} (MindSpore's file, first {IR_LINES} lines; copied here, then deleted) ---\n{text}")
+    return "\n".join(parts)
+
+
 @contextlib.contextmanager
 def pynative() -> Iterator[None]:
     """Run a block in PYNATIVE mode (forward hooks work only there), then restore the mode."""

@@ -28,6 +28,7 @@ import os
 import queue
 import signal
 import subprocess
+from pathlib import Path
 import sys
 import threading
 import time
@@ -217,11 +218,11 @@ class _Child:
     def __init__(self, case: PairedCase, items: Sequence[Item], options: RunOptions) -> None:
 
         request = {"file": case.file, "case": case.name, "items": [[i.check, i.mode, i.backend] for i in items],
-                   "options": options_to_json(options), "preload": True}
+                   "options": {**options_to_json(options), "capture_logs": False}, "preload": True}
         env = dict(os.environ)
         env.setdefault("GLOG_v", "3")  # MindSpore's C++ warnings, as in the CLI
         # The child imports this very migcheck, installed or not.
-        package_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        package_root = str(Path(__file__).resolve().parents[2])
         env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH", "")) if p)
         self.proc = subprocess.Popen([sys.executable, "-m", "migcheck.running.worker"], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
@@ -313,4 +314,9 @@ class _Child:
         kept = [line for line in self.stderr if not line.startswith("Extension modules:")]
         while kept and not kept[-1].strip():
             kept.pop()
+        # faulthandler lists the innermost frame first: from its "Fatal Python error" line on, the first
+        # lines hold the case's own code; the tail would be runpy and migcheck's outer frames.
+        fatal = [i for i, line in enumerate(kept) if line.startswith("Fatal Python error")]
+        if fatal and fatal[-1] < len(kept) - lines:
+            return "\n".join(kept[fatal[-1]:fatal[-1] + lines])
         return "\n".join(kept[-lines:])

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
+import sys
 import time
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -54,7 +55,29 @@ def skip_reason(item: Item, options: Optional[RunOptions] = None) -> Optional[st
     return reason
 
 
+# Statuses whose framework log is kept: a passing item's warnings are noise in the report.
+_LOG_KEPT = ("fail", "error", "xfail", "xpass", "crashed", "timeout")
+
+
 def run_item(item: Item, options: RunOptions = RunOptions()) -> Verdict:
+    """One item's verdict; with options.capture_logs, what native code wrote to stderr meanwhile (and a
+    GRAPH compile failure's analyze_fail.ir) becomes its framework_log."""
+    from migcheck.running.fdcapture import captured_stderr, excerpt
+
+    with captured_stderr(options.capture_logs) as captured:
+        verdict = _run_item(item, options)
+    ir = ""
+    if "migcheck.runners.mindspore_side" in sys.modules:  # never import MindSpore just to look
+        ir = sys.modules["migcheck.runners.mindspore_side"].take_ir_dumps()
+    log = "\n".join(p for p in (excerpt(captured.text), ir) if p.strip())
+    if verdict.status not in _LOG_KEPT or not log:
+        return verdict
+    if not options.capture_logs:  # shown live already; the IR excerpt is still worth keeping
+        log = ir
+    return dataclasses.replace(verdict, framework_log=log) if log else verdict
+
+
+def _run_item(item: Item, options: RunOptions) -> Verdict:
     started = time.perf_counter()
     reason = skip_reason(item, options)
     if reason is not None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 from dataclasses import dataclass
-from typing import Any, Dict, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -71,40 +71,69 @@ def reference(case: PairedCase, check: str, options: RunOptions = RunOptions()) 
         except RecordedSkip as skip:
             raise SkipCheck(f"{skip} (recorded with the golden)") from None
         return Reference(**loaded.fields), loaded.description
-    from migcheck.runners.torch_side import resolve_device, versions
+    from migcheck.running.torch_cache import torch_version
 
-    device = resolve_device(options.torch_device)
-    ref = torch_reference(case, check, device=device)
+    if options.torch_device == "cpu":  # known without importing torch: a cached reference never imports it
+        device = "cpu"
+    else:
+        from migcheck.runners.torch_side import resolve_device
+
+        device = resolve_device(options.torch_device)
+    ref = torch_reference(case, check, device=device, cache=options.torch_cache)
     if budget:
         try:
-            ref = dataclasses.replace(ref, oracle=torch_oracle(case, check, device=device))
+            ref = dataclasses.replace(ref, oracle=torch_oracle(case, check, device=device, cache=options.torch_cache))
         except SkipCheck:
             raise
         except Exception as exc:
             raise RuntimeError(f"the float64 oracle of error-budget mode could not run: {type(exc).__name__}: {exc}") from exc
-    return ref, f"torch {versions()['torch']} on {device}"
+    return ref, f"torch {torch_version()} on {device}"
 
 
-def torch_reference(case: PairedCase, check: str, device: str = "cpu") -> Reference:
-    """The torch side's results, computed once per process and reused by every mode and backend."""
+def torch_reference(case: PairedCase, check: str, device: str = "cpu", cache: Optional[str] = None) -> Reference:
+    """The torch side's results, computed once per process and reused by every mode and backend;
+    with cache (a folder), kept on disk across runs under the case's torch fingerprint."""
     key = (case.file, case.name, check, device)
     if key not in _REFERENCES:
-        _REFERENCES[key] = _compute_reference(case, check, device)
+        _REFERENCES[key] = _cached(cache, case, check, device, "reference",
+                                   lambda: _compute_reference(case, check, device), Reference)
     return _REFERENCES[key]
 
 
-def torch_oracle(case: PairedCase, check: str, device: str = "cpu") -> Dict[str, Any]:
+def torch_oracle(case: PairedCase, check: str, device: str = "cpu", cache: Optional[str] = None) -> Dict[str, Any]:
     """torch_reference's results recomputed in float64: same inputs, weights and cotangents, widened."""
     key = (case.file, case.name, check, device)
     if key not in _ORACLES:
-        _ORACLES[key] = _compute_oracle(case, check, device)
+        _ORACLES[key] = _cached(cache, case, check, device, "oracle",
+                                lambda: _compute_oracle(case, check, device, cache), None)
     return _ORACLES[key]
 
 
-def _compute_oracle(case: PairedCase, check: str, device: str) -> Dict[str, Any]:
+def _cached(cache: Optional[str], case: PairedCase, check: str, device: str, part: str, compute: Callable[[], Any],
+            kind: Optional[type]) -> Any:
+    """compute(), or what an earlier run stored for the same torch fingerprint (migcheck.running.torch_cache).
+    An oracle is stored as a reference whose results are the oracle's."""
+    if cache is None:
+        return compute()
+    from migcheck.running import torch_cache
+
+    entry = torch_cache.entry_key(case, check, device, part)
+    fields = torch_cache.load(cache, entry)
+    if fields is not None:
+        return Reference(**fields) if kind is Reference else fields["results"]
+    value = compute()
+    if kind is Reference:
+        stored = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+    else:
+        stored = {"inputs": (), "input_names": (), "input_dtypes": (), "params": (), "weights": {}, "results": value}
+    torch_cache.store(cache, entry, stored)
+    return value
+
+
+def _compute_oracle(case: PairedCase, check: str, device: str, cache: Optional[str] = None) -> Dict[str, Any]:
     from migcheck.runners.torch_side import TorchModule
 
-    ref = torch_reference(case, check, device=device)
+    ref = torch_reference(case, check, device=device, cache=cache)
     module = TorchModule(case.torch, device)
     module.load(ref.weights)
     module.to_float64()

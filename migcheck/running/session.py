@@ -98,14 +98,16 @@ def run(sources: Union[CaseSource, Sequence[CaseSource]] = "cases", *, keyword: 
         shard: Optional[Tuple[int, int]] = None, isolate: bool = False, timeout: Optional[float] = None,
         report: Optional[Union[str, "os.PathLike[str]"]] = None,
         on_start: Optional[Callable[[Item], None]] = None, on_verdict: Optional[Callable[[Verdict], None]] = None,
-        on_plan: Optional[Callable[[Sequence[Item]], None]] = None, options: Optional[RunOptions] = None,
+        on_plan: Optional[Callable[[Sequence[Item]], Optional[Sequence[Item]]]] = None,
+        options: Optional[RunOptions] = None,
         **option_values: Any) -> RunResult:
     """Run paired cases and return their verdicts.
 
     option_values are RunOptions fields (checks, modes, backends, rtol, atol, golden, torch_device,
     device_id, profile, tolerance_mode, budget_factor) as Python values; or pass options= whole.
     Ctrl-C stops the run and returns what finished, with interrupted=True. The callbacks see each
-    item as it starts, each verdict as it is final, and the planned items once, before the first runs.
+    item as it starts, each verdict as it is final, and the planned items once, before the first runs
+    (on_plan may return the items to run instead, e.g. only those that failed last time).
     """
     if options is None:
         unknown = sorted(set(option_values) - {f.name for f in dataclasses.fields(RunOptions)})
@@ -117,7 +119,8 @@ def run(sources: Union[CaseSource, Sequence[CaseSource]] = "cases", *, keyword: 
     cases, errors = collect(sources)
     items = select(cases, options, keyword=keyword, shard=shard)
     if on_plan is not None:
-        on_plan(items)
+        chosen = on_plan(items)
+        items = list(items if chosen is None else chosen)
     verdicts: List[Verdict] = []
     interrupted = False
     try:

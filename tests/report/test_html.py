@@ -29,6 +29,7 @@ from migcheck.running.mapping import map_weights
 from migcheck.runners.base import ParamInfo
 from migcheck.report import render_report, write_report
 from migcheck.report.baseline import diff_runs, render_terminal
+from migcheck.report.html import SEVERITY
 from migcheck.report.terminal import Progress, summary_table
 from migcheck.tolerance import Tolerance
 from migcheck.judging.verdict import Verdict
@@ -154,9 +155,13 @@ def test_index_shows_counts_and_one_row_per_verdict(report):
         assert f"{count} {status}" in text
     assert "8 verdict(s) over 6 case(s)" in text and "6 not as expected" in text
     assert "cases/broken.py: syntax error at line 2: x" in text
-    rows = page.rows("verdicts")
-    assert [(r["case"], r["check"], r["mode"], r["status"]) for r in rows] == [
-        (v.case, v.check, v.mode, v.status) for v in verdicts]
+    listed = page.rows("verdicts")
+    # Most severe first, run order within a status.
+    assert [(r["case"], r["check"], r["mode"], r["status"]) for r in listed] == [
+        (v.case, v.check, v.mode, v.status) for v in sorted(verdicts, key=lambda v: SEVERITY[v.status])]
+    assert [r["status"] for r in listed][:2] == ["error", "fail"] and listed[-1]["status"] == "pass"
+    by_item = {(r["case"], r["check"], r["mode"]): r for r in listed}
+    rows = [by_item[(v.case, v.check, v.mode)] for v in verdicts]  # in run order again, for the checks below
     relu = rows[1]
     assert relu["_attrs"]["data-status"] == "fail" and relu["_attrs"]["data-unexpected"] == "1"
     assert (relu["kind"], relu["tensor"], relu["max abs err"]) == ("value", "out", f"{verdicts[1].worst.max_abs_err:.3g}")
@@ -248,7 +253,7 @@ def test_a_schema_1_report_renders_without_plots(report, tmp_path):
     assert page.images == []
     assert "No plot: this report has no error sample for the tensor (written by a migcheck before schema 2)." \
         in page.all_text
-    assert read(index).rows("verdicts")[1]["status"] == "fail"
+    assert "fail" in [r["status"] for r in read(index).rows("verdicts")]
 
 
 def test_without_matplotlib_the_pages_say_why(tmp_path, monkeypatch):
@@ -305,7 +310,7 @@ def test_report_command_with_a_baseline(report, tmp_path, capsys):
     assert code == EXIT_OK
     assert "NEWLY-FAILING  dense_relu[forward-pynative-cpu]  pass -> fail: value mismatch in out" in out
     assert "ADDED          claims_bad[forward-pynative-cpu]  new item: xpass" in out
-    assert ", 6 unchanged ==" in out and out.rstrip().endswith(f"report: {new / 'index.html'} (8 verdict(s), schema 2)")
+    assert ", 6 unchanged ==" in out and out.rstrip().endswith(f"report: {new / 'index.html'} (8 verdict(s), schema 3)")
     page = read(new / "index.html")
     changes = page.rows("changes")
     assert [(r["_attrs"]["data-category"], r["item"], r["status was"], r["status now"]) for r in changes] == [
@@ -377,22 +382,23 @@ def test_real_failing_run_on_a_terminal(write_case_file, tmp_path):
     path = write_case_file("cases/demo.py", REAL)
     terminal = FakeTerminal()
     with contextlib.redirect_stdout(terminal):
-        code = main(["compare", str(path), "--mode", "pynative", "--color", "always", "--report", str(tmp_path / "r")])
+        code = main(["compare", "-v", str(path), "--mode", "pynative", "--color", "always", "--report", str(tmp_path / "r")])
     assert code == EXIT_UNEXPECTED
-    # The terminal: a status line naming the running item, redrawn in place, then each verdict line.
+    # The terminal (-v): a status line naming the running item with a progress bar, redrawn in place,
+    # then each verdict line.
     out = terminal.getvalue()
-    assert "\r\x1b[2K[1/2] dense_ok[forward-pynative-cpu]" in out
-    assert "\r\x1b[2K[2/2] dense_relu[forward-pynative-cpu]  (1 pass)" in out
+    assert "\r\x1b[2Krunning dense_ok[forward-pynative-cpu]  [....................]   0% 0/2" in out
+    assert "\r\x1b[2Krunning dense_relu[forward-pynative-cpu]  [##########..........]  50% 1/2 ETA " in out
     assert "\r\x1b[2K\x1b[32mPASS \x1b[0m  dense_ok[forward-pynative-cpu]" in out
     lines = out.splitlines()
     header = next(i for i, line in enumerate(lines) if line.startswith("check    mode      backend"))
     assert lines[header].split() == ["check", "mode", "backend", "pass", "fail", "error", "skip", "xfail", "xpass"]
     assert lines[header + 2] == "forward  pynative  cpu      \x1b[32m   1\x1b[0m  \x1b[31m   1\x1b[0m      0     0      0      0"
-    assert lines[-2].startswith("== 1 pass, 1 fail: 1 not as expected ==")
+    assert lines[-1].startswith("== 1 pass, 1 fail: 1 not as expected ==")
     # The report: the failing tensor's plot, from arrays the engine compared; the weight mapping.
     root = tmp_path / "r"
     index = read(root / "index.html")
-    assert [(r["case"], r["status"]) for r in index.rows("verdicts")] == [("dense_ok", "pass"), ("dense_relu", "fail")]
+    assert [(r["case"], r["status"]) for r in index.rows("verdicts")] == [("dense_relu", "fail"), ("dense_ok", "pass")]
     page = read(root / "cells" / "dense_relu.html")
     assert [img["data-tensor"] for img in page.images] == ["out"]
     assert png_size(base64.b64decode(page.images[0]["src"].split(",", 1)[1]))[0] > 300

@@ -55,7 +55,7 @@ def verdicts():
 def test_summary_schema(verdicts, tmp_path):
     write_report(tmp_path, verdicts, ["cases/bad.py: syntax error at line 2: x"])
     data = json.loads((tmp_path / "summary.json").read_text())
-    assert data["schema_version"] == SCHEMA_VERSION == 2
+    assert data["schema_version"] == SCHEMA_VERSION == 3
     assert data["counts"] == {"pass": 1, "fail": 2, "error": 0, "skip": 1, "xfail": 1, "xpass": 0, "crashed": 0,
                               "timeout": 0}
     assert data["partial"] is False
@@ -114,7 +114,7 @@ def test_read_summary_rejects_another_schema_version(verdicts, tmp_path):
     data["schema_version"] = 99
     path = tmp_path / "summary.json"
     path.write_text(json.dumps(data))
-    with pytest.raises(ValueError, match="schema_version 99, this migcheck reads 1 or 2"):
+    with pytest.raises(ValueError, match="schema_version 99, this migcheck reads 1 or 2 or 3"):
         read_summary(path)
 
 

@@ -57,7 +57,7 @@ def test_cli_backends_auto_and_absent(write_case_file, capsys):
     path = write_case_file("cases/one.py", ONE)
     assert main(["list", str(path), "--backend", "auto", "--mode", "pynative"]) == EXIT_OK
     assert capsys.readouterr().out.split() == ["dense_ok[forward-pynative-cpu]"]
-    assert main(["compare", str(path), "--backend", "gpu,ascend", "--mode", "pynative"]) == EXIT_OK
+    assert main(["compare", "-v", str(path), "--backend", "gpu,ascend", "--mode", "pynative"]) == EXIT_OK
     out = capsys.readouterr().out
     assert "SKIP   dense_ok[forward-pynative-gpu]  MindSpore GPU backend is not available" in out
     assert "SKIP   dense_ok[forward-pynative-ascend]  MindSpore Ascend backend is not available" in out

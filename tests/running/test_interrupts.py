@@ -64,7 +64,7 @@ def test_ctrl_c_keeps_the_results_so_far_in_a_partial_report(tmp_path):
     isolate = False  # the default: cases run in the CLI's own process; isolated children: the test below
     (tmp_path / "cases").mkdir()
     (tmp_path / "cases" / "sleepy.py").write_text(CASES)
-    cmd = [sys.executable, "-m", "migcheck.cli", "compare", "cases", "--mode", "pynative", "--report", "report",
+    cmd = [sys.executable, "-m", "migcheck.cli", "compare", "-v", "cases", "--mode", "pynative", "--report", "report",
            "--color", "never"] + (["--isolate"] if isolate else [])
     proc = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, "GLOG_v": "3"})
@@ -89,7 +89,7 @@ def test_ctrl_c_keeps_the_results_so_far_in_a_partial_report(tmp_path):
     assert stopped_in < 10  # promptly: the sleeping case is abandoned, not waited for
     assert "Traceback" not in err
     assert "== 1 pass: interrupted (Ctrl-C) after 1 of 3 item(s), partial results ==" in rest
-    assert "report: report/summary.json (partial)" in rest
+    assert "report: report/index.html (partial)" in rest
     assert not any(Path(f"/proc/{pid}").exists() for pid in children)  # the child was killed, not orphaned
 
     report = tmp_path / "report"

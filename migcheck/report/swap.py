@@ -1,0 +1,55 @@
+"""Replace a report folder whole: the new report is written beside it, then swapped in by two renames.
+
+A reader sees the old report or the new one, never a mix of both runs' cell pages. Only a folder that
+holds a report (a summary.json) or nothing is replaced: `--report .` or a folder of other files is
+written into in place, file by file, as before, so that nothing of the user's is ever deleted.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Iterator
+
+
+def replaceable(root: Path) -> bool:
+    if not root.exists():
+        return True
+    if not root.is_dir() or root.is_symlink():
+        return False
+    names = {p.name for p in root.iterdir()}
+    return not names or "summary.json" in names
+
+
+@contextlib.contextmanager
+def replacing(root: Path) -> Iterator[Path]:
+    """Yields the folder to write into; on success that folder becomes root. On an exception the old
+    report stays and the half-written one is removed."""
+    root = Path(root)
+    if not replaceable(root):
+        root.mkdir(parents=True, exist_ok=True)
+        yield root
+        return
+    root.parent.mkdir(parents=True, exist_ok=True)
+    fresh = Path(tempfile.mkdtemp(prefix=f".{root.name}.new-", dir=root.parent))
+    try:
+        yield fresh
+    except BaseException:
+        shutil.rmtree(fresh, ignore_errors=True)
+        raise
+    os.chmod(fresh, 0o777 & ~_umask())  # mkdtemp makes it 0700; a report folder is an ordinary folder
+    old = None
+    if root.exists():
+        old = Path(tempfile.mkdtemp(prefix=f".{root.name}.old-", dir=root.parent))
+        os.replace(root, old / root.name)
+    os.replace(fresh, root)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
