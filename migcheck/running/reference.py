@@ -90,6 +90,19 @@ def reference(case: PairedCase, check: str, options: RunOptions = RunOptions()) 
     return ref, f"torch {torch_version()} on {device}"
 
 
+def oracle_for(case: PairedCase, check: str, options: RunOptions) -> Optional[Dict[str, Any]]:
+    """The float64 oracle of an item's torch side, or None in golden mode without a recorded one."""
+    if options.golden:
+        return None
+    if options.torch_device == "cpu":
+        device = "cpu"
+    else:
+        from migcheck.runners.torch_side import resolve_device
+
+        device = resolve_device(options.torch_device)
+    return torch_oracle(case, check, device=device, cache=options.torch_cache)
+
+
 def torch_reference(case: PairedCase, check: str, device: str = "cpu", cache: Optional[str] = None) -> Reference:
     """The torch side's results, computed once per process and reused by every mode and backend;
     with cache (a folder), kept on disk across runs under the case's torch fingerprint."""

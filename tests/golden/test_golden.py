@@ -13,7 +13,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from migcheck.golden.store import store as golden
+from migcheck.golden import store as golden
 from migcheck.cli import EXIT_OK, EXIT_UNEXPECTED, main
 from migcheck.planning.discovery import load_file
 from migcheck.options import RunOptions
