@@ -103,10 +103,10 @@ class DropoutMlpPt(tnn.Module):
 
 
 class DropoutMlpMs(mnn.Cell):
-    def __init__(self):
+    def __init__(self, **dropout):
         super().__init__()
         self.fc = mnn.Dense(6, 4)
-        self.drop = mnn.Dropout(p=0.3)
+        self.drop = mnn.Dropout(**(dropout or {"p": 0.3}))
 
     def construct(self, x):
         return self.drop(self.fc(x))
@@ -116,6 +116,20 @@ dropout_eval = PairedCase(
     doc="Dropout(p=0.3) is Dropout(p=0.3) (not keep_prob=0.3); checked in eval only: train-mode masks are random",
     torch=DropoutMlpPt, mindspore=DropoutMlpMs, inputs={"x": uniform(2, 6)},
     checks=("forward", "backward"), tags=("dropout",),
+)
+
+# In train mode the masks are random on both sides: migcheck sees that torch does not reproduce its
+# own output and compares the distribution instead (zeroed fraction, surviving scale).
+dropout_train = PairedCase(
+    doc="Dropout(p=0.3) in train mode: outputs compared by distribution, since no two runs draw the same mask",
+    torch=DropoutMlpPt, mindspore=DropoutMlpMs, inputs={"x": uniform(64, 6)},
+    checks=("train",), tags=("dropout",),
+)
+
+dropout_train_keep_prob = PairedCase(
+    doc="known-bad: torch's p=0.3 ported as keep_prob=0.3 drops 70% in train mode; the distribution shows it",
+    torch=DropoutMlpPt, mindspore=lambda: DropoutMlpMs(keep_prob=0.3), inputs={"x": uniform(64, 6)},
+    checks=("train",), expect="fail", fails_with="value", tags=("dropout", "known-bad"),
 )
 
 
