@@ -46,6 +46,7 @@ def pytest_runtest_setup(item):
         if item.get_closest_marker(f"needs_{name}"):
             pytest.skip(f"needs {FRAMEWORKS[name]}, which is not installed here")
 
+
 REPO = Path(__file__).resolve().parents[1]
 
 # Tiny real layers: torch.nn.Linear(3, 2) and its MindSpore ports, right and wrong.
@@ -67,6 +68,24 @@ def ms_dense_relu():
     # Wrong port: MindSpore's Dense takes an activation, torch's Linear has none.
     import mindspore
     return mindspore.nn.Dense(3, 2, activation="relu")
+
+
+def ms_dense_shifted():
+    # Off by 0.01 everywhere: fails the float32 default, passes with atol=0.02 (weights under 'fc.').
+    import mindspore
+
+    class Shifted(mindspore.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc = mindspore.nn.Dense(3, 2)
+
+        def construct(self, x):
+            return self.fc(x) + 0.01
+
+    return Shifted()
+
+
+SHIFTED_MAP = {"weight": "fc.weight", "bias": "fc.bias"}
 
 
 def ms_dense_no_bias():

@@ -63,23 +63,8 @@ def test_pytest_comparison_options_take_effect(pytester, case_text):
     """--migcheck-atol makes an off-by-0.01 port pass, as `migcheck compare --atol` does; inf is refused."""
     cases = pytester.mkdir("cases")
     (cases / "near.py").write_text(case_text('''
-def ms_dense_shifted():
-    import mindspore
-    from mindspore import ops
-
-    class Shifted(mindspore.nn.Cell):
-        def __init__(self):
-            super().__init__()
-            self.fc = mindspore.nn.Dense(3, 2)
-
-        def construct(self, x):
-            return self.fc(x) + 0.01
-
-    return Shifted()
-
-
 near = PairedCase(torch=torch_linear, mindspore=ms_dense_shifted, inputs=X, checks=FORWARD, modes=("pynative",),
-                  weight_map={"weight": "fc.weight", "bias": "fc.bias"})
+                  weight_map=SHIFTED_MAP)
 '''))
     strict = pytester.runpytest_subprocess(*PLUGIN, "cases", "-q")
     loose = pytester.runpytest_subprocess(*PLUGIN, "cases", "-q", "--migcheck-atol", "0.02")

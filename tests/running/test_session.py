@@ -6,7 +6,6 @@ import json
 import pytest
 
 import migcheck
-from migcheck import PairedCase, uniform
 
 pytestmark = [pytest.mark.needs_torch, pytest.mark.needs_mindspore]
 
@@ -31,25 +30,12 @@ def test_run_a_folder_and_write_a_report(write_case_file, tmp_path):
 
 
 def test_run_case_objects_with_options_and_a_keyword(write_case_file):
-    def torch_linear():
-        import torch
-        return torch.nn.Linear(3, 2)
+    from migcheck.planning.discovery import load_file
 
-    def ms_shifted():
-        import mindspore
-
-        class Shifted(mindspore.nn.Cell):
-            def __init__(self):
-                super().__init__()
-                self.fc = mindspore.nn.Dense(3, 2)
-
-            def construct(self, x):
-                return self.fc(x) + 0.01
-
-        return Shifted()
-
-    case = PairedCase(torch=torch_linear, mindspore=ms_shifted, inputs={"x": uniform(4, 3)}, checks=("forward",),
-                      weight_map={"weight": "fc.weight", "bias": "fc.bias"}, name="shifted")
+    path = write_case_file("cases/near.py", '''
+shifted = PairedCase(torch=torch_linear, mindspore=ms_dense_shifted, inputs=X, checks=FORWARD, weight_map=SHIFTED_MAP)
+''')
+    [case] = load_file(path).cases
     strict = migcheck.run(case, modes=("pynative",))
     loose = migcheck.run([case], modes=("pynative",), atol=0.02)
     none = migcheck.run(case, modes=("pynative",), keyword="nothing_matches")
