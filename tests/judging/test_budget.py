@@ -60,7 +60,11 @@ def _case(name, mindspore, **kwargs):
 def test_float32_noise_fails_standard_tolerances_but_passes_the_budget():
     case = _case("budget_large_inputs", lambda: mnn.Dense(64, 16), tolerance_mode="budget")
     standard = run_item(Item(case, "forward", "pynative", "cpu"), RunOptions(tolerance_mode="standard"))
-    assert standard.status == "fail" and standard.kind == "value"  # a false alarm at float32 noise level
+    # The fixed float32 tolerance alone calls this a failure; standard mode re-judges it against the
+    # float64 oracle because torch's own error already exceeds that tolerance (judging.conditioning).
+    (plain,) = standard.tensors
+    assert standard.status == "pass" and plain.tolerance_source.startswith("conditioning: error budget")
+    assert "ill-conditioned tensor(s) agree within what float32 resolves" in standard.message
     budget = run_item(Item(case, "forward", "pynative", "cpu"))  # the case's own mode
     assert budget.status == "pass", budget.message
     assert budget.tolerance_mode == "budget"
