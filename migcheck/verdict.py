@@ -7,7 +7,7 @@ from typing import Any, Dict, Optional, Tuple
 
 from migcheck.compare import ErrorSample, Sample, TensorComparison
 from migcheck.diagnosis import Finding
-from migcheck.localize import Localization, SubcellRow
+from migcheck.localize import Defect, Localization, SubcellRow
 from migcheck.mapping import MappedParam, SkippedParam
 
 # 2 added a tensor's `error_sample` (for the HTML report's plots). A version-1 reader would reject
@@ -128,8 +128,10 @@ def _localization(data: Dict[str, Any]) -> Localization:
     return Localization(rows=tuple(SubcellRow(**r) for r in data.get("rows", ())),
                         first_divergence=data.get("first_divergence"),
                         first_divergence_ms=data.get("first_divergence_ms"),
-                        findings=tuple(Finding(**f) for f in data.get("findings", ())),
-                        summary=data.get("summary", ""))
+                        findings=tuple(Finding(**{**f, "layers": tuple(f.get("layers", ()))}) for f in data.get("findings", ())),
+                        summary=data.get("summary", ""),
+                        defects=tuple(Defect(**d) for d in data.get("defects", ())),
+                        between=data.get("between", ""))
 
 
 def _tensor_from_dict(data: Dict[str, Any]) -> TensorComparison:
