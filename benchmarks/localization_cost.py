@@ -1,40 +1,45 @@
-"""What localization costs on a ViT-S-like encoder (dim 192, 6 blocks, 64 tokens) with a defect in block 4.
+"""What localization costs on a ResNet-50 and a ViT-B-sized encoder, each with one planted defect.
 
-Prints: bare torch forward, bare MindSpore PYNATIVE forward, and the localization re-run split into
-its capture forwards (one per side, with hooks) and the isolated pass. Median of several runs.
+Prints, per network: bare torch and MindSpore PYNATIVE forwards, then localization's parts: the two
+capture forwards (hooks on every sub-cell), dataflow pairing (numpy), the isolated pass (each paired
+leaf on torch's inputs), confirmation (counterfactual re-runs of the defect layers), and the whole
+locate() call; the ratio is locate() over one bare forward per side. Single runs (the machine is shared).
 Run: .venv/bin/python benchmarks/localization_cost.py
 """
 import dataclasses
-import statistics
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import mindspore.nn as mnn  # noqa: E402
 import torch.nn as tnn  # noqa: E402
 
 from migcheck import PairedCase, uniform  # noqa: E402
-from migcheck.localization.capture import _isolated_pass  # noqa: E402
-from migcheck.running.mapping import map_weights, to_mindspore  # noqa: E402
-from migcheck.running.pipeline import Item, run_item  # noqa: E402
-from migcheck.running.reference import torch_reference  # noqa: E402
+from migcheck.localization.capture import _isolated_pass, _tol, locate  # noqa: E402
+from migcheck.localization.dataflow import pair_calls  # noqa: E402
 from migcheck.localization.locate import module_pairs  # noqa: E402
+from migcheck.options import RunOptions  # noqa: E402
+from migcheck.running.mapping import map_weights, to_mindspore  # noqa: E402
+from migcheck.running.pipeline import Item, _tolerance_for  # noqa: E402
+from migcheck.running.reference import torch_reference  # noqa: E402
 from migcheck.runners.mindspore_side import MindSporeCell, configure  # noqa: E402
 from migcheck.runners.torch_side import TorchModule  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "cases"))
 from localization import BlockMs, BlockPt  # noqa: E402
+from nets import ms_resnet50, torch_resnet50  # noqa: E402
 
-DIM, DEPTH, REPEATS = 192, 6, 5
+DIM, DEPTH = 768, 12
 
 
 class VitPt(tnn.Module):
     def __init__(self):
         super().__init__()
         self.patch = tnn.Conv2d(3, DIM, 4, stride=4)
-        self.blocks = tnn.Sequential(*[BlockPt(DIM, 1e-3) for _ in range(DEPTH)])
+        self.blocks = tnn.Sequential(*[BlockPt(DIM, 1e-6) for _ in range(DEPTH)])
         self.head = tnn.Linear(DIM, 10)
 
     def forward(self, x):
@@ -45,8 +50,9 @@ class VitMs(mnn.Cell):
     def __init__(self):
         super().__init__()
         self.patch = mnn.Conv2d(3, DIM, 4, stride=4, pad_mode="valid", has_bias=True)
-        blocks = [BlockMs(DIM, 1e-3) for _ in range(DEPTH)]
-        blocks[4].norm2 = mnn.LayerNorm((DIM,))  # planted defect
+        blocks = [BlockMs(DIM, 1e-6) for _ in range(DEPTH)]
+        # planted defect: block 7's GELU left at the tanh approximation
+        blocks[7].mlp = mnn.SequentialCell([mnn.Dense(DIM, 16), mnn.GELU(approximate=True), mnn.Dense(16, DIM)])
         self.blocks = mnn.SequentialCell(blocks)
         self.head = mnn.Dense(DIM, 10)
 
@@ -54,18 +60,19 @@ class VitMs(mnn.Cell):
         return self.head(self.blocks(self.patch(x).reshape(x.shape[0], DIM, -1).transpose(0, 2, 1)).mean(axis=1))
 
 
-def median_s(fn):
-    times = []
-    for _ in range(REPEATS):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times)
+def resnet_ms_bad():
+    net = ms_resnet50()
+    net.maxpool = mnn.MaxPool2d(3, 2, pad_mode="same")  # planted defect: the README's showcase
+    return net
 
 
-def main():
-    case = dataclasses.replace(PairedCase(torch=VitPt, mindspore=VitMs, inputs={"x": uniform(2, 3, 32, 32)},
-                                          checks=("forward",)), name="vit_s_bench", file="<bench>")
+def timed(fn):
+    t = time.perf_counter()
+    out = fn()
+    return out, time.perf_counter() - t
+
+
+def measure(label, case):
     configure("pynative", "cpu")
     ref = torch_reference(case, "forward")
     module = TorchModule(case.torch)
@@ -74,22 +81,37 @@ def main():
     mapping = map_weights(ref.params, cell.params())
     cell.load(to_mindspore(ref.weights, mapping))
     x, d = ref.inputs, ref.input_dtypes
-
-    bare_torch = median_s(lambda: module.forward(x, d))
-    bare_ms = median_s(lambda: cell.forward(x, d))
-    cap_torch = median_s(lambda: module.capture(x, d))
-    cap_ms = median_s(lambda: cell.capture(x, d))
-    t_calls, m_calls = module.capture(x, d), cell.capture(x, d)
-    pairs = module_pairs([(r.torch_name, r.ms_name) for r in mapping.pairs], [c.name for c in t_calls],
+    module.forward(x, d), cell.forward(x, d)  # warm-up
+    _, bare_t = timed(lambda: module.forward(x, d))
+    _, bare_m = timed(lambda: cell.forward(x, d))
+    t_calls, cap_t = timed(lambda: module.capture(x, d))
+    m_calls, cap_m = timed(lambda: cell.capture(x, d))
+    item = Item(case, "forward", "pynative", "cpu")
+    tolerance_for = _tolerance_for(item, RunOptions(), "forward")
+    hints = module_pairs([(r.torch_name, r.ms_name) for r in mapping.pairs], [c.name for c in t_calls],
                          [c.name for c in m_calls])
-    isolated = median_s(lambda: _isolated_pass(cell, t_calls, pairs))
-    verdict = run_item(Item(case, "forward", "pynative", "cpu"))
-    print(f"network: ViT-S-like, dim {DIM}, {DEPTH} blocks, 64 tokens, batch 2; {len(t_calls)} sub-cell calls")
-    print(f"bare forward: torch {bare_torch * 1e3:.1f} ms, MindSpore PYNATIVE {bare_ms * 1e3:.1f} ms")
-    print(f"capture forward (hooks on every sub-cell): torch {cap_torch * 1e3:.1f} ms"
-          f" ({cap_torch / bare_torch:.2f}x bare), MindSpore {cap_ms * 1e3:.1f} ms ({cap_ms / bare_ms:.2f}x bare)")
-    print(f"isolated pass (each paired leaf on torch's inputs): {isolated * 1e3:.1f} ms ({isolated / bare_ms:.2f}x a MindSpore forward)")
-    print(f"verdict: {verdict.status}; {verdict.localization.summary[:160]}")
+    flow, pairing = timed(lambda: pair_calls(t_calls, m_calls, hints, _tol(tolerance_for), x))
+    _, isolated = timed(lambda: _isolated_pass(cell, t_calls, m_calls, flow))
+    loc, total = timed(lambda: locate(case, "forward", ref, cell, mapping, (), tolerance_for))
+    confirm = max(0.0, total - cap_t - cap_m - pairing - isolated)
+    bare = bare_t + bare_m
+    print(f"{label}: {len(t_calls)} torch / {len(m_calls)} MindSpore sub-cell calls, {len(flow.pairs)} paired")
+    print(f"  bare forward: torch {bare_t:.2f} s, MindSpore {bare_m:.2f} s")
+    print(f"  capture: torch {cap_t:.2f} s, MindSpore {cap_m:.2f} s; pairing {pairing:.2f} s; isolated pass"
+          f" {isolated:.2f} s; confirmation and the rest {confirm:.2f} s")
+    print(f"  locate() {total:.2f} s = {total / bare:.2f}x one bare forward per side")
+    print(f"  defects: {[(dd.torch_name, dd.rule, dd.confirmed, dd.fix) for dd in loc.defects]}")
+
+
+def main():
+    size = int(sys.argv[1]) if len(sys.argv) > 1 else 128
+    resnet = dataclasses.replace(PairedCase(torch=torch_resnet50, mindspore=resnet_ms_bad,
+                                            inputs={"x": uniform(1, 3, size, size)}, checks=("forward",)),
+                                 name="resnet50_bench", file="<bench>")
+    measure(f"ResNet-50, input 1x3x{size}x{size}", resnet)
+    vit = dataclasses.replace(PairedCase(torch=VitPt, mindspore=VitMs, inputs={"x": uniform(1, 3, 32, 32)},
+                                         checks=("forward",)), name="vitb_bench", file="<bench>")
+    measure(f"ViT-B-sized (dim {DIM}, {DEPTH} blocks, 64 tokens)", vit)
 
 
 if __name__ == "__main__":

@@ -44,12 +44,30 @@ class SubcellRow:
 
 
 @dataclass(frozen=True)
+class Defect:
+    """One sub-cell wrong on its own (or a functional op between two), with what explains it."""
+    order: int  # torch completion order: defects are ranked by where they arise
+    torch_name: str
+    torch_kind: str
+    ms_name: str
+    ms_kind: str
+    evidence: str
+    cause: str  # plain words; "" when nothing explains it
+    fix: str  # "" unless a re-run showed it makes the layer agree
+    confidence: str  # "high" only when confirmed
+    confirmed: bool
+    rule: str = ""
+
+
+@dataclass(frozen=True)
 class Localization:
     rows: Tuple[SubcellRow, ...]
     first_divergence: Optional[str]  # torch name
     first_divergence_ms: Optional[str]
     findings: Tuple[Finding, ...]
     summary: str  # one line for terminals and reports
+    defects: Tuple[Defect, ...] = ()  # every independent defect, by position
+    between: str = ""  # "between A's output and B's input" when the first divergence is a functional op
 
 
 ToleranceFor = Callable[[str, str], Tuple[Tolerance, str]]
@@ -126,6 +144,43 @@ def compare_calls(torch_calls: Sequence[Call], ms_calls: Sequence[Call], pairs: 
                                                       _without_none(isolated[(call.name, occurrence)]), tolerance_for))
         rows.append(SubcellRow(order, call.name, call.kind, ms_call.name, ms_call.kind, in_ok, out_ok, iso_ok,
                                err, iso_err, message))
+    return tuple(rows)
+
+
+def _trimmed(torch_out: Any, ms_out: Any) -> Any:
+    """A re-run outside forward gets default keyword arguments (MultiheadAttention's need_weights=True): keep
+    only the leaves the forward's own call returned."""
+    if isinstance(torch_out, (list, tuple)) and isinstance(ms_out, (list, tuple)) and len(ms_out) == len(torch_out):
+        return [m for t, m in zip(torch_out, ms_out) if t is not None]
+    return _without_none(ms_out)
+
+
+def rows_from_flow(torch_calls: Sequence[Call], ms_calls: Sequence[Call], flow: Any, tolerance_for: ToleranceFor,
+                   isolated: Optional[Mapping[int, Any]] = None) -> Tuple[SubcellRow, ...]:
+    """One row per torch call, paired through the dataflow (a fused torch module pairs with a chain: 'a + b')."""
+    isolated = isolated or {}
+    rows = []
+    for order, call in enumerate(torch_calls):
+        pair = flow.pair_of(order)
+        if pair is None:
+            rows.append(SubcellRow(order, call.name, call.kind, "", "", flow.inputs_matched[order],
+                                   flow.output_matched[order], None, 0.0, None,
+                                   "unpaired: no MindSpore sub-cell computes the same tensor or maps to it"))
+            continue
+        ms = [ms_calls[j] for j in pair.ms_indices]
+        last = ms[-1]
+        if len(ms) == 1 and len(call.inputs) == len(last.inputs):
+            in_ok, _, _ = _worst(compare_trees(_widened(call.inputs), _widened(last.inputs), tolerance_for, prefix="in"))
+        else:
+            in_ok = flow.inputs_matched[order]
+        out_ok, err, message = _worst(compare_trees(_without_none(call.output), _without_none(last.output), tolerance_for))
+        iso_ok = iso_err = None
+        if order in isolated:
+            iso_ok, iso_err, _ = _worst(compare_trees(_without_none(call.output), _trimmed(call.output, isolated[order]),
+                                                      tolerance_for))
+        rows.append(SubcellRow(order, call.name, call.kind, " + ".join(m.name for m in ms),
+                               " + ".join(m.kind for m in ms), in_ok, out_ok, iso_ok, err, iso_err,
+                               message if pair.how in ("weights", "name") else f"{message} (paired by {pair.how})".strip()))
     return tuple(rows)
 
 

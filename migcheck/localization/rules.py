@@ -19,7 +19,11 @@ class Finding:
     where: str  # "torch 'layer1.1' (BatchNorm2d) / MindSpore 'features.1' (BatchNorm2d)"
     cause: str
     fix: str
-    confidence: str  # "high": the settings prove it; "medium": consistent with the numbers
+    confidence: str  # "high": confirmed by a counterfactual re-run; "medium": consistent with settings or numbers
+    confirmed: bool = False  # re-running torch's layer with MindSpore's setting reproduced MindSpore's output
+    fix_checked: bool = False  # the port's layer rebuilt with the fix agreed with torch
+    layers: Tuple[str, ...] = ()  # every layer this finding applies to (findings are deduplicated)
+    evidence: str = ""
 
 
 @dataclass(frozen=True)

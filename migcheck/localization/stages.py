@@ -86,10 +86,11 @@ def blame_step(case: Any, ref: Any, cell: Any, mapping: WeightMapping, ms_result
     if skipped and len(skipped) == len(blame.differing):
         finding = Finding("weight-decay-filter", where, f"{evidence}; the first update differs only by weight decay:"
                           f" MindSpore does not decay {', '.join(repr(n) for n in skipped)} (its float weight_decay"
-                          " skips parameters named gamma/beta by default); torch decays every parameter", "", "high")
+                          " skips parameters named gamma/beta by default); torch decays every parameter", "", "high",
+                          confirmed=True, evidence=evidence)
     else:
         finding = Finding("optimizer-update", where, f"{evidence}; the first update differs: {cause}", "",
-                          "high" if identified else "medium")
+                          "high" if identified else "medium", confirmed=identified, evidence=evidence)
     how = ("each side's rule was identified by recomputing its first update from the recorded weights and"
            " gradients" if identified else "not every side's rule could be identified")
     return StageBlame("optimizer", f"the optimizer update: {finding.cause} ({how})" if finding.rule == "optimizer-update"

@@ -269,6 +269,30 @@ class MindSporeCell:
         with pynative():
             return lenient(cell(*[ms.Tensor(contiguous(x)) for x in inputs]), to_numpy, MindSporeSideError)
 
+    def rerun_rebuilt(self, name: str, inputs: Sequence[np.ndarray], override: Mapping[str, Any]) -> Any:
+        """One sub-cell rebuilt from its own settings with some constructor arguments changed, its
+        parameters copied over, run on given inputs (how a proposed fix is checked before it is shown)."""
+        import inspect
+
+        from migcheck.localization.rules import plain_config
+
+        cell = dict(self.cell.cells_and_names())[name]
+        config = plain_config(cell)
+        accepted = inspect.signature(type(cell).__init__).parameters
+        kwargs = {k: v for k, v in config.items() if k in accepted and k != "self"}
+        for key in ("pad_mode",):
+            if isinstance(kwargs.get(key), str):
+                kwargs[key] = kwargs[key].lower()
+        kwargs.update(override)
+        with pynative():
+            new = type(cell)(**kwargs)
+            old = dict(cell.parameters_and_names())
+            for pname, param in new.parameters_and_names():
+                if pname in old and tuple(old[pname].shape) == tuple(param.shape):
+                    param.set_data(old[pname].value())
+            new.set_train(False)
+            return lenient(new(*[ms.Tensor(contiguous(x)) for x in inputs]), to_numpy, MindSporeSideError)
+
     def config(self, name: str) -> Tuple[str, Dict[str, Any]]:
         from migcheck.localization.rules import plain_config
 

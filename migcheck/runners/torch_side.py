@@ -188,6 +188,33 @@ class TorchModule:
         module = self.module.get_submodule(name) if name else self.module
         return type(module).__name__, plain_config(module)
 
+    def rerun_patched(self, name: str, inputs: Sequence[np.ndarray], patch: Mapping[str, Any],
+                      pads: Optional[Sequence[Tuple[int, int]]] = None, train: bool = False,
+                      float64: bool = False) -> Any:
+        """A copy of one sub-module with some attributes set to other values, run on given inputs.
+
+        pads: explicit (before, after) pads per spatial dim applied to the input first (the
+        sub-module's own padding then set to 0): how asymmetric MindSpore 'same' padding is reproduced.
+        """
+        import copy
+
+        module = copy.deepcopy(self.module.get_submodule(name) if name else self.module)
+        for key, value in patch.items():
+            current = getattr(module, key)
+            setattr(module, key, type(current)(value) if isinstance(current, (tuple, list)) and isinstance(value, (tuple, list)) else value)
+        args = [torch.from_numpy(contiguous(x)) for x in inputs]
+        if float64:  # the layer's own float32 error, measured against a float64 run of the same computation
+            module = module.double()
+            args = [a.double() if a.is_floating_point() else a for a in args]
+        if pads is not None:
+            fill = float("-inf") if "MaxPool" in type(module).__name__ else 0.0
+            flat = [v for before, after in reversed(list(pads)) for v in (before, after)]
+            args[0] = torch.nn.functional.pad(args[0], flat, value=fill)
+            module.padding = 0 if isinstance(module.padding, int) else tuple(0 for _ in module.padding)
+        module.train(train)
+        with torch.no_grad():
+            return to_numpy(module(*args))
+
     def state(self) -> Dict[str, np.ndarray]:
         return {name: to_numpy(v) for name, v in self.module.state_dict().items()}
 

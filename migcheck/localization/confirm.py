@@ -1,0 +1,101 @@
+"""Causes from configuration, confirmed by counterfactual re-runs of one layer.
+
+For a layer wrong on its own: diff the two sides' effective settings through the correspondence
+table, then re-run torch's layer with MindSpore's value (on the inputs torch recorded) and call the
+cause confirmed only when that reproduces MindSpore's output. A fix is the port's layer rebuilt with
+torch's value; it is shown only when that rebuilt layer then agrees with torch. No framework import:
+`module` and `cell` are the runners' objects.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from migcheck.localization.correspondence import Difference, differences
+from migcheck.localization.dataflow import close
+
+TolFor = Callable[[str], Tuple[float, float]]
+
+
+def agree(a: Any, b: Any, tol_for: TolFor, noise: Any = None) -> bool:
+    """Within tolerance, widened element by element by `noise`: the reference's own float32 error
+    (|float32 run - float64 run| of the same layer), so an ill-conditioned input does not decide."""
+    a, b = _first(a), _first(b)
+    if a is None or b is None or a.shape != b.shape:
+        return False
+    rtol, atol = tol_for(str(a.dtype))
+    n = _first(noise)
+    if n is None or n.shape != a.shape:
+        return close(a, b, rtol, atol)
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        return bool(np.all(np.abs(a64 - b64) <= atol + rtol * np.abs(a64) + 4 * np.abs(n.astype(np.float64) - a64)))
+
+
+def own_error(module: Any, name: str, inputs: Sequence[np.ndarray], patch: Any = None, pads: Any = None) -> Any:
+    """torch's layer re-run in float64 (None when it cannot be): the oracle the float32 result is judged against."""
+    try:
+        return module.rerun_patched(name, inputs, patch or {}, pads=pads, float64=True)
+    except Exception:  # a layer without float64 support: judge at the plain tolerance
+        return None
+
+
+def _first(tree: Any) -> Optional[np.ndarray]:
+    if isinstance(tree, np.ndarray):
+        return tree
+    if isinstance(tree, (list, tuple)):
+        return next((x for x in (_first(v) for v in tree) if x is not None), None)
+    return None
+
+
+def _fix_text(diff: Difference) -> str:
+    if isinstance(diff.ms_fix, dict):
+        return ", ".join(f"{k}={v!r}" for k, v in diff.ms_fix.items())
+    return f"{diff.ms_attr}={diff.ms_fix!r}"
+
+
+def explain(module: Any, cell: Any, torch_name: str, ms_name: str, inputs: Sequence[np.ndarray],
+            torch_out: Any, ms_out: Any, tol_for: TolFor) -> List[Tuple[Difference, bool, str]]:
+    """(difference, confirmed, checked fix or "") for each setting that differs, confirmed first."""
+    try:
+        t_kind, t_cfg = module.config(torch_name)
+        m_kind, m_cfg = cell.config(ms_name)
+    except (AttributeError, KeyError):
+        return []
+    shape = np.shape(inputs[0]) if inputs else ()
+    out = []
+    diffs = differences(t_kind, t_cfg, m_kind, m_cfg, shape)
+    noise = own_error(module, torch_name, inputs) if diffs else None
+    for diff in diffs:
+        confirmed = _reproduces(module, torch_name, inputs, diff, ms_out, tol_for)
+        fix = _checked_fix(cell, ms_name, inputs, diff, torch_out, tol_for, noise)
+        out.append((diff, confirmed, fix))
+    return sorted(out, key=lambda d: (not d[1], not d[2]))
+
+
+def _reproduces(module: Any, name: str, inputs: Sequence[np.ndarray], diff: Difference, ms_out: Any,
+                tol_for: TolFor) -> bool:
+    try:
+        if diff.rule == "pad-mode" and diff.torch_attr == "padding":
+            if not all(isinstance(p, tuple) for p in diff.ms_as_torch):
+                return False
+            if "Transpose" in module.config(name)[0]:
+                return False  # output cropping cannot be reproduced by padding the input
+            patch, pads = {}, diff.ms_as_torch
+        else:
+            patch, pads = {diff.torch_attr: diff.ms_as_torch}, None
+        got = module.rerun_patched(name, inputs, patch, pads=pads)
+    except Exception:  # a value torch's layer cannot take: not confirmable, not disproved
+        return False
+    return agree(got, ms_out, tol_for) or agree(got, ms_out, tol_for, own_error(module, name, inputs, patch, pads))
+
+
+def _checked_fix(cell: Any, name: str, inputs: Sequence[np.ndarray], diff: Difference, torch_out: Any,
+                 tol_for: TolFor, noise: Any = None) -> str:
+    override = diff.ms_fix if isinstance(diff.ms_fix, dict) else {diff.ms_attr: diff.ms_fix}
+    try:
+        got = cell.rerun_rebuilt(name, inputs, override)
+    except Exception:  # the cell cannot be rebuilt from its settings: the fix stays unchecked
+        return ""
+    return _fix_text(diff) if agree(got, torch_out, tol_for) or agree(got, torch_out, tol_for, noise) else ""
