@@ -16,6 +16,7 @@ import mindspore as ms  # noqa: E402
 import numpy as np  # noqa: E402
 
 from migcheck.runners.base import Gradients, Objective
+from migcheck.runners.mindspore_objective import MindSporeSideError, objective_cell, split_grads
 from migcheck.runners.base import ParamInfo
 from migcheck.precision import Precision, kept, unmatched
 from migcheck.util.tree import contiguous, flatten, lenient
@@ -35,10 +36,6 @@ _MODES = {"pynative": ms.PYNATIVE_MODE, "graph": ms.GRAPH_MODE}
 _TARGETS = {"cpu": "CPU", "gpu": "GPU", "ascend": "Ascend"}
 _configured: Dict[str, Optional[str]] = {"backend": None}
 GRAPH_ERROR_MARKER = "The Traceback of Net Construct Code"
-
-
-class MindSporeSideError(TypeError):
-    pass
 
 
 def backend_unavailable(backend: str, device_id: Optional[int] = None) -> Optional[str]:
@@ -314,7 +311,7 @@ class MindSporeCell:
         # checks their shapes against torch's after this one pass (Gradients.output_shapes), instead of
         # running a forward pass of its own first.
         with_outputs = loss is None and bool(objective.cotangents)
-        fn = ms.grad(_objective_cell(self.cell, objective, loss, with_outputs, self.loss_float32), grad_position=positions or None,
+        fn = ms.grad(objective_cell(self.cell, objective, loss, with_outputs, self.loss_float32), grad_position=positions or None,
                      weights=[p for _, p in named] or None, has_aux=with_outputs)
         with scratch_cwd(self.mode):
             started = time.perf_counter()
@@ -328,7 +325,7 @@ class MindSporeCell:
         if with_outputs:
             result, aux = result
             shapes = [(name, tuple(leaf.shape)) for name, leaf in flatten(aux[0])]
-        input_grads, param_grads = _split_grads(result, bool(positions), bool(named))
+        input_grads, param_grads = split_grads(result, bool(positions), bool(named))
         return Gradients(dict(zip(positions, (to_numpy(g) for g in input_grads))),
                          {n: to_numpy(g) for (n, _), g in zip(named, param_grads)}, objective, shapes)
 
@@ -359,7 +356,7 @@ class MindSporeCell:
         args = [_tensor(x, d) for x, d in zip(inputs, dtypes)]
         params = [p for _, p in self._named if p.requires_grad]
         opt = PRESETS[optimizer](params) if isinstance(optimizer, str) else optimizer(params)
-        step = ms.nn.TrainOneStepCell(_objective_cell(self.cell, objective, loss, loss_float32=self.loss_float32), opt)
+        step = ms.nn.TrainOneStepCell(objective_cell(self.cell, objective, loss, loss_float32=self.loss_float32), opt)
         step.set_train(True)
         self._compile(step, args)
         records = []
@@ -379,78 +376,6 @@ def _scalar(value: Any) -> Optional[float]:
     except AttributeError:
         return None
     return float(array.reshape(-1)[0]) if array.size == 1 else None
-
-
-def _split_grads(result: Any, has_inputs: bool, has_params: bool) -> Tuple[tuple, tuple]:
-    # mindspore.grad returns (inputs, weights) when asked for both, else just the one asked for,
-    # and a bare tensor when a tuple of one position was asked for.
-    if has_inputs and has_params:
-        inputs, params = result
-    elif has_inputs:
-        inputs, params = result, ()
-    else:
-        inputs, params = (), result
-    as_tuple = lambda g: tuple(g) if isinstance(g, (tuple, list)) else (g,)  # noqa: E731
-    return as_tuple(inputs), as_tuple(params)
-
-
-class _LossObjective(ms.nn.Cell):
-    def __init__(self, net: Any, loss: Any, n_net: int) -> None:
-        super().__init__(auto_prefix=False)  # keep the backbone's parameter names
-        self.net = net
-        self.loss = loss
-        self.n_net = n_net
-
-    def construct(self, *args):
-        return self.loss(self.net(*args[:self.n_net]), *args[self.n_net:])
-
-
-class _CotangentObjective(ms.nn.Cell):
-    """sum(leaf * cotangent) over the float output leaves, each reached by its index path."""
-
-    def __init__(self, net: Any, cotangents: tuple, paths: tuple, with_outputs: bool = False) -> None:
-        super().__init__(auto_prefix=False)
-        self.net = net
-        self.cotangents = cotangents
-        self.paths = paths
-        self.with_outputs = with_outputs  # also return the network's outputs (as mindspore.grad's aux)
-
-    def construct(self, *args):
-        out = self.net(*args)
-        total = 0.0
-        for k, path in enumerate(self.paths):
-            leaf = out
-            found = True
-            for i in path:
-                if found and isinstance(leaf, (tuple, list)) and i < len(leaf):
-                    leaf = leaf[i]
-                else:
-                    found = False
-            # A leaf missing, or shaped unlike torch's, is left out rather than raising: an exception
-            # inside mindspore.grad's trace breaks the next gradient taken in this process (MindSpore
-            # 2.10, PYNATIVE). The caller finds the mismatch in the outputs (with_outputs) or beforehand.
-            if found and leaf.shape == self.cotangents[k].shape:
-                if leaf.dtype in (ms.float16, ms.bfloat16):  # as torch promotes: float32 cotangent, float32 sum
-                    leaf = leaf.astype(ms.float32)
-                total = total + (leaf * self.cotangents[k]).sum()
-        if self.with_outputs:
-            return total, out
-        return total
-
-
-def _objective_cell(net: Any, objective: Objective, loss: Optional[Callable[[], Any]], with_outputs: bool = False,
-                    loss_float32: bool = False) -> Any:
-    if loss is not None:
-        loss_cell = loss()
-        if loss_float32:  # mixed precision: the loss casts its inputs up, as the migration guide does
-            if not isinstance(loss_cell, ms.nn.Cell):
-                raise MindSporeSideError(f"loss_float32 needs the MindSpore loss to be a mindspore.nn.Cell (to_float),"
-                                         f" got {type(loss_cell).__name__}; wrap it in a Cell or set loss_float32=False")
-            loss_cell.to_float(ms.float32)
-        return _LossObjective(net, loss_cell, objective.n_net_inputs)
-    used = [(path, c) for path, c in zip(objective.paths, objective.cotangents) if c is not None]
-    return _CotangentObjective(net, tuple(ms.Tensor(c) for _, c in used), tuple(path for path, _ in used),
-                               with_outputs)
 
 
 def _tensor(x: np.ndarray, dtype: str) -> ms.Tensor:
