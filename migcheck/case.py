@@ -93,6 +93,9 @@ class PairedCase:
     # item becomes a `timeout` verdict. A case with a timeout always runs isolated (migcheck.running.isolation);
     # it wins over `migcheck compare --timeout`. None: no limit of its own.
     timeout: Optional[float] = None
+    # Zero-size inputs and outputs are intended: an empty tensor on both sides then passes instead of being an
+    # `empty` verdict (comparing nothing proves nothing, and a zero dimension is easy to write by accident).
+    allow_empty: bool = False
     file: str = ""
 
     @property
@@ -121,10 +124,16 @@ def normalize_inputs(inputs: Any) -> Tuple[Tuple[str, InputSpec], ...]:
 def case_problems(case: PairedCase) -> list[Tuple[str, str]]:
     """(problem, fix) pairs for a case definition; empty when the case is well formed."""
     out: list[Tuple[str, str]] = []
-    if not callable(case.torch):
-        out.append(("'torch' is not callable", "pass a function or class that returns a torch.nn.Module"))
-    if not callable(case.mindspore):
-        out.append(("'mindspore' is not callable", "pass a function or class that returns a mindspore.nn.Cell"))
+    for side, value, method, kind in (("torch", case.torch, "forward", "torch.nn.Module"),
+                                      ("mindspore", case.mindspore, "construct", "mindspore.nn.Cell")):
+        if not isinstance(value, type) and hasattr(value, method) and hasattr(value, "parameters_dict" if
+                                                                              side == "mindspore" else "parameters"):
+            # An instance is callable too, but calling it with no arguments runs its forward: a framework TypeError.
+            out.append((f"'{side}' is a {type(value).__name__} instance, not a factory",
+                        f"pass the class or a function that returns a new {kind}, e.g. {side}=make_{side}"
+                        f" with def make_{side}(): return {type(value).__name__}(...)"))
+        elif not callable(value):
+            out.append((f"'{side}' is not callable", f"pass a function or class that returns a {kind}"))
     try:
         specs = case.input_specs
     except TypeError as exc:
@@ -133,6 +142,14 @@ def case_problems(case: PairedCase) -> list[Tuple[str, str]]:
     for name, spec in specs:
         for problem in spec.problems():
             out.append((f"input {name!r}: {problem}", "correct the input spec"))
+        shape = tuple(spec.shape) if isinstance(spec.shape, tuple) else ()
+        if 0 in shape and not case.allow_empty and not spec.problems():
+            looks_like_bounds = spec.kind in ("uniform", "integers") and len(shape) >= 3
+            out.append((f"input {name!r}: shape {shape} has a zero-size dimension, so the input is empty and the"
+                        f" comparison would prove nothing",
+                        (f"low/high are keyword-only: write {spec.kind}({', '.join(map(str, shape[:-2]))},"
+                         f" low={shape[-2]}, high={shape[-1]}) if they were meant as bounds; " if looks_like_bounds
+                         else "") + "set allow_empty=True on the case if empty inputs are intended"))
     tols = ([("tolerance", case.tolerance)] if case.tolerance is not None else []) + \
         [(f"tolerances[{k!r}]", v) for k, v in case.tolerances.items()]
     for label, tol in tols:

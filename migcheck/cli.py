@@ -1,5 +1,5 @@
 """`migcheck compare | list`. Exit codes: 0 all as expected, 1 some verdict not, 2 usage or collection error,
-130 interrupted (Ctrl-C; compare writes a partial report)."""
+130 interrupted (Ctrl-C), 143 terminated (SIGTERM); compare writes a partial report for both."""
 from __future__ import annotations
 
 import argparse
@@ -86,6 +86,8 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("directory", metavar="DIR", help="a folder written by --report (or its summary.json)")
     report.add_argument("--baseline", metavar="OLD_DIR",
                         help="an earlier report: list and show what got better, worse, newly failing or newly passing")
+    report.add_argument("--allow-worse", action="store_true",
+                        help="with --baseline, exit 0 even when something got worse (default: exit 1, for CI gates)")
     report.add_argument("--color", choices=("auto", "always", "never"), default="auto")
 
     merge = sub.add_parser("merge", help="join shard reports (compare --shard, pytest --migcheck-shard) into one report")
@@ -112,6 +114,8 @@ def build_parser() -> argparse.ArgumentParser:
     conv.add_argument("dst", help="output file; the direction follows the suffixes")
     conv.add_argument("--cases", nargs="*", default=["cases"], dest="paths", help="case files or folders (default: cases)")
     conv.add_argument("--allow-partial", action="store_true", help="convert what matches instead of failing on unmatched keys")
+    conv.add_argument("--key", default=None, help="the state_dict's entry in a training checkpoint, e.g. model for"
+                      " {'model': state_dict, 'epoch': 3} (dots go deeper: model.net)")
     return parser
 
 
@@ -230,12 +234,14 @@ def _convert(args: argparse.Namespace) -> int:
         print("\n".join(["the case's mapping has problems (`migcheck map` shows them):"] + mapping.problems()), file=sys.stderr)
         return EXIT_UNEXPECTED
     try:
-        result = convert(src, Path(args.dst), mapping, allow_partial=args.allow_partial)
+        result = convert(src, Path(args.dst), mapping, allow_partial=args.allow_partial, key=args.key)
     except UnmatchedKeys as exc:
         print(str(exc), file=sys.stderr)
         return EXIT_UNEXPECTED
-    except ValueError as exc:
+    except (ValueError, RuntimeError) as exc:
         raise UsageError(str(exc)) from None
+    except OSError as exc:
+        raise UsageError(f"cannot write {args.dst}: {exc.strerror or exc}") from None
     print(f"wrote {result.written}: {result.converted} tensor(s)"
           + (f"; left out {len(result.missing) + len(result.unexpected)} unmatched" if result.missing or result.unexpected else ""))
     return EXIT_OK
@@ -298,18 +304,34 @@ def _record(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    """`migcheck report DIR [--baseline OLD]`: HTML from the JSON record alone. Exit 0, or 2 when unreadable."""
+    """`migcheck report DIR [--baseline OLD]`: HTML from the JSON record alone. Exit 0; 1 when --baseline finds
+    something newly failing or worse (unless --allow-worse); 2 when a report cannot be read."""
     from migcheck.report import render_report
     from migcheck.report.baseline import render_terminal
 
+    if os.path.isdir(args.directory):  # a run still writing there holds the lock: do not render under it
+        from migcheck.report.outdir import OutputError, lock
+
+        try:
+            lock(Path(args.directory))
+        except OutputError as exc:
+            raise UsageError(f"{args.directory}: {exc}") from None
+        except OSError:
+            pass  # a read-only report can still be read (and its HTML written elsewhere fails below, named)
     try:
         index, run, diff = render_report(args.directory, args.baseline)
     except (OSError, ValueError) as exc:
-        raise UsageError(f"cannot read the report: {exc}") from None
+        raise UsageError(f"cannot read the report: {exc.strerror + ': ' + str(exc.filename) if isinstance(exc, OSError) and exc.filename else exc}") from None
     colour = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
     if diff is not None:
         print(render_terminal(diff, colour))
-    print(f"report: {index} ({len(run.verdicts)} verdict(s), schema {run.schema_version})")
+    print(f"report: {index} ({len(run.verdicts)} verdict(s), schema {run.schema_version})"
+          + (f"; partial: {len(run.not_run)} planned item(s) never ran" if run.not_run
+             else "; partial (the run was stopped)" if run.partial else ""))
+    worse = len(diff.of("newly-failing")) + len(diff.of("worse")) if diff is not None else 0
+    if worse and not args.allow_worse:
+        print(f"migcheck: {worse} item(s) got worse than the baseline (--allow-worse accepts that)", file=sys.stderr)
+        return EXIT_UNEXPECTED
     return EXIT_OK
 
 
@@ -350,9 +372,11 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _compare(args: argparse.Namespace) -> int:
+    from migcheck.running import signals
     from migcheck.options import from_cli
     from migcheck.report.console import NORMAL, QUIET, VERBOSE, Console
     from migcheck.report.terminal import summary_table
+    from migcheck.report.outdir import OutputError
     from migcheck.running.session import run
 
     try:
@@ -378,37 +402,38 @@ def _compare(args: argparse.Namespace) -> int:
         console.append(Console(sys.stdout, len(items), verbosity, colour, live=tty))
         return list(items)
 
-    started = now_text()
-    result = run(args.paths, keyword=args.keyword, shard=args.shard, isolate=args.isolate, timeout=args.timeout,
-                 options=options, on_plan=planned, on_start=lambda item: console[0].start(item.id, item.case.file),
-                 on_verdict=lambda verdict: console[0].finish(verdict))
-    verdicts, errors, items, interrupted = list(result.verdicts), list(result.collection_errors), result.items, result.interrupted
+    try:
+        result = run(args.paths, keyword=args.keyword, shard=args.shard, isolate=args.isolate, timeout=args.timeout,
+                     options=options, report=None if args.no_report else report_dir(args),
+                     run_info={"command": command_line(args.argv)},
+                     on_plan=planned, on_start=lambda item: console[0].start(item.id, item.case.file),
+                     on_verdict=lambda verdict: console[0].finish(verdict))
+    except OutputError as exc:
+        raise UsageError(f"--report {exc}") from None
+    verdicts, errors, items = list(result.verdicts), list(result.collection_errors), result.items
     out = console[0] if console else Console(sys.stdout, 0, verbosity, colour, live=tty)
     out.close()
     elapsed = out.elapsed()
+    if not items and not errors and not args.shard:  # nothing was run and no report touched: an old one stays
+        print("migcheck: no items selected" + (f" (-k {args.keyword!r} matched nothing)" if args.keyword else ""),
+              file=sys.stderr)
+        return EXIT_USAGE
     if verbosity == VERBOSE and tty and verdicts:
         print()
         print(summary_table(verdicts, colour))
     index = None
-    if not args.no_report:
-        from migcheck.report import write_report
-
-        root = write_report(report_dir(args), verdicts, errors, partial=interrupted,
-                            run_info={"started": started, "command": command_line(args.argv), "seconds": round(elapsed, 2)})
-        index = str(root / "index.html") + (" (partial)" if interrupted else "")
+    if result.report is not None:
+        index = str(result.report / "index.html") + (" (partial)" if result.interrupted else "")
     print(out.summary(verdicts, errors, index, elapsed=elapsed,
-                      interrupted=f"interrupted (Ctrl-C) after {len(verdicts)} of {len(items)} item(s), partial results"
-                      if interrupted else ""))
-    if interrupted:
-        return EXIT_INTERRUPTED
+                      interrupted=f"{result.stopped_by} after {len(verdicts)} of {len(items)} item(s), partial results"
+                      if result.interrupted else ""))
+    if result.interrupted:
+        return signals.EXIT_TERMINATED if result.terminated else signals.EXIT_INTERRUPTED
     if errors:
         return EXIT_USAGE
-    if not items:
-        if args.shard:  # a hash split can leave a shard empty: not an error (its empty report still merges)
-            print(f"migcheck: shard {args.shard[0]}/{args.shard[1]} holds no items", file=sys.stderr)
-            return EXIT_OK
-        print("migcheck: no items selected", file=sys.stderr)
-        return EXIT_USAGE
+    if not items:  # a hash split can leave a shard empty: not an error (its empty report still merges)
+        print(f"migcheck: shard {args.shard[0]}/{args.shard[1]} holds no items", file=sys.stderr)
+        return EXIT_OK
     return EXIT_OK if all(v.as_expected for v in verdicts) else EXIT_UNEXPECTED
 
 

@@ -58,8 +58,9 @@ def finite_non_negative(text: str) -> float:
         value = float(text)
     except ValueError:
         raise ValueError(f"{text!r} is not a number") from None
+    if math.isinf(value):  # it would pass every tensor silently: never what anyone means
+        raise ValueError(f"{text!r} is infinite: every value would pass; give a finite tolerance")
     if not math.isfinite(value) or value < 0:
-        # An infinite tolerance would pass every tensor silently: never what anyone means.
         raise ValueError(f"{text!r} must be a finite non-negative number")
     return value
 

@@ -26,6 +26,8 @@ class Tolerance:
                 out.append(f"{name}={value!r} is not a number; give a float such as 1e-5")
             elif not value >= 0:
                 out.append(f"{name}={value!r} must be a non-negative number")
+            elif value == float("inf"):  # every value would pass, silently
+                out.append(f"{name}={value!r} is infinite: every value would pass; give a finite tolerance")
         return out
 
 

@@ -51,6 +51,7 @@ class Kind(Word):
     SHAPE = "shape"
     DTYPE = "dtype"
     NONFINITE = "nonfinite"  # NaN/Inf in different places
+    EMPTY = "empty"  # both sides empty: nothing was compared (unless the case allows it)
     VALUE = "value"
     ERROR = "error"  # a side raised
     GRAPH_COMPILE_ERROR = "graph-compile-error"
@@ -62,7 +63,7 @@ class Kind(Word):
 
 
 # Kinds found by comparing tensors, most fundamental first (the verdict names the first that failed).
-TENSOR_KINDS = (Kind.STRUCTURE, Kind.TREE, Kind.SHAPE, Kind.DTYPE, Kind.NONFINITE, Kind.VALUE)
+TENSOR_KINDS = (Kind.STRUCTURE, Kind.TREE, Kind.SHAPE, Kind.DTYPE, Kind.NONFINITE, Kind.EMPTY, Kind.VALUE)
 # What a known-bad case may name in fails_with: a difference a port can have. Golden, crash and
 # timeout kinds describe the run, not the port.
 PORT_KINDS = TENSOR_KINDS + (Kind.ERROR, Kind.GRAPH_COMPILE_ERROR)

@@ -21,10 +21,11 @@ if "MIGCHECK_CACHE_DIR" not in os.environ:
     os.environ["MIGCHECK_CACHE_DIR"] = tempfile.mkdtemp(prefix="migcheck-test-cache-")
     atexit.register(shutil.rmtree, os.environ["MIGCHECK_CACHE_DIR"], ignore_errors=True)
 
-# `migcheck compare` writes reports/latest/ unless told otherwise: the tests' runs write theirs elsewhere.
-if "MIGCHECK_REPORT_DIR" not in os.environ:
-    os.environ["MIGCHECK_REPORT_DIR"] = tempfile.mkdtemp(prefix="migcheck-test-reports-") + "/latest"
-    atexit.register(shutil.rmtree, os.path.dirname(os.environ["MIGCHECK_REPORT_DIR"]), ignore_errors=True)
+# `migcheck compare` writes reports/latest/ unless told otherwise: each test's runs write theirs in a
+# folder of the test's own (a report folder is locked while a run writes it; xdist workers share an env).
+@pytest.fixture(autouse=True)
+def _own_report_folder(tmp_path_factory, monkeypatch):
+    monkeypatch.setenv("MIGCHECK_REPORT_DIR", str(tmp_path_factory.mktemp("reports") / "latest"))
 
 # pytester drives the pytest plugin in subprocesses (tests/test_pytest_plugin.py).
 pytest_plugins = ["pytester"]

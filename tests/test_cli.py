@@ -139,7 +139,7 @@ bad_spec = PairedCase(torch=torch_linear, mindspore=ms_dense, inputs={"x": unifo
     (["--check", "forwards"], "argument --check: unknown check 'forwards'; choose from forward, backward, train, step"),
     (["--backend", "tpu"], "argument --backend: unknown backend 'tpu'; choose from cpu, gpu, ascend"),
     (["--atol", "-1"], "argument --atol: '-1' must be a finite non-negative number"),
-    (["--atol", "inf"], "argument --atol: 'inf' must be a finite non-negative number"),
+    (["--atol", "inf"], "argument --atol: 'inf' is infinite: every value would pass; give a finite tolerance"),
     (["--rtol", "nan"], "argument --rtol: 'nan' must be a finite non-negative number"),
     (["--rtol", "tight"], "argument --rtol: 'tight' is not a number"),
 ])

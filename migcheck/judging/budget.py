@@ -46,7 +46,7 @@ def apply_budget(tensors: Tuple[TensorComparison, ...], torch_tree: Mapping[str,
 def judge_budget(t: TensorComparison, pt: np.ndarray, ms: np.ndarray, oracle: Optional[np.ndarray],
                  budget: Budget) -> TensorComparison:
     """One tensor's budget verdict: the standard comparison ``t`` with ok/kind/message replaced."""
-    if t.kind in ("shape", "dtype", "tree", "nonfinite"):
+    if t.kind in ("shape", "dtype", "tree", "nonfinite", "empty"):
         return t  # more fundamental than accuracy: stays as it is
     if t.torch_dtype not in BUDGET_DTYPES:
         if dtype_is_float(t.torch_dtype):

@@ -90,8 +90,10 @@ def compare_arrays(name: str, torch_value: Any, ms_value: Any, tolerance: Tolera
             f"dtype mismatch in {name}: torch {base['torch_dtype']} vs mindspore {base['ms_dtype']}"), **base)
     if dtype_problem == "note":
         notes.append(f"integer widths differ (torch {base['torch_dtype']}, mindspore {base['ms_dtype']}); values compared exactly")
-    if pt.size == 0:
-        return TensorComparison(ok=True, kind=None, message=f"{name}: empty on both sides", notes=tuple(notes), **base)
+    if pt.size == 0:  # nothing compared proves nothing: its own kind (engine passes it when the case allows empty)
+        return TensorComparison(ok=False, kind=Kind.EMPTY, message=(
+            f"{name}: empty on both sides (shape {fmt_shape(pt.shape)}), so nothing was compared; a zero-size"
+            f" dimension by accident? If empty is intended, set allow_empty=True on the case"), notes=tuple(notes), **base)
     if np.iscomplexobj(pt) or np.iscomplexobj(ms):
         # Casting complex to float would drop the imaginary part, so a wrong one would pass:
         # compare (real, imag) pairs along an extra trailing axis instead.
@@ -291,8 +293,13 @@ def _compare_values(pt: np.ndarray, ms: np.ndarray, tol: Tolerance, base: dict, 
     if nonfinite:
         # The first non-finite position, not the first mismatch of any kind (that may be a finite one).
         first = chunks.sample(first_nonfinite, shape)
-        message = (f"non-finite mismatch in {name}: {nonfinite} position(s) where NaN/Inf differ,"
-                   f" first at {first.index} (torch {first.torch}, mindspore {first.mindspore})")
+        if math.isnan(first.torch) and math.isnan(first.mindspore):  # "NaN/Inf differ" would read as a contradiction
+            message = (f"NaN on both sides in {name}: {nonfinite} non-finite position(s) count as mismatches, first"
+                       f" at {first.index} (NaN on both sides); NaN is not allowed by this tolerance: if NaN is the"
+                       f" expected result there, use Tolerance(..., equal_nan=True), else find where it comes from")
+        else:
+            message = (f"non-finite mismatch in {name}: {nonfinite} position(s) where NaN/Inf differ,"
+                       f" first at {first.index} (torch {first.torch}, mindspore {first.mindspore})")
         return TensorComparison(ok=False, kind=Kind.NONFINITE, message=message, notes=notes,
                                 error_sample=chunked_error_sample(chunks, shape), **base, **metrics)
     if mismatched:

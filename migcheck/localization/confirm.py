@@ -12,7 +12,7 @@ from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from migcheck.localization.correspondence import Difference, differences
+from migcheck.localization.correspondence import Difference, corresponds, differences, same_named_differences
 from migcheck.localization.dataflow import close
 
 TolFor = Callable[[str], Tuple[float, float]]
@@ -66,9 +66,14 @@ def explain(module: Any, cell: Any, torch_name: str, ms_name: str, inputs: Seque
     shape = np.shape(inputs[0]) if inputs else ()
     out = []
     diffs = differences(t_kind, t_cfg, m_kind, m_cfg, shape)
+    guessed = not diffs and not corresponds(t_kind, m_kind)  # a port's own classes: same-named settings
+    if guessed:
+        diffs = same_named_differences(t_kind, t_cfg, m_kind, m_cfg)
     noise = own_error(module, torch_name, inputs) if diffs else None
     for diff in diffs:
         confirmed = _reproduces(module, torch_name, inputs, diff, ms_out, tol_for)
+        if guessed and not confirmed:  # a same-named setting is a cause only when the re-run shows it
+            continue
         fix = _checked_fix(cell, ms_name, inputs, diff, torch_out, tol_for, noise)
         out.append((diff, confirmed, fix))
     return sorted(out, key=lambda d: (not d[1], not d[2]))

@@ -51,7 +51,12 @@ def case_files(paths: Iterable[str]) -> Tuple[List[Path], List[LoadError]]:
 def load_file(path: Path) -> Collection:
     """Import one case file and return its cases, named after their variables unless named already."""
     from migcheck.case import PairedCase, case_problems
+    from migcheck.planning.import_probe import crash_at_import
 
+    if _module_name(path) not in sys.modules:  # a file whose import kills the process: an error, not the end
+        crash = crash_at_import(path, _import)
+        if crash is not None:
+            return Collection((), (LoadError(str(path), "", crash),))
     try:
         module = _import(path)
     except SyntaxError as exc:
@@ -122,10 +127,14 @@ def discover(paths: Sequence[str], load: Optional[Callable[[Path], Collection]] 
     return Collection(tuple(cases), tuple(errors))
 
 
+def _module_name(path: Path) -> str:
+    digest = hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:10]
+    return f"migcheck_cases_{re.sub(r'[^0-9A-Za-z_]', '_', path.stem)}_{digest}"
+
+
 def _import(path: Path):
     resolved = path.resolve()
-    digest = hashlib.sha1(str(resolved).encode()).hexdigest()[:10]
-    name = f"migcheck_cases_{re.sub(r'[^0-9A-Za-z_]', '_', path.stem)}_{digest}"
+    name = _module_name(path)
     if name in sys.modules:
         return sys.modules[name]
     spec = importlib.util.spec_from_file_location(name, resolved)

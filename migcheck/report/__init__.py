@@ -17,7 +17,8 @@ PathLike = Union[str, Path]
 
 
 def write_report(directory: PathLike, verdicts: Sequence[Verdict], errors: Sequence[str] = (),
-                 partial: bool = False, run_info: Optional[Dict[str, Any]] = None) -> Path:
+                 partial: bool = False, run_info: Optional[Dict[str, Any]] = None, not_run: Sequence[str] = (),
+                 created: str = "") -> Path:
     """summary.json and index.html, plus one JSON, one Markdown and one HTML file per case under directory/cells/.
 
     Every file is written atomically (migcheck.util.atomic); a folder that holds a report already (or
@@ -29,12 +30,39 @@ def write_report(directory: PathLike, verdicts: Sequence[Verdict], errors: Seque
     from migcheck.report.html import write_html  # matplotlib comes with it: only when a report is written
     from migcheck.report.swap import replacing
 
-    created = now()
-    with replacing(Path(directory)) as root:
-        write_json_report(root, verdicts, errors, created, partial=partial, run_info=run_info)
+    from migcheck.report.journal import JOURNAL, WORKER_GLOB
+    from migcheck.report.outdir import LOCK
+
+    created = created or now()
+    # The run's journals and its lock move into the new folder with it (a rename keeps open files working).
+    with replacing(Path(directory), keep=(JOURNAL, WORKER_GLOB, LOCK)) as root:
+        write_json_report(root, verdicts, errors, created, partial=partial, run_info=run_info, not_run=not_run)
         write_markdown(root, verdicts)
-        write_html(root, verdicts, errors, created, partial=partial, run_info=run_info)
+        write_html(root, verdicts, errors, created, partial=partial, run_info=run_info, not_run=not_run)
     return Path(directory)
+
+
+def write_report_from_journal(directory: PathLike, sort: bool = False, partial: Optional[bool] = None,
+                              run_info: Optional[Dict[str, Any]] = None) -> Path:
+    """The whole report (summary, cells, HTML) rendered from directory's journal(s) (migcheck.report.journal): at the
+    end of a run, or afterwards for a run that died. A journal without its end record gives a partial report
+    listing the planned items that never finished. The live run passes partial itself (its end is not
+    journaled yet); sort orders the verdicts by file and item (pytest-xdist finishes them in any order)."""
+    from migcheck.report.journal import read_journal
+
+    run = read_journal(directory)
+    verdicts = sorted(run.verdicts, key=lambda v: (v.file, v.item)) if sort else run.verdicts
+    return write_report(directory, verdicts, run.errors, partial=run.partial if partial is None else partial,
+                        not_run=run.not_run, created=run.created, run_info=run_info)
+
+
+def _unfinished_journal(directory: Path) -> bool:
+    """directory holds a journal whose run never reached its end, or one with no summary.json beside it."""
+    from migcheck.report.journal import JOURNAL, read_journal
+
+    if not (directory / JOURNAL).is_file():
+        return False
+    return not (directory / "summary.json").is_file() or not read_journal(directory).ended
 
 
 def render_report(directory: PathLike, baseline: Optional[PathLike] = None) -> Tuple[Path, Run, Optional[RunDiff]]:
@@ -46,11 +74,13 @@ def render_report(directory: PathLike, baseline: Optional[PathLike] = None) -> T
     """
     from migcheck.report.html import write_html
 
+    if Path(directory).is_dir() and _unfinished_journal(Path(directory)):
+        write_report_from_journal(directory)
     run = read_run(Path(directory))
     diff = None
     if baseline is not None:
         old = read_run(Path(baseline))
         diff = diff_runs(old.verdicts, run.verdicts, str(old.path), old.created)
     index = write_html(run.path.parent, run.verdicts, run.errors, run.created, diff, partial=run.partial,
-                       run_info=run.run_info)
+                       run_info=run.run_info, not_run=run.not_run)
     return index, run, diff

@@ -133,7 +133,7 @@ def environment() -> Any:
 
 def render_index(verdicts: Sequence[Verdict], errors: Sequence[str] = (), created: str = "",
                  baseline: Optional[RunDiff] = None, partial: bool = False,
-                 run_info: Optional[dict] = None) -> str:
+                 run_info: Optional[dict] = None, not_run: Sequence[str] = ()) -> str:
     counts = Counter(v.status for v in verdicts)
     baseline_summary = ""
     if baseline is not None:
@@ -142,7 +142,7 @@ def render_index(verdicts: Sequence[Verdict], errors: Sequence[str] = (), create
                             + f", {baseline.unchanged} unchanged")
     return environment().get_template("index.html").render(
         title="migcheck report", verdicts=verdicts, errors=list(errors), created=created, partial=partial,
-        run_info=run_info, baseline=baseline, baseline_summary=baseline_summary, counts=counts,
+        not_run=list(not_run), run_info=run_info, baseline=baseline, baseline_summary=baseline_summary, counts=counts,
         unexpected=sum(not v.as_expected for v in verdicts) + len(errors), n_cases=len({v.case for v in verdicts}),
         # Statuses of this version, then any other a report from a later version holds (read back, not made up).
         chip_statuses=list(STATUSES) + sorted(set(counts) - set(STATUSES)), statuses=STATUSES,
@@ -160,12 +160,14 @@ def render_case_page(case: str, verdicts: Sequence[Verdict]) -> str:
 
 
 def write_html(root: Path, verdicts: Sequence[Verdict], errors: Sequence[str] = (), created: str = "",
-               baseline: Optional[RunDiff] = None, partial: bool = False, run_info: Optional[dict] = None) -> Path:
+               baseline: Optional[RunDiff] = None, partial: bool = False, run_info: Optional[dict] = None,
+               not_run: Sequence[str] = ()) -> Path:
     """root/index.html and root/cells/<case>.html; returns the index's path."""
     cells = root / "cells"
     cells.mkdir(parents=True, exist_ok=True)
     for case, items in by_case(verdicts).items():
         atomic_write_text(cells / f"{safe_name(case)}.html", render_case_page(case, items))
     index = root / "index.html"
-    atomic_write_text(index, render_index(verdicts, errors, created, baseline, partial=partial, run_info=run_info))
+    atomic_write_text(index, render_index(verdicts, errors, created, baseline, partial=partial, run_info=run_info,
+                                          not_run=not_run))
     return index

@@ -17,9 +17,15 @@ from migcheck.serialize import READABLE_SCHEMA_VERSIONS, SCHEMA_VERSION, verdict
 from migcheck.vocab import STATUSES
 
 
+MAX_NAME = 100  # characters of a case's file stem: with suffixes well under the usual 255-byte limit
+
+
 def safe_name(case: str) -> str:
-    """A file name for a case that cannot escape the report folder, distinct for distinct names."""
+    """A file name for a case that cannot escape the report folder, distinct for distinct names, and bounded
+    in length (a 300-character case name must not fail the report with "file name too long")."""
     cleaned = re.sub(r"[^0-9A-Za-z_.-]", "_", case).lstrip(".") or "_"
+    if len(cleaned) > MAX_NAME:
+        return f"{cleaned[:MAX_NAME - 9]}-{hashlib.sha1(case.encode()).hexdigest()[:8]}"
     if cleaned == case:
         return case
     # Cleaning merged characters ('a/b' and 'a_b'): a digest of the real name keeps them apart.
@@ -31,7 +37,7 @@ def now() -> str:
 
 
 def summary(verdicts: Sequence[Verdict], errors: Sequence[str] = (), created: str = "",
-            partial: bool = False, run_info: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+            partial: bool = False, run_info: Optional[Dict[str, Any]] = None, not_run: Sequence[str] = ()) -> Dict[str, Any]:
     counts = Counter(v.status for v in verdicts)
     return {
         "schema_version": SCHEMA_VERSION,
@@ -41,9 +47,11 @@ def summary(verdicts: Sequence[Verdict], errors: Sequence[str] = (), created: st
         # True when the run was interrupted (Ctrl-C): the verdicts are those finished before it.
         "partial": bool(partial),
         "counts": {status: counts.get(status, 0) for status in STATUSES},
-        "all_as_expected": all(v.as_expected for v in verdicts) and not errors and not partial,
+        "all_as_expected": all(v.as_expected for v in verdicts) and not errors and not partial and not not_run,
         "collection_errors": list(errors),
         "verdicts": [verdict_to_json(v) for v in verdicts],
+        # Items planned but never finished (an interrupted or dead run); absent when there are none.
+        **({"not_run": list(not_run)} if not_run else {}),
     }
 
 
@@ -72,7 +80,7 @@ def dumps(record: Any) -> str:
 
 
 def write_json_report(root: Path, verdicts: Sequence[Verdict], errors: Sequence[str] = (), created: str = "",
-                      partial: bool = False, run_info: Optional[Dict[str, Any]] = None) -> None:
+                      partial: bool = False, run_info: Optional[Dict[str, Any]] = None, not_run: Sequence[str] = ()) -> None:
     """summary.json last: a run interrupted while writing leaves the previous summary.json whole (every
     file is written atomically), never one that names cell files this run did not finish."""
     cells = root / "cells"
@@ -81,7 +89,7 @@ def write_json_report(root: Path, verdicts: Sequence[Verdict], errors: Sequence[
         record = {"schema_version": SCHEMA_VERSION, "case": case, "file": items[0].file,
                   "verdicts": [verdict_to_json(v) for v in items]}
         atomic_write_text(cells / f"{safe_name(case)}.json", dumps(record))
-    atomic_write_text(root / "summary.json", dumps(summary(verdicts, errors, created, partial, run_info)))
+    atomic_write_text(root / "summary.json", dumps(summary(verdicts, errors, created, partial, run_info, not_run)))
 
 
 def by_case(verdicts: Sequence[Verdict]) -> Dict[str, List[Verdict]]:
@@ -102,6 +110,7 @@ class Run:
     schema_version: int = SCHEMA_VERSION
     partial: bool = False  # the run was interrupted; these are the verdicts finished before that
     run_info: Optional[Dict[str, Any]] = None  # summary.json's "run": started, command, seconds
+    not_run: Tuple[str, ...] = ()  # planned items that never finished
 
 
 def read_run(path: Path) -> Run:
@@ -109,14 +118,37 @@ def read_run(path: Path) -> Run:
     path = Path(path)
     if path.is_dir():
         path = path / "summary.json"
-    data = json.loads(path.read_text())
+    try:
+        data = json.loads(path.read_text())
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: not a text file (a summary.json is JSON)") from None
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}: not valid JSON at line {exc.lineno} column {exc.colno} ({exc.msg});"
+                         f" a summary.json cut short or edited? re-run, or `migcheck report` its folder's journal") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: holds a JSON {type(data).__name__}, not a report object")
     version = data.get("schema_version")
     if version not in READABLE_SCHEMA_VERSIONS:
         readable = " or ".join(str(v) for v in READABLE_SCHEMA_VERSIONS)
         raise ValueError(f"{path}: schema_version {version!r}, this migcheck reads {readable}")
-    return Run(path=path, verdicts=tuple(verdict_from_json(v) for v in data["verdicts"]),
+    for field, kind in (("verdicts", list), ("collection_errors", list), ("not_run", list), ("created", str)):
+        if field in data and not isinstance(data[field], kind):
+            raise ValueError(f"{path}: field {field!r} is a {type(data[field]).__name__}, not a {kind.__name__}")
+    if "verdicts" not in data:
+        raise ValueError(f"{path}: field 'verdicts' is missing")
+    verdicts = []
+    for i, raw in enumerate(data["verdicts"]):
+        try:
+            verdicts.append(verdict_from_json(raw))
+        except Exception as exc:
+            absent = re.search(r"missing \d+ required (?:keyword-only |positional )?arguments?: (.*)", str(exc))
+            what = (f"missing field {exc}" if isinstance(exc, KeyError) else f"missing field {absent.group(1)}" if absent
+                    else f"{type(exc).__name__}: {exc}")
+            name = raw.get("item") or raw.get("case") if isinstance(raw, dict) else None
+            raise ValueError(f"{path}: verdicts[{i}]" + (f" ({name})" if name else "") + f": {what}") from None
+    return Run(path=path, verdicts=tuple(verdicts),
                errors=tuple(data.get("collection_errors", ())), created=data.get("created", ""), schema_version=version,
-               partial=data.get("partial") is True,
+               partial=data.get("partial") is True, not_run=tuple(data.get("not_run", ())),
                run_info=data["run"] if isinstance(data.get("run"), dict) else None)
 
 

@@ -7,28 +7,30 @@ written into in place, file by file, as before, so that nothing of the user's is
 from __future__ import annotations
 
 import contextlib
+import fnmatch
 import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, Sequence
 
 
-def replaceable(root: Path) -> bool:
+def replaceable(root: Path, keep: Sequence[str] = ()) -> bool:
     if not root.exists():
         return True
     if not root.is_dir() or root.is_symlink():
         return False
-    names = {p.name for p in root.iterdir()}
+    names = {p.name for p in root.iterdir() if not any(fnmatch.fnmatch(p.name, k) for k in keep)}
     return not names or "summary.json" in names
 
 
 @contextlib.contextmanager
-def replacing(root: Path) -> Iterator[Path]:
+def replacing(root: Path, keep: Sequence[str] = ()) -> Iterator[Path]:
     """Yields the folder to write into; on success that folder becomes root. On an exception the old
-    report stays and the half-written one is removed."""
+    report stays and the half-written one is removed. Files in root matching a pattern of keep (a running
+    run's journal and lock) are moved into the new folder just before the swap."""
     root = Path(root)
-    if not replaceable(root):
+    if not replaceable(root, keep):
         root.mkdir(parents=True, exist_ok=True)
         yield root
         return
@@ -39,6 +41,10 @@ def replacing(root: Path) -> Iterator[Path]:
     except BaseException:
         shutil.rmtree(fresh, ignore_errors=True)
         raise
+    if root.is_dir():
+        for pattern in keep:
+            for path in root.glob(pattern):
+                os.replace(path, fresh / path.name)
     os.chmod(fresh, 0o777 & ~_umask())  # mkdtemp makes it 0700; a report folder is an ordinary folder
     old = None
     if root.exists():

@@ -281,6 +281,8 @@ class MindSporeCell:
             if isinstance(kwargs.get(key), str):
                 kwargs[key] = kwargs[key].lower()
         kwargs.update(override)
+        if not set(override) <= set(accepted):  # a port's own cell that reads the setting off itself
+            return self._rerun_with_attributes(cell, inputs, override)
         with pynative():
             new = type(cell)(**kwargs)
             old = dict(cell.parameters_and_names())
@@ -289,6 +291,19 @@ class MindSporeCell:
                     param.set_data(old[pname].value())
             new.set_train(False)
             return lenient(new(*[ms.Tensor(contiguous(x)) for x in inputs]), to_numpy, MindSporeSideError)
+
+    def _rerun_with_attributes(self, cell: Any, inputs: Sequence[np.ndarray], override: Mapping[str, Any]) -> Any:
+        """The live cell with some attributes set to other values for one PYNATIVE call, then put back."""
+        saved = {k: getattr(cell, k) for k in override}
+        try:
+            for k, v in override.items():
+                setattr(cell, k, v)
+            with pynative():
+                cell.set_train(False)
+                return lenient(cell(*[ms.Tensor(contiguous(x)) for x in inputs]), to_numpy, MindSporeSideError)
+        finally:
+            for k, v in saved.items():
+                setattr(cell, k, v)
 
     def config(self, name: str) -> Tuple[str, Dict[str, Any]]:
         from migcheck.localization.rules import plain_config

@@ -215,4 +215,7 @@ def _objective_from_outputs(case: PairedCase, n_net: int, raw: Any) -> Objective
     if problem:
         raise SkipCheck(problem + "; give the case a loss=FrameworkPair(...) that reduces it to a scalar")
     cotangents, notes = make_cotangents(case.name, raw)
+    if cotangents and all(c is None for c in cotangents):  # a constant objective: torch.autograd would raise
+        raise SkipCheck("every output is an integer or boolean tensor, so there is nothing to differentiate and"
+                        " backward is skipped; give the case a loss=FrameworkPair(...) or checks=('forward',)")
     return Objective(n_net, cotangents, notes, tuple(index_paths(raw)))

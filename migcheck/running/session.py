@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import time
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,8 +31,13 @@ class RunResult:
     items: Tuple[Item, ...]
     verdicts: Tuple[Verdict, ...]
     collection_errors: Tuple[str, ...] = ()
-    interrupted: bool = False  # Ctrl-C: the verdicts are those finished before it
+    interrupted: bool = False  # Ctrl-C or SIGTERM: the verdicts are those finished before it
     report: Optional[Path] = None  # the report folder, when one was written
+    terminated: bool = False  # the run was stopped by SIGTERM (exit 143), not Ctrl-C (130)
+
+    @property
+    def stopped_by(self) -> str:
+        return "" if not self.interrupted else "terminated (SIGTERM)" if self.terminated else "interrupted (Ctrl-C)"
 
     @property
     def ok(self) -> bool:
@@ -96,7 +102,7 @@ def select(cases: Sequence[Any], options: RunOptions, *, keyword: Optional[str] 
 
 def run(sources: Union[CaseSource, Sequence[CaseSource]] = "cases", *, keyword: Optional[str] = None,
         shard: Optional[Tuple[int, int]] = None, isolate: bool = False, timeout: Optional[float] = None,
-        report: Optional[Union[str, "os.PathLike[str]"]] = None,
+        report: Optional[Union[str, "os.PathLike[str]"]] = None, run_info: Optional[Dict[str, Any]] = None,
         on_start: Optional[Callable[[Item], None]] = None, on_verdict: Optional[Callable[[Verdict], None]] = None,
         on_plan: Optional[Callable[[Sequence[Item]], Optional[Sequence[Item]]]] = None,
         options: Optional[RunOptions] = None,
@@ -105,7 +111,11 @@ def run(sources: Union[CaseSource, Sequence[CaseSource]] = "cases", *, keyword: 
 
     option_values are RunOptions fields (checks, modes, backends, rtol, atol, golden, torch_device,
     device_id, profile, tolerance_mode, budget_factor) as Python values; or pass options= whole.
-    Ctrl-C stops the run and returns what finished, with interrupted=True. The callbacks see each
+    With report=DIR every verdict is journaled in DIR the moment it is final (migcheck.report.journal) and the
+    report is rendered from the journal at the end; an unusable folder raises OutputError before the first
+    case runs. Nothing selected (and no shard, no collection error) leaves DIR untouched.
+    Ctrl-C or SIGTERM stops the run and returns what finished, with interrupted=True (and terminated=True
+    for SIGTERM), the report marked partial. The callbacks see each
     item as it starts, each verdict as it is final, and the planned items once, before the first runs
     (on_plan may return the items to run instead, e.g. only those that failed last time).
     """
@@ -121,21 +131,53 @@ def run(sources: Union[CaseSource, Sequence[CaseSource]] = "cases", *, keyword: 
     if on_plan is not None:
         chosen = on_plan(items)
         items = list(items if chosen is None else chosen)
+    journal = None
+    if report is not None and (items or errors or shard):
+        journal = open_journal(report, [i.id for i in items], errors)
+    from migcheck.running import signals
+
+    signals.install()  # before any case runs: MindSpore's own SIGINT handling would end the process
     verdicts: List[Verdict] = []
-    interrupted = False
+    stopped: Optional[BaseException] = None
+    started = time.monotonic()
     try:
         for verdict in _execute(items, options, isolate, timeout, on_start):
             verdicts.append(verdict)
+            if journal is not None:
+                journal.verdict(verdict)
             if on_verdict is not None:
                 on_verdict(verdict)
-    except KeyboardInterrupt:  # keep what finished; the caller decides how to exit
-        interrupted = True
+            signals.reclaim()
+    except KeyboardInterrupt as exc:  # keep what finished; the caller decides how to exit
+        stopped = exc
     written = None
-    if report is not None:
-        from migcheck.report import write_report
+    if journal is not None:
+        from migcheck.report import write_report_from_journal
 
-        written = write_report(report, verdicts, errors, partial=interrupted)
-    return RunResult(tuple(items), tuple(verdicts), tuple(errors), interrupted, written)
+        info = {**(run_info or {}), "seconds": round(time.monotonic() - started, 2)}
+        info.setdefault("started", journal.created)
+        written = write_report_from_journal(report, partial=stopped is not None, run_info=info)
+        journal.end(partial=stopped is not None, reason=signals.describe(stopped) if stopped is not None else "")
+    return RunResult(tuple(items), tuple(verdicts), tuple(errors), stopped is not None, written,
+                     terminated=stopped is not None and signals.exit_code(stopped) == signals.EXIT_TERMINATED)
+
+
+def open_journal(directory: Union[str, "os.PathLike[str]"], planned: Sequence[str], errors: Sequence[str]) -> Any:
+    """The run's journal in the report folder, opened before the first case runs: an unusable folder is an
+    OutputError now, not a traceback after the whole run."""
+    from migcheck.report.journal import JOURNAL, Journal, command_line
+    from migcheck.report.outdir import OutputError, prepare
+
+    try:
+        prepare(directory)
+        journal = Journal(os.path.join(directory, JOURNAL), command=command_line(), planned=planned)
+    except OSError as exc:
+        raise OutputError(f"{directory}: {exc}") from None
+    except OutputError as exc:
+        raise OutputError(f"{directory}: {exc}") from None
+    for e in errors:
+        journal.collection_error(e)
+    return journal
 
 
 def _execute(items: Sequence[Item], options: RunOptions, isolate: bool, timeout: Optional[float],

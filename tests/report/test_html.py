@@ -306,8 +306,10 @@ def test_report_command_with_a_baseline(report, tmp_path, capsys):
     for page in [new / "index.html", *(new / "cells").glob("*.html")]:
         page.unlink()
     code = main(["report", str(new), "--baseline", str(old), "--color", "never"])
-    out = capsys.readouterr().out
-    assert code == EXIT_OK
+    captured = capsys.readouterr()
+    out = captured.out
+    assert code == EXIT_UNEXPECTED  # something got worse: a CI gate fails
+    assert captured.err == "migcheck: 1 item(s) got worse than the baseline (--allow-worse accepts that)\n"
     assert "NEWLY-FAILING  dense_relu[forward-pynative-cpu]  pass -> fail: value mismatch in out" in out
     assert "ADDED          claims_bad[forward-pynative-cpu]  new item: xpass" in out
     assert ", 6 unchanged ==" in out and out.rstrip().endswith(f"report: {new / 'index.html'} (8 verdict(s), schema 3)")
@@ -321,6 +323,8 @@ def test_report_command_with_a_baseline(report, tmp_path, capsys):
         "claims_bad.html", "conv_bias.html", "conv_pad.html", "crashes.html", "dense_ok.html", "dense_relu.html"]
     assert main(["report", str(tmp_path / "missing")]) == EXIT_USAGE
     assert "migcheck: error: cannot read the report: " in capsys.readouterr().err
+    assert main(["report", str(new), "--baseline", str(old), "--color", "never", "--allow-worse"]) == EXIT_OK
+    assert main(["report", str(new), "--baseline", str(new), "--color", "never"]) == EXIT_OK  # nothing worse
 
 
 BLOCKER = textwrap.dedent('''
@@ -377,8 +381,9 @@ class FakeTerminal(io.StringIO):
 
 @pytest.mark.needs_torch
 @pytest.mark.needs_mindspore
-def test_real_failing_run_on_a_terminal(write_case_file, tmp_path):
+def test_real_failing_run_on_a_terminal(write_case_file, tmp_path, monkeypatch):
     """`migcheck compare --report` on a right and a wrong port of Linear, with stdout claiming to be a TTY."""
+    monkeypatch.setenv("COLUMNS", "160")  # the status line is cut to the terminal's width: fix the width
     path = write_case_file("cases/demo.py", REAL)
     terminal = FakeTerminal()
     with contextlib.redirect_stdout(terminal):

@@ -1,5 +1,6 @@
 """`migcheck convert` and `migcheck map` on the bundled renamed ResNet, with real checkpoints."""
 import importlib.util
+import os
 from pathlib import Path
 
 import pytest
@@ -84,3 +85,63 @@ def test_convert_refuses_a_direction_it_cannot_tell(tmp_path):
 def test_map_command(case, code, expected, capsys):
     assert main(["map", case, CASES]) == code
     assert expected in capsys.readouterr().out
+
+
+def _state_with_steps():
+    cases = _module()
+    net = cases.TinyResNetPt()
+    state = net.state_dict()
+    for name in state:
+        if name.endswith("num_batches_tracked"):
+            state[name] = torch.tensor(7, dtype=torch.int64)
+    return state
+
+
+def test_round_trip_keeps_bookkeeping_buffers_exactly(tmp_path):
+    state = _state_with_steps()
+    assert any(n.endswith("num_batches_tracked") for n in state)
+    torch.save(state, tmp_path / "net.pt")
+    assert main(["convert", "resnet_renamed", str(tmp_path / "net.pt"), str(tmp_path / "net.ckpt"), "--cases", CASES]) == 0
+    assert main(["convert", "resnet_renamed", str(tmp_path / "net.ckpt"), str(tmp_path / "back.pt"), "--cases", CASES]) == 0
+    back = torch.load(tmp_path / "back.pt", weights_only=True)
+    for name, value in state.items():
+        assert torch.equal(back[name].to(value.dtype), value), name
+
+
+def test_a_training_checkpoint_converts_with_key_and_is_named_without_it(tmp_path, capsys):
+    torch.save({"model": _state_with_steps(), "epoch": 3}, tmp_path / "train.pt")
+    args = ["convert", "resnet_renamed", str(tmp_path / "train.pt"), str(tmp_path / "out" / "net.ckpt"), "--cases", CASES]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.strip().endswith("not a state_dict: model (dict), epoch (int) are not tensors; a training checkpoint? pass --key model")
+    assert main(args + ["--key", "model"]) == 0  # the missing output folder is created
+    assert (tmp_path / "out" / "net.ckpt").is_file()
+    assert main(args + ["--key", "optimizer"]) == 2
+    assert "--key optimizer: no entry 'optimizer' (found: model, epoch)" in capsys.readouterr().err
+
+
+def test_a_wrong_shape_writes_nothing_and_names_the_tensor(tmp_path, capsys):
+    state = _state_with_steps()
+    state["fc.weight"] = torch.zeros(3, 3)
+    torch.save(state, tmp_path / "bad.pt")
+    args = ["convert", "resnet_renamed", str(tmp_path / "bad.pt"), str(tmp_path / "bad.ckpt"), "--cases", CASES]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "1 tensor(s) of the wrong shape, nothing written: 'fc.weight' is [3, 3], the case's module has" in err
+    assert "Traceback" not in err and not list(tmp_path.glob("*.ckpt")) and not list(tmp_path.glob(".*tmp*"))
+
+
+class _Evil:
+    def __reduce__(self):
+        return (os.system, ("echo owned > owned.txt",))
+
+
+def test_a_pickle_that_would_run_code_is_refused_in_one_line(tmp_path, capsys):
+    import pickle
+
+    (tmp_path / "evil.pt").write_bytes(pickle.dumps({"fc.weight": _Evil()}))
+    args = ["convert", "resnet_renamed", str(tmp_path / "evil.pt"), str(tmp_path / "evil.ckpt"), "--cases", CASES]
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "refused: not a plain tensor checkpoint" in err
+    assert not (tmp_path / "owned.txt").exists() and not (tmp_path / "evil.ckpt").exists()

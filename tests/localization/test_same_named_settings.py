@@ -1,0 +1,67 @@
+"""A port's own module classes (not in the correspondence table): a setting both keep under the same name
+is named as the cause only when re-running torch's module with MindSpore's value reproduces the port."""
+import pytest
+
+from migcheck import PairedCase, uniform
+from migcheck.localization.correspondence import same_named_differences
+from migcheck.planning.items import Item
+from migcheck.running.pipeline import run_item
+
+pytestmark = [pytest.mark.needs_torch, pytest.mark.needs_mindspore]
+
+
+def test_candidates_are_same_named_plain_settings_only():
+    t = {"align_corners": False, "mode": "bilinear", "training": True, "size": 7}
+    m = {"align_corners": True, "mode": "bilinear", "training": False, "size": 7.0, "only_ms": 1}
+    (diff,) = same_named_differences("ResizePt", t, "ResizeMs", m)
+    assert (diff.rule, diff.torch_value, diff.ms_value, diff.ms_fix) == ("align-corners", False, True, False)
+
+
+def _pair(ms_align: bool, ms_label: str, ms_scale: float):
+    import mindspore.nn as mnn
+    import mindspore.ops as ops
+    import torch
+    import torch.nn.functional as F
+
+    class Pt(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.align_corners, self.label = False, "pt"
+
+        def forward(self, x):
+            return F.interpolate(x, size=(5, 7), mode="bilinear", align_corners=self.align_corners)
+
+    class Ms(mnn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.align_corners, self.label, self.scale = ms_align, ms_label, ms_scale
+
+        def construct(self, x):
+            return ops.interpolate(x, size=(5, 7), mode="bilinear", align_corners=self.align_corners) * self.scale
+
+    return PairedCase(name="resize", torch=Pt, mindspore=Ms, inputs={"x": uniform(1, 2, 3, 4)}, checks=("forward",))
+
+
+def _findings(case):
+    v = run_item(Item(case, "forward", "pynative", "cpu"))
+    return v, (v.localization.findings if v.localization else ())
+
+
+def test_a_differing_same_named_setting_is_confirmed_as_the_cause():
+    v, findings = _findings(_pair(ms_align=True, ms_label="pt", ms_scale=1.0))
+    assert v.status == "fail"
+    (f,) = [f for f in findings if f.rule == "align-corners"]
+    assert f.confirmed and f.confidence == "high" and f.fix_checked and f.fix == "align_corners=False"
+
+
+def test_a_same_named_setting_that_changes_nothing_is_never_named():
+    # The label differs but is not what makes the port wrong (the scale is): no finding may blame it.
+    v, findings = _findings(_pair(ms_align=False, ms_label="ms", ms_scale=2.0))
+    assert v.status == "fail"
+    assert not any(f.rule == "label" or "label" in f.cause for f in findings)
+    assert not any(f.confidence == "high" for f in findings)
+
+
+def test_the_correct_twin_passes_without_localization():
+    v, findings = _findings(_pair(ms_align=False, ms_label="ms", ms_scale=1.0))
+    assert v.status == "pass" and not findings

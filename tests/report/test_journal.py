@@ -1,0 +1,139 @@
+"""The run journal (migcheck.report.journal) and the report folder checks (migcheck.report.outdir): no frameworks needed."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from migcheck.report.journal import Journal, JournalError, read_journal
+from migcheck.report.outdir import OutputError, prepare, unlock
+from migcheck.report import render_report, write_report_from_journal
+from migcheck.judging.verdict import Verdict
+
+CASE = ("from migcheck import PairedCase, uniform\n"
+        "c = PairedCase(torch=lambda: None, mindspore=lambda: None, inputs={'x': uniform(2)}, checks=('forward',))\n")
+ENV = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+
+
+def _verdict(case: str, status: str = "pass", err: float = 0.0) -> Verdict:
+    return Verdict(case=case, check="forward", mode="pynative", backend="cpu", status=status, kind=None,
+                   message=f"max abs err {err}", file="/cases/a.py")
+
+
+def test_a_journal_round_trips_and_an_unfinished_one_is_partial(tmp_path):
+    journal = Journal(tmp_path / "journal.jsonl", command=["migcheck", "compare"],
+                      planned=["a[forward-pynative-cpu]", "b[forward-pynative-cpu]", "c[forward-pynative-cpu]"])
+    journal.verdict(_verdict("a"))
+    journal.collection_error("cases/x.py: syntax error")
+    journal.verdict(_verdict("b", "fail"))
+    run = read_journal(tmp_path)
+    assert [(v.case, v.status) for v in run.verdicts] == [("a", "pass"), ("b", "fail")]
+    assert run.errors == ("cases/x.py: syntax error",) and not run.ended and run.partial
+    assert run.not_run == ("c[forward-pynative-cpu]",)
+    journal.end(partial=False)
+    assert read_journal(tmp_path).ended and not read_journal(tmp_path).partial
+    lines = (tmp_path / "journal.jsonl").read_text().splitlines()
+    assert [next(iter(json.loads(line))) for line in lines] == ["header", "verdict", "collection_error", "verdict", "end"]
+
+
+def test_a_torn_last_line_is_dropped_but_a_corrupt_middle_line_is_named(tmp_path):
+    journal = Journal(tmp_path / "journal.jsonl")
+    journal.verdict(_verdict("a"))
+    journal.close()
+    with open(tmp_path / "journal.jsonl", "a") as f:
+        f.write('{"verdict": {"case": "b", "che')  # SIGKILL in the middle of a write
+    assert [v.case for v in read_journal(tmp_path).verdicts] == ["a"]
+    with open(tmp_path / "journal.jsonl", "a") as f:
+        f.write('\n{"verdict": {}}\n')
+    with pytest.raises(JournalError, match=r"journal.jsonl: line 3 is not a journal record"):
+        read_journal(tmp_path)
+
+
+def test_worker_journals_merge_and_a_stale_one_from_another_run_is_ignored(tmp_path):
+    main = Journal(tmp_path / "journal.jsonl", planned=["a[forward-pynative-cpu]", "b[forward-pynative-cpu]"])
+    Journal(tmp_path / "journal-gw0-1.jsonl", run=main.run, worker="gw0").verdict(_verdict("a"))
+    Journal(tmp_path / "journal-gw1-2.jsonl", run=main.run, worker="gw1").verdict(_verdict("b"))
+    Journal(tmp_path / "journal-gw2-3.jsonl", run="another run", worker="gw2").verdict(_verdict("stale"))
+    assert sorted(v.case for v in read_journal(tmp_path).verdicts) == ["a", "b"]
+
+
+def test_report_renders_a_dead_runs_journal_as_partial(tmp_path):
+    journal = Journal(tmp_path / "journal.jsonl", planned=["a[forward-pynative-cpu]", "b[forward-pynative-cpu]"])
+    journal.verdict(_verdict("a"))  # then the process died: no end, no summary.json
+    index, run, _ = render_report(tmp_path)
+    data = json.loads((tmp_path / "summary.json").read_text())
+    assert run.partial and data["partial"] and data["not_run"] == ["b[forward-pynative-cpu]"]
+    assert data["all_as_expected"] is False
+    assert "b[forward-pynative-cpu]" in index.read_text()
+
+
+def test_a_finished_run_is_not_partial(tmp_path):
+    journal = Journal(tmp_path / "journal.jsonl", planned=["a[forward-pynative-cpu]"])
+    journal.verdict(_verdict("a"))
+    write_report_from_journal(tmp_path, partial=False)
+    journal.end()
+    data = json.loads((tmp_path / "summary.json").read_text())
+    assert data["all_as_expected"] is True and "not_run" not in data
+
+
+def test_report_folder_that_is_a_file_is_refused(tmp_path):
+    (tmp_path / "out").write_text("")
+    with pytest.raises(OutputError, match="is a file, not a folder"):
+        prepare(tmp_path / "out")
+
+
+@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="root writes anywhere")
+def test_a_read_only_report_folder_is_refused(tmp_path):
+    (tmp_path / "ro").mkdir()
+    os.chmod(tmp_path / "ro", 0o500)
+    try:
+        with pytest.raises(OutputError, match="cannot write there"):
+            prepare(tmp_path / "ro")
+    finally:
+        os.chmod(tmp_path / "ro", 0o700)
+
+
+def test_a_second_writer_is_refused_while_the_first_holds_the_lock(tmp_path):
+    pytest.importorskip("fcntl")
+    prepare(tmp_path / "out")
+    try:
+        # Another process (flock locks are per open file, so a second process is the real test).
+        code = ("import sys; from migcheck.report.outdir import prepare, OutputError\n"
+                "try:\n    prepare(sys.argv[1])\nexcept OutputError as e:\n    print(e); sys.exit(2)\n")
+        other = subprocess.run([sys.executable, "-c", code, str(tmp_path / "out")], capture_output=True, text=True,
+                               env=ENV)
+        assert other.returncode == 2 and f"another migcheck run (pid {os.getpid()})" in other.stdout
+        (tmp_path / "c.py").write_text(CASE)
+        cli = subprocess.run([sys.executable, "-m", "migcheck.cli", "compare", "c.py", "--report", "out"],
+                             capture_output=True, text=True, env=ENV, cwd=tmp_path)
+        assert cli.returncode == 2 and "Traceback" not in cli.stderr
+        assert cli.stderr.startswith("migcheck: error: --report out: another migcheck run")
+        assert cli.stdout == ""  # refused before the first case ran
+    finally:
+        unlock(tmp_path / "out")
+
+
+def test_keyword_selecting_nothing_exits_2_and_leaves_the_report_untouched(tmp_path):
+    (tmp_path / "cases").mkdir()
+    (tmp_path / "cases" / "c.py").write_text(CASE)
+    (tmp_path / "report").mkdir()
+    (tmp_path / "report" / "summary.json").write_text('{"old": true}')
+    result = subprocess.run([sys.executable, "-m", "migcheck.cli", "compare", "cases", "-k", "nomatch", "--report",
+                             "report"], capture_output=True, text=True, env=ENV, cwd=tmp_path)
+    assert result.returncode == 2 and "-k 'nomatch' matched nothing" in result.stderr
+    assert sorted(p.name for p in (tmp_path / "report").iterdir()) == ["summary.json"]
+    assert (tmp_path / "report" / "summary.json").read_text() == '{"old": true}'
+
+
+def test_file_names_from_long_case_names_are_bounded_and_unique(tmp_path):
+    from migcheck.report import write_report
+    from migcheck.report.jsonfile import safe_name
+
+    long_a, long_b = "a" * 300, "a" * 299 + "b"
+    assert len(safe_name(long_a)) <= 100 and safe_name(long_a) != safe_name(long_b)
+    write_report(tmp_path, [_verdict(long_a), _verdict(long_b)])
+    assert len(list((tmp_path / "cells").glob("*.json"))) == 2
