@@ -91,8 +91,20 @@ def _run_item(item: Item, options: RunOptions) -> Verdict:
         return verdict_for(item, options, Outcome(problem.kind, str(problem), reference=options.golden or ""),
                            status=Status.ERROR, duration_s=time.perf_counter() - started)
     except Exception as exc:  # a broken case is a verdict, never a crash of the run
-        outcome = error_outcome(exc, item)
+        outcome = error_outcome(exc, item, pynative_runs=lambda: _runs_in_pynative(item, options))
     return verdict_for(item, options, outcome, duration_s=time.perf_counter() - started)
+
+
+def _runs_in_pynative(item: Item, options: RunOptions) -> Optional[bool]:
+    """Whether the item gets through in PYNATIVE (whatever its values): tells GRAPH-only failures apart.
+    None when PYNATIVE cannot tell (the check skips there, or a golden is missing)."""
+    try:
+        _run_check(dataclasses.replace(item, mode="pynative"), options)
+    except (SkipCheck, GoldenProblem):
+        return None
+    except Exception:
+        return False
+    return True
 
 
 def _run_check(item: Item, options: RunOptions) -> Outcome:
