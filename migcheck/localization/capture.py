@@ -33,7 +33,7 @@ def locate(case: Any, check: str, ref: Any, cell: Any, mapping: WeightMapping,
     apply_precision(case.precision, module)
     n_net = len(ref.input_names) - len(case.targets)
     train = check in ("train", "step")
-    t_calls = module.capture(ref.inputs[:n_net], ref.input_dtypes, train=train)
+    t_calls, t_ops = module.capture_with_ops(ref.inputs[:n_net], ref.input_dtypes, train=train)
     m_calls = cell.capture(ref.inputs[:n_net], ref.input_dtypes, train=train)
     hints = module_pairs([(r.torch_name, r.ms_name) for r in mapping.pairs],
                          [c.name for c in t_calls], [c.name for c in m_calls])
@@ -47,6 +47,9 @@ def locate(case: Any, check: str, ref: Any, cell: Any, mapping: WeightMapping,
         a, b = flow.between
         between = (f"inside torch '{first.torch_name or '<root>'}': between '{a}' output and '{b}' input"
                    " (a functional op in forward/construct; every sub-cell before agrees)")
+        ops = _ops_between(t_ops, t_calls, flow.first, a, b)
+        if ops:
+            between += f"; torch calls there: {', '.join(ops)}"
     defects = _defects(module, cell, rows, t_calls, m_calls, isolated, tol, between)
     findings: List[Finding] = _findings_of(defects)
     failing = [t.name for t in tensors if not t.ok]
@@ -70,6 +73,19 @@ def locate(case: Any, check: str, ref: Any, cell: Any, mapping: WeightMapping,
         summary = f"{backward}; {summary}"
     return Localization(rows, first.torch_name if first else None, first.ms_name if first else None,
                         tuple(findings), summary, tuple(defects), between)
+
+
+def _ops_between(ops: Sequence[Any], t_calls: Sequence[Any], first: int, a: str, b: str) -> List[str]:
+    """The functional calls the diverging container's own forward made between child a's end and child b's
+    start (its own start and end for '<input>' and '<output>')."""
+    from migcheck.localization.functional_ops import ops_between, span_of
+
+    parent = t_calls[first]
+    if parent.start < 0:
+        return []
+    after = parent.start if a == "<input>" else (span_of(t_calls, a, before=parent.end, last=True) or (-1, -1))[1]
+    before = parent.end if b == "<output>" else (span_of(t_calls, b, after=after) or (parent.end, parent.end))[0]
+    return ops_between(ops, parent.name, after, before) if after >= 0 else []
 
 
 def _tol(tolerance_for: ToleranceFor) -> Callable[[str], Tuple[float, float]]:
