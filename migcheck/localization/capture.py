@@ -78,7 +78,7 @@ def locate(case: Any, check: str, ref: Any, cell: Any, mapping: WeightMapping,
 def _ops_between(ops: Sequence[Any], t_calls: Sequence[Any], first: int, a: str, b: str) -> List[str]:
     """The functional calls the diverging container's own forward made between child a's end and child b's
     start (its own start and end for '<input>' and '<output>')."""
-    from migcheck.localization.functional_ops import ops_between, span_of
+    from migcheck.localization.op_trace import ops_between, span_of
 
     parent = t_calls[first]
     if parent.start < 0:

@@ -408,7 +408,7 @@ class _OpRecorder(torch.overrides.TorchFunctionMode):
     def __torch_function__(self, func: Any, types: Any, args: tuple = (), kwargs: Optional[dict] = None) -> Any:
         kwargs = kwargs or {}
         if self.stack:
-            from migcheck.localization.functional_ops import OpCall, describe
+            from migcheck.localization.op_trace import OpCall, describe
 
             plain = (bool, int, float, str, type(None), tuple, list)
             text = describe(getattr(func, "__name__", ""), getattr(func, "__qualname__", ""),

@@ -1,5 +1,5 @@
 """Naming the functional calls a module's own forward makes, and picking those between two children. Pure."""
-from migcheck.localization.functional_ops import OpCall, describe, ops_between, span_of
+from migcheck.localization.op_trace import OpCall, describe, ops_between, span_of
 from migcheck.localization.locate import Call
 
 
