@@ -154,7 +154,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("-k", dest="keyword", help="only entries whose name contains this")
     parser.add_argument("--cost", action="store_true", help="also run benchmarks/localization_cost.py (minutes)")
     parser.add_argument("--out", default=str(ROOT / "evaluation" / "RESULTS-latest.md"),
-                        help="where to write the tables (default evaluation/RESULTS-latest.md)")
+                        help="where to write the tables (default evaluation/RESULTS-latest.md; RESULTS.md is the curated before/after)")
     args = parser.parse_args(argv)
     from evaluation.corpus import entries
 
