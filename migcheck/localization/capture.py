@@ -170,10 +170,31 @@ def _defects(module: Any, cell: Any, rows: Sequence[SubcellRow], t_calls: Sequen
             out.append(Defect(first.order, first.torch_name, first.torch_kind, first.ms_name, first.ms_kind, evidence,
                               match.cause(where), match.fix, "high", True, match.rule))
             return out
+        setting = _container_setting(module, cell, first, t_calls, m_calls, tol)
+        if setting is not None:
+            diff, fix = setting
+            evidence = f"{between}; re-running torch's '{first.torch_name or '<root>'}' with MindSpore's setting" \
+                       " reproduces MindSpore's output"
+            out.append(Defect(first.order, first.torch_name, first.torch_kind, first.ms_name, first.ms_kind, evidence,
+                              diff.cause, fix, "high", True, diff.rule))
+            return out
         cause, rule = _between_signature(rows, t_calls, m_calls, between)
         out.append(Defect(first.order, first.torch_name, first.torch_kind, first.ms_name, first.ms_kind, between,
                           cause, "", "medium" if cause else "low", False, rule or "functional-op"))
     return out
+
+
+def _container_setting(module: Any, cell: Any, first: SubcellRow, t_calls: Sequence[Any], m_calls: Sequence[Any],
+                       tol: Callable[[str], Tuple[float, float]]) -> Optional[Tuple[Any, str]]:
+    """(difference, checked fix) for a container whose own forward diverges when one of its own settings, set to
+    MindSpore's value on a copy of torch's container, reproduces MindSpore's output; None otherwise."""
+    ms = [c for c in m_calls if c.name == first.ms_name]
+    call = t_calls[first.order]
+    if len(ms) != 1 or "+" in first.ms_name or not call.inputs:
+        return None
+    confirmed = [(d, fix) for d, ok, fix in explain(module, cell, first.torch_name, first.ms_name, call.inputs,
+                                                     call.output, ms[0].output, tol) if ok]
+    return confirmed[0] if confirmed else None
 
 
 def _inner_counterpart(row: SubcellRow, m_calls: Sequence[Any]) -> List[str]:
