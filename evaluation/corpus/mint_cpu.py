@@ -74,7 +74,7 @@ def _baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
 
 def _avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                 divisor_override=None):
-    return ops.avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    return ops.avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override or 0)
 
 
 def install() -> List[str]:
