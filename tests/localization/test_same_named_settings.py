@@ -112,3 +112,40 @@ def test_a_container_s_differing_setting_that_changes_nothing_is_never_named():
 def test_the_container_s_correct_twin_passes():
     v, findings = _findings(_container(ms_residual=True, ms_label="ms", ms_scale=1.0))
     assert v.status == "pass" and not findings
+
+
+def _baked(ms_factor: float):
+    """torch bakes its setting into a buffer at construction; the port reads the same-named attribute per call."""
+    import mindspore.nn as mnn
+    import torch
+
+    class Pt(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.proj, self.factor = torch.nn.Linear(3, 3), 2.0
+            self.register_buffer("mult", torch.tensor(self.factor), persistent=False)
+
+        def forward(self, x):
+            return self.proj(x) * self.mult
+
+    class Ms(mnn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.proj, self.factor = mnn.Dense(3, 3), ms_factor
+
+        def construct(self, x):
+            return self.proj(x) * self.factor
+
+    return PairedCase(name="baked", torch=Pt, mindspore=Ms, inputs={"x": uniform(2, 3)}, checks=("forward",))
+
+
+def test_a_setting_torch_fixed_at_construction_is_confirmed_by_the_port_re_run_with_torch_s_value():
+    v, findings = _findings(_baked(ms_factor=3.0))
+    (d,) = v.localization.defects
+    assert d.rule == "factor" and d.confirmed and d.fix == "factor=2.0"
+    assert "re-running the port's cell with torch's setting makes it agree with torch" in d.evidence
+
+
+def test_the_baked_setting_s_correct_twin_passes():
+    v, findings = _findings(_baked(ms_factor=2.0))
+    assert v.status == "pass" and not findings
