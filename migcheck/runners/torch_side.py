@@ -149,17 +149,32 @@ class TorchModule:
         """Parameters and persistent buffers, in state_dict order."""
         owners = {name: type(m).__name__ for name, m in self.module.named_modules()}
         trainable = {name: p.requires_grad for name, p in self.module.named_parameters()}
+        first = self._first_names()
         out = []
         for name, value in self.module.state_dict(keep_vars=True).items():
+            if name in first:
+                continue
             owner = name.rpartition(".")[0]
             out.append(ParamInfo(name=name, shape=tuple(value.shape), dtype=_dtype_name(value),
                                  owner_kind=owners.get(owner, "?"), trainable=trainable.get(name, False),
-                                 is_buffer=name not in trainable))
+                                 is_buffer=name not in trainable,
+                                 aliases=tuple(alias for alias, primary in first.items() if primary == name)))
+        return out
+
+    def _first_names(self) -> Dict[str, str]:
+        """alias -> first name, for state_dict entries that are one tensor listed under several names."""
+        seen: Dict[int, str] = {}
+        out: Dict[str, str] = {}
+        for name, value in self.module.state_dict(keep_vars=True).items():
+            out.update({name: seen[id(value)]} if id(value) in seen else {})
+            seen.setdefault(id(value), name)
         return out
 
     def load(self, weights: Mapping[str, np.ndarray]) -> None:
         state = self.module.state_dict()
-        new = {name: torch.from_numpy(contiguous(weights[name])).to(state[name].dtype) for name in state}
+        first = self._first_names()
+        new = {name: torch.from_numpy(contiguous(weights[first.get(name, name)])).to(state[name].dtype)
+               for name in state}
         self.module.load_state_dict(new, strict=True)
 
     def forward(self, inputs: Sequence[np.ndarray], dtypes: Sequence[str], *, train: bool = False) -> Any:
@@ -235,7 +250,8 @@ class TorchModule:
             return to_numpy(module(*args))
 
     def state(self) -> Dict[str, np.ndarray]:
-        return {name: to_numpy(v) for name, v in self.module.state_dict().items()}
+        first = self._first_names()
+        return {name: to_numpy(v) for name, v in self.module.state_dict().items() if name not in first}
 
     def gradients(self, inputs: Sequence[np.ndarray], dtypes: Sequence[str], objective: Objective,
                   loss: Optional[Callable[[], Any]], *, train: bool = False) -> Gradients:

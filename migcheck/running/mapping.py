@@ -250,8 +250,9 @@ def _rule_target(t: ParamInfo, ms_by_name: Mapping[str, ParamInfo], claimed: Map
             candidate = prefix + ms_leaf
             if candidate in ms_by_name and candidate not in claimed:
                 return candidate, f"rule {kind}.{leaf}->{ms_leaf}"
-    if t.name in ms_by_name and t.name not in claimed:
-        return t.name, "same name"
+    for name in (t.name, *t.aliases):  # an alias: the same torch tensor under another attribute name
+        if name in ms_by_name and name not in claimed:
+            return name, "same name" if name == t.name else f"same name as torch alias '{name}'"
     return None, ""
 
 
