@@ -22,9 +22,11 @@ def test_renamed_and_regrouped_layers_pair_by_structure_and_say_so():
           P("classifier.bias", (5,), "Dense")]
     m = map_weights(torch, ms)
     assert m.ok
-    assert ("bn1.weight", "features.1.gamma", "structure", "") in rows(m)
-    assert ("fc.weight", "classifier.weight", "structure", "") in rows(m)
+    assert ("bn1.weight", "features.1.gamma", "structure (unique signature)", "") in rows(m)
+    assert ("fc.weight", "classifier.weight", "structure (unique signature)", "") in rows(m)
     assert len(m.structural()) == 5
+    assert [i.describe() for i in m.inferred][1] == \
+        "torch 'bn1' -> MindSpore 'features.1' (unique signature; high confidence)"
 
 
 def test_adjacent_same_shaped_layers_are_ambiguous_not_guessed():
@@ -42,21 +44,22 @@ def test_repeated_blocks_pair_by_position_when_both_trees_keep_the_same_structur
           P("y.0.weight", (4, 4, 3, 3), "Conv2d"), P("y.1.gamma", (4,), "BatchNorm2d")]
     m = map_weights(torch, ms)
     assert m.ok
-    assert ("b.conv.weight", "y.0.weight", "structure", "") in rows(m)
+    assert ("b.conv.weight", "y.0.weight", "structure (aligned position)", "") in rows(m)
+    assert {i.confidence for i in m.inferred} == {"high"}  # the whole sequences agree
 
 
 def test_a_unique_signature_pairs_even_when_the_trees_are_ordered_differently():
     torch = [P("emb.weight", (10, 4), "Embedding"), P("out.weight", (3, 4), "Linear")]
     ms = [P("head.weight", (3, 4), "Dense"), P("tokens.embedding_table", (10, 4), "Embedding")]
     m = map_weights(torch, ms)
-    assert m.ok and ("emb.weight", "tokens.embedding_table", "structure", "") in rows(m)
+    assert m.ok and ("emb.weight", "tokens.embedding_table", "structure (unique signature)", "") in rows(m)
 
 
 def test_regex_rename_rules():
     torch = [P("body.weight", (6, 6), "Linear"), P("head.weight", (6, 6), "Linear")]
     ms = [P("output.weight", (6, 6), "Dense"), P("hidden.weight", (6, 6), "Dense")]
     m = map_weights(torch, ms, [(r"body\.(.*)", r"hidden.\1"), (r"head\.(.*)", r"output.\1")])
-    assert m.ok and ("body.weight", "hidden.weight", "rename 'body\\\\.(.*)'", "") in rows(m)
+    assert m.ok and ("body.weight", "hidden.weight", "rename #1", "") in rows(m)
 
 
 def test_list_value_splits_and_tuple_key_concatenates():
