@@ -11,42 +11,18 @@ dropped silently and nothing ambiguous is guessed: activations may settle an amb
 from __future__ import annotations
 
 import fnmatch
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from migcheck.runners.base import ParamInfo
+from migcheck.running.layer_rules import LEAF_RULES, ms_leaf, rule_of
 from migcheck.running.mapping_rules import Explicit, transform_warnings, with_leaf_rule
 from migcheck.running.mapping_structure import Ambiguity, Inference, layers, pair_layers, pair_leaves
 from migcheck.running.mapping_structure import family  # noqa: F401  (re-exported)
 from migcheck.transforms import IDENTITY, Transform, concat, fits, reshape, same_but_singletons, split
 from migcheck.util.tree import contiguous
-
-# (torch owner-kind prefix, torch leaf) -> MindSpore leaf. Tried before the unchanged name,
-# because MindSpore's nn layers rename these while mindspore.mint layers keep torch's names.
-# Linear<->Dense, Conv*, RNN/LSTM/GRU and MultiheadAttention keep torch's names (and layouts) in
-# MindSpore 2.x; tests/running/test_mapping_layers.py proves each against the real layers.
-LEAF_RULES: Tuple[Tuple[str, str, str], ...] = (
-    ("BatchNorm", "weight", "gamma"),
-    ("BatchNorm", "bias", "beta"),
-    ("BatchNorm", "running_mean", "moving_mean"),
-    ("BatchNorm", "running_var", "moving_variance"),
-    ("SyncBatchNorm", "weight", "gamma"),
-    ("SyncBatchNorm", "bias", "beta"),
-    ("SyncBatchNorm", "running_mean", "moving_mean"),
-    ("SyncBatchNorm", "running_var", "moving_variance"),
-    ("InstanceNorm", "weight", "gamma"),
-    ("InstanceNorm", "bias", "beta"),
-    ("InstanceNorm", "running_mean", "moving_mean"),
-    ("InstanceNorm", "running_var", "moving_variance"),
-    ("LayerNorm", "weight", "gamma"),
-    ("LayerNorm", "bias", "beta"),
-    ("GroupNorm", "weight", "gamma"),
-    ("GroupNorm", "bias", "beta"),
-    ("Embedding", "weight", "embedding_table"),
-    ("PReLU", "weight", "w"),
-)
 
 BOOKKEEPING = {
     "num_batches_tracked": "torch BatchNorm step counter; MindSpore keeps none (it only matters with momentum=None)",
@@ -107,6 +83,9 @@ class WeightMapping:
     duplicates: Tuple[Tuple[str, str, str], ...] = ()  # (MindSpore name, first torch, second torch)
     torch_params: Tuple[ParamInfo, ...] = ()
     ms_params: Tuple[ParamInfo, ...] = ()
+    # The port's own values of the parameters no torch parameter sets (with_port_values): loaded with
+    # the mapped weights, so a structure problem on one layer does not stop the comparison of the rest.
+    port_values: Optional[Mapping[str, np.ndarray]] = field(default=None, compare=False, repr=False)
 
     @property
     def pairs(self) -> Tuple[MappedParam, ...]:
@@ -153,6 +132,9 @@ class WeightMapping:
         fed = {t.name for link in self.links if link.fits for t in link.torch}
         skipped = {s.torch_name for s in self.skipped}
         return tuple(t.name for t in self.torch_params if t.name not in fed and t.name not in skipped)
+
+    def with_port_values(self, own: Mapping[str, np.ndarray]) -> "WeightMapping":
+        return replace(self, port_values={name: own[name] for name in self.left_at_port_values() if name in own})
 
     def ms_name_for(self, torch_name: str) -> Optional[str]:
         for pair in self.pairs:
@@ -212,7 +194,7 @@ def map_weights(torch_params: Sequence[ParamInfo], ms_params: Sequence[ParamInfo
             ruled = None if name in ms_by_name else with_leaf_rule(str(name), ms_by_name, ms_leaf(t))
             found.append(ruled or name)
             if ruled:
-                how += f" + rule {_rule_of(t)}"
+                how += f" + rule {rule_of(t)}"
         missing = [m for m in found if m not in ms_by_name]
         if missing:
             bad.extend((t.name, m) for m in missing)
@@ -272,30 +254,16 @@ def _matcher(globs: Sequence[str]) -> Callable[[str], bool]:
     return lambda name: any(fnmatch.fnmatchcase(name, g) for g in globs)
 
 
-def _rule_of(t: ParamInfo) -> str:
-    for kind, leaf, ms_leaf in LEAF_RULES:
-        if t.owner_kind.startswith(kind) and t.leaf == leaf:
-            return f"{kind}.{leaf}->{ms_leaf}"
-    return ""
-
-
 def _rule_target(t: ParamInfo, ms_by_name: Mapping[str, ParamInfo], claimed: Mapping[str, str]) -> Tuple[Optional[str], str]:
     prefix = t.owner_path + "." if t.owner_path else ""
-    for kind, leaf, ms_leaf in LEAF_RULES:
+    for kind, leaf, renamed in LEAF_RULES:
         if t.owner_kind.startswith(kind) and t.leaf == leaf:
-            candidate = prefix + ms_leaf
+            candidate = prefix + renamed
             if candidate in ms_by_name and candidate not in claimed:
-                return candidate, f"rule {kind}.{leaf}->{ms_leaf}"
+                return candidate, f"rule {kind}.{leaf}->{renamed}"
     if t.name in ms_by_name and t.name not in claimed:
         return t.name, "same name"
     return None, ""
-
-
-def ms_leaf(t: ParamInfo) -> str:
-    for kind, leaf, ms_leaf in LEAF_RULES:
-        if t.owner_kind.startswith(kind) and t.leaf == leaf:
-            return ms_leaf
-    return t.leaf
 
 
 def _choose_transform(ts: Sequence[ParamInfo], ms: Sequence[ParamInfo], kind: Optional[Transform],
@@ -317,8 +285,9 @@ def _choose_transform(ts: Sequence[ParamInfo], ms: Sequence[ParamInfo], kind: Op
 
 
 def to_mindspore(weights: Mapping[str, np.ndarray], mapping: WeightMapping) -> Dict[str, np.ndarray]:
-    """Torch-named arrays -> MindSpore-named arrays, through each link's transform."""
-    out: Dict[str, np.ndarray] = {}
+    """Torch-named arrays -> MindSpore-named arrays, through each link's transform (plus the port's own
+    values of unset parameters, when the mapping carries them)."""
+    out: Dict[str, np.ndarray] = dict(mapping.port_values or {})
     for link in mapping.links:
         if not link.fits:
             continue

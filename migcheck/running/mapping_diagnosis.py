@@ -16,7 +16,7 @@ _NORM_AFFINE = ("gamma", "beta")
 
 def diagnose(mapping: Any) -> List[str]:
     """One message per unmapped torch parameter and per unset MindSpore parameter."""
-    from migcheck.running.mapping import ms_leaf
+    from migcheck.running.layer_rules import ms_leaf
 
     rows = [(r.torch_name, r.ms_name) for r in mapping.pairs]
     to_ms: Dict[str, str] = {}
@@ -29,7 +29,10 @@ def diagnose(mapping: Any) -> List[str]:
     ms_leaves = {(p.owner_path, p.leaf) for p in mapping.ms_params}
     torch_leaves = {(p.owner_path, ms_leaf(p)) for p in mapping.torch_params}
     out = []
+    in_ambiguity = {p for a in mapping.ambiguities for p in a.torch_layers + a.ms_layers}  # said once, by layer
     for info in mapping.unmapped_torch:
+        if info.owner_path in in_ambiguity:
+            continue
         partner = to_ms.get(info.owner_path)
         if (partner, ms_leaf(info)) in ms_leaves:
             partner = None  # the port's layer has it: the map sent something else there
@@ -37,6 +40,8 @@ def diagnose(mapping: Any) -> List[str]:
                    f"torch '{info.name}' {list(info.shape)} ({info.owner_kind}) has no MindSpore counterpart;"
                    f" add it to the case's weight_map (or map it to None if unused on purpose)")
     for info in mapping.unset_ms:
+        if info.owner_path in in_ambiguity:
+            continue
         partner = to_torch.get(info.owner_path)
         if (partner, info.leaf) in torch_leaves:
             partner = None
@@ -46,7 +51,7 @@ def diagnose(mapping: Any) -> List[str]:
 
 
 def _missing_on_ms(t: Any, ms_layer: str, ms_kind: str) -> str:
-    what = f"the MindSpore {ms_kind} '{ms_layer}' has no {t.leaf}, but torch '{t.owner_path}' ({t.owner_kind}) has one"
+    what = f"the MindSpore {ms_kind} {_at(ms_layer)} has no {t.leaf}, but torch {_at(t.owner_path)} ({t.owner_kind}) has one"
     fam = family(ms_kind)
     if t.leaf == "bias" and fam in ("conv", "conv-transpose"):
         return f"{what} ('{t.name}' {list(t.shape)}): pass has_bias=True to the {ms_kind} (has_bias=False is its default)"
@@ -56,8 +61,8 @@ def _missing_on_ms(t: Any, ms_layer: str, ms_kind: str) -> str:
 
 
 def _extra_on_ms(m: Any, torch_layer: str, torch_kind: str) -> str:
-    what = (f"the MindSpore {m.owner_kind} '{m.owner_path}' has {m.leaf} ('{m.name}' {list(m.shape)}),"
-            f" which torch '{torch_layer}' ({torch_kind}) lacks")
+    what = (f"the MindSpore {m.owner_kind} {_at(m.owner_path)} has {m.leaf} ('{m.name}' {list(m.shape)}),"
+            f" which torch {_at(torch_layer)} ({torch_kind}) lacks")
     fam = family(m.owner_kind)
     if m.leaf == "bias" and fam in ("conv", "conv-transpose", "linear"):
         return f"{what} (built with bias=False): pass has_bias=False to the {m.owner_kind}"
@@ -79,3 +84,7 @@ def _constant_hint(m: Any) -> str:
     return (f"if it is constant by design, declare constant_params=({m.name!r},) on the case"
             f" (it then keeps the port's own value)")
 
+
+
+def _at(path: str) -> str:
+    return f"'{path}'" if path else "(top level)"
