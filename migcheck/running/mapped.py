@@ -7,7 +7,7 @@ everything else found.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Callable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -30,17 +30,32 @@ def build_mapping(case: Any, torch_params: Sequence[Any], cell: Any, torch_side:
 
     mapping = remap({})
     own = cell.state()
-    if mapping.ambiguities and torch_side is not None and weights is not None:
+    key = (getattr(case, "file", ""), getattr(case, "name", ""), tuple(p.name for p in torch_params),
+           tuple(p.name for p in ms_params))
+    if mapping.ambiguities and key in _SETTLED:  # settled once per process for every check and mode
+        resolved, notes = _SETTLED[key]
+        mapping = _with_notes(remap(resolved) if resolved else mapping, notes)
+    elif mapping.ambiguities and torch_side is not None and weights is not None:
         from migcheck.running.pairing import resolve
 
         try:
             mapping = resolve(mapping, remap, torch_side(), cell, inputs, dtypes, weights)
         except Exception as exc:  # activations only settle ambiguities; failing to run them leaves them reported
             note = f"activations could not be compared ({type(exc).__name__}: {exc})"
-            mapping = dataclasses.replace(mapping, ambiguities=tuple(dataclasses.replace(a, note=note)
-                                                                      for a in mapping.ambiguities))
+            mapping = _with_notes(mapping, {a.torch_layers: note for a in mapping.ambiguities})
             cell.load(own)
+        else:
+            _SETTLED[key] = ({i.torch_layer: i.ms_layer for i in mapping.inferred if i.how == "activations"},
+                             {a.torch_layers: a.note for a in mapping.ambiguities})
     return mapping.with_port_values(own)
+
+
+_SETTLED: Dict[tuple, Tuple[Dict[str, str], Dict[tuple, str]]] = {}
+
+
+def _with_notes(mapping: WeightMapping, notes: Dict[tuple, str]) -> WeightMapping:
+    return dataclasses.replace(mapping, ambiguities=tuple(dataclasses.replace(a, note=notes.get(a.torch_layers, a.note))
+                                                          for a in mapping.ambiguities))
 
 
 def mapping_notes(mapping: WeightMapping, failing: bool) -> Tuple[str, ...]:

@@ -110,26 +110,26 @@ LayerPair = Tuple[Layer, Layer, Inference]
 
 def pair_layers(torch_layers: Sequence[Layer], ms_layers: Sequence[Layer], resolved: Mapping[str, str] = {}
                 ) -> Tuple[List[LayerPair], List[Ambiguity]]:
-    """Strict pass (all leaves), then a relaxed pass (biases ignored) over what is still unpaired."""
-    by_ms = {m.path: m for m in ms_layers}
-    pairs: List[LayerPair] = []
-    for t in torch_layers:  # pairings that activations settled for an earlier ambiguity
-        m = by_ms.get(resolved.get(t.path, ""))
-        if m is not None and t.signature(True) == m.signature(True):
-            pairs.append((t, m, Inference(t.path, m.path, "activations", "high")))
-    done_t = {t.path for t, _, _ in pairs}
-    done_m = {m.path for _, m, _ in pairs}
-    ambiguities: List[Ambiguity] = []
-    for relaxed in (False, True):
-        left_t = [t for t in torch_layers if t.path not in done_t]
-        left_m = [m for m in ms_layers if m.path not in done_m]
-        found, amb = _pass(left_t, left_m, relaxed)
-        pairs += found
-        if not relaxed:
-            ambiguities += amb
-        done_t |= {t.path for t, _, _ in found} | {p for a in amb for p in a.torch_layers}
-        done_m |= {m.path for _, m, _ in found} | {p for a in amb for p in a.ms_layers}
-    return pairs, ambiguities
+    """Strict pass (all leaves), then a relaxed pass (biases ignored) over what is still unpaired.
+
+    resolved: torch layer -> MindSpore layer for ambiguities that activations settled. They apply to
+    whole ambiguity groups after the alignment, so settling one group never shifts the others.
+    """
+    by_t = {t.path: t for t in torch_layers}
+    by_m = {m.path: m for m in ms_layers}
+    pairs, ambiguities = _pass(torch_layers, ms_layers, relaxed=False)
+    open_ambiguities = []
+    for amb in ambiguities:
+        chosen = [resolved.get(t) for t in amb.torch_layers]
+        if sorted(c or "" for c in chosen) == sorted(amb.ms_layers):
+            pairs += [(by_t[t], by_m[m], Inference(t, m, "activations", "high")) for t, m in zip(amb.torch_layers, chosen)]
+        else:
+            open_ambiguities.append(amb)
+    done_t = {t.path for t, _, _ in pairs} | {p for a in open_ambiguities for p in a.torch_layers}
+    done_m = {m.path for _, m, _ in pairs} | {p for a in open_ambiguities for p in a.ms_layers}
+    found, _ = _pass([t for t in torch_layers if t.path not in done_t], [m for m in ms_layers if m.path not in done_m],
+                     relaxed=True)
+    return pairs + found, open_ambiguities
 
 
 def _pass(left_t: Sequence[Layer], left_m: Sequence[Layer], relaxed: bool) -> Tuple[List[LayerPair], List[Ambiguity]]:

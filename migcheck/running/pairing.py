@@ -23,7 +23,7 @@ from migcheck.running.mapping import WeightMapping, to_mindspore
 Remap = Callable[[Mapping[str, str]], WeightMapping]
 MAX_PERMUTED = 4  # groups up to this size try every assignment (4! = 24 runs); larger ones try two orders
 MAX_RUNS = 48  # captures per item at most: resolution must stay cheap next to the check itself
-RTOL, ATOL = 1e-3, 1e-4  # float32 layers with identical weights agree far closer than this
+RTOL, ATOL = 1e-2, 1e-3  # loose: a wrong assignment differs by O(1), float32 drift of a deep net does not
 
 
 def resolve(mapping: WeightMapping, remap: Remap, torch_side: Any, ms_side: Any, inputs: Sequence[np.ndarray],
