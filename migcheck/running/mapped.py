@@ -61,13 +61,13 @@ def _with_notes(mapping: WeightMapping, notes: Dict[tuple, str]) -> WeightMappin
 def mapping_notes(mapping: WeightMapping, failing: bool) -> Tuple[str, ...]:
     """Warnings always; which pairings were inferred, and which parameters kept the port's values, when it matters."""
     notes: List[str] = list(mapping.warnings)
-    constant = {m.name for m in mapping.constant}
+    constant = [m.name for m in mapping.constant]
     left = [n for n in mapping.left_at_port_values() if n not in constant]
     if left:
         notes.append(f"compared with MindSpore {_names(left)} left at the port's own values (no torch parameter"
                      f" sets them)")
     if constant:
-        notes.append(f"MindSpore {_names(sorted(constant))} constant by design (constant_params): the port's own values")
+        notes.append(f"MindSpore {_names(constant)} constant by design (constant_params): the port's own values")
     if failing and mapping.inferred:
         shown = "; ".join(i.describe() for i in mapping.inferred[:SHOWN])
         more = (f" (+{len(mapping.inferred) - SHOWN} more; `migcheck map CASE` lists them)"

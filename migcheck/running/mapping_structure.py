@@ -48,7 +48,7 @@ class Inference:
 
     torch_layer: str
     ms_layer: str
-    how: str  # "unique signature", "aligned position", "activations", + " (bias ignored)" for the relaxed pass
+    how: str  # "unique signature", "aligned position", "activations", + ", bias ignored" for the relaxed pass
     confidence: str  # "high" | "medium"
 
     def describe(self) -> str:
@@ -135,7 +135,7 @@ def pair_layers(torch_layers: Sequence[Layer], ms_layers: Sequence[Layer], resol
 def _pass(left_t: Sequence[Layer], left_m: Sequence[Layer], relaxed: bool) -> Tuple[List[LayerPair], List[Ambiguity]]:
     t_sigs = [t.signature(relaxed) for t in left_t]
     m_sigs = [m.signature(relaxed) for m in left_m]
-    suffix = " (bias ignored)" if relaxed else ""
+    suffix = ", bias ignored" if relaxed else ""
     whole = t_sigs == m_sigs
     pairs: List[LayerPair] = []
     used_t, used_m = set(), set()
