@@ -220,3 +220,71 @@ groupnorm_constant_params = PairedCase(
     torch=GroupNormNetPt, mindspore=GroupNormNetMs, inputs={"x": uniform(2, 4, 3, 3)},
     constant_params=("gn.gamma", "gn.beta"), tags=("normalization", "mapping"),
 )
+
+
+# --- A ResNet-style port that registers each unit's shortcut before its body. ---
+
+class BasicBlockPt(tnn.Module):
+    def __init__(self, cin, cout, stride):
+        super().__init__()
+        self.conv1 = tnn.Conv2d(cin, cout, 3, stride, 1, bias=False)
+        self.bn1 = tnn.BatchNorm2d(cout)
+        self.conv2 = tnn.Conv2d(cout, cout, 3, 1, 1, bias=False)
+        self.bn2 = tnn.BatchNorm2d(cout)
+        self.downsample = None
+        if stride != 1 or cin != cout:
+            self.downsample = tnn.Sequential(tnn.Conv2d(cin, cout, 1, stride, bias=False), tnn.BatchNorm2d(cout))
+
+    def forward(self, x):
+        y = self.bn2(self.conv2(torch.relu(self.bn1(self.conv1(x)))))
+        return torch.relu(y + (x if self.downsample is None else self.downsample(x)))
+
+
+class ResNetPt(tnn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = tnn.Conv2d(3, 4, 3, 1, 1, bias=False)
+        self.bn1 = tnn.BatchNorm2d(4)
+        self.layer1 = tnn.Sequential(BasicBlockPt(4, 4, 1), BasicBlockPt(4, 4, 1))
+        self.layer2 = tnn.Sequential(BasicBlockPt(4, 8, 2), BasicBlockPt(8, 8, 1))
+        self.fc = tnn.Linear(8, 3)
+
+    def forward(self, x):
+        x = self.layer2(self.layer1(torch.relu(self.bn1(self.conv1(x)))))
+        return self.fc(x.mean(dim=(2, 3)))
+
+
+class ResidualCellMs(mnn.Cell):
+    def __init__(self, cin, cout, stride):
+        super().__init__()
+        self.proj = None  # registered before the body, as several zoo ports do
+        if stride != 1 or cin != cout:
+            self.proj = mnn.SequentialCell([mnn.Conv2d(cin, cout, 1, stride, pad_mode="valid"), mnn.BatchNorm2d(cout)])
+        self.residual = mnn.SequentialCell([
+            mnn.Conv2d(cin, cout, 3, stride, pad_mode="pad", padding=1), mnn.BatchNorm2d(cout), mnn.ReLU(),
+            mnn.Conv2d(cout, cout, 3, 1, pad_mode="pad", padding=1), mnn.BatchNorm2d(cout)])
+        self.relu = mnn.ReLU()
+
+    def construct(self, x):
+        skip = x if self.proj is None else self.proj(x)
+        return self.relu(self.residual(x) + skip)
+
+
+class ResNetMs(mnn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.stem = mnn.SequentialCell([mnn.Conv2d(3, 4, 3, 1, pad_mode="pad", padding=1), mnn.BatchNorm2d(4), mnn.ReLU()])
+        self.stages = mnn.SequentialCell([ResidualCellMs(4, 4, 1), ResidualCellMs(4, 4, 1),
+                                          ResidualCellMs(4, 8, 2), ResidualCellMs(8, 8, 1)])
+        self.head = mnn.Dense(8, 3)
+
+    def construct(self, x):
+        return self.head(self.stages(self.stem(x)).mean(axis=(2, 3)))
+
+
+resnet_shortcut_first = PairedCase(
+    doc="torchvision-style names ported as stem/stages.N.residual.M with each shortcut registered before its body:"
+        " the layer sequences differ in order, alignment plus activations pair them; no weight_map",
+    torch=ResNetPt, mindspore=ResNetMs, inputs={"x": uniform(2, 3, 6, 6)},
+    checks=("forward", "backward", "train"), tags=("network", "mapping", "renamed"),
+)

@@ -21,7 +21,8 @@ SHOWN = 8  # inferred pairings listed in a verdict note; `migcheck map` lists th
 def build_mapping(case: Any, torch_params: Sequence[Any], cell: Any, torch_side: Optional[Callable[[], Any]] = None,
                   inputs: Sequence[np.ndarray] = (), dtypes: Sequence[str] = (),
                   weights: Optional[dict] = None) -> WeightMapping:
-    """Map the case's weights; with a torch side and inputs, settle ambiguous pairings by activations."""
+    """Map the case's weights; with a torch side and inputs, settle ambiguous pairings (and check those of
+    medium confidence) by activations."""
     ms_params = cell.params()
 
     def remap(resolved: Any) -> WeightMapping:
@@ -32,10 +33,12 @@ def build_mapping(case: Any, torch_params: Sequence[Any], cell: Any, torch_side:
     own = cell.state()
     key = (getattr(case, "file", ""), getattr(case, "name", ""), tuple(p.name for p in torch_params),
            tuple(p.name for p in ms_params))
-    if mapping.ambiguities and key in _SETTLED:  # settled once per process for every check and mode
-        resolved, notes = _SETTLED[key]
-        mapping = _with_notes(remap(resolved) if resolved else mapping, notes)
-    elif mapping.ambiguities and torch_side is not None and weights is not None:
+    if torch_side is None or weights is None:  # no forward pass asked for: the static mapping
+        return mapping.with_port_values(own)
+    unsure = bool(mapping.ambiguities) or any(i.confidence == "medium" for i in mapping.inferred)
+    if unsure and key in _SETTLED:  # settled once per process for every check and mode
+        mapping = _SETTLED[key]
+    elif unsure:
         from migcheck.running.pairing import resolve
 
         try:
@@ -45,12 +48,11 @@ def build_mapping(case: Any, torch_params: Sequence[Any], cell: Any, torch_side:
             mapping = _with_notes(mapping, {a.torch_layers: note for a in mapping.ambiguities})
             cell.load(own)
         else:
-            _SETTLED[key] = ({i.torch_layer: i.ms_layer for i in mapping.inferred if i.how == "activations"},
-                             {a.torch_layers: a.note for a in mapping.ambiguities})
+            _SETTLED[key] = mapping
     return mapping.with_port_values(own)
 
 
-_SETTLED: Dict[tuple, Tuple[Dict[str, str], Dict[tuple, str]]] = {}
+_SETTLED: Dict[tuple, WeightMapping] = {}
 
 
 def _with_notes(mapping: WeightMapping, notes: Dict[tuple, str]) -> WeightMapping:

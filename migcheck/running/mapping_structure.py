@@ -125,6 +125,14 @@ def pair_layers(torch_layers: Sequence[Layer], ms_layers: Sequence[Layer], resol
             pairs += [(by_t[t], by_m[m], Inference(t, m, "activations", "high")) for t, m in zip(amb.torch_layers, chosen)]
         else:
             open_ambiguities.append(amb)
+    # Other settled pairings replace what alignment paired (a swap that activations showed to agree better).
+    overrides = {t: m for t, m in resolved.items() if t in by_t and m in by_m
+                 and not any(a.torch_layers and t in a.torch_layers for a in ambiguities)}
+    if overrides:
+        taken = set(overrides.values())
+        pairs = [p for p in pairs if p[0].path not in overrides and p[1].path not in taken]
+        pairs += [(by_t[t], by_m[m], Inference(t, m, "activations", "high")) for t, m in overrides.items()
+                  if by_t[t].signature(True) == by_m[m].signature(True)]
     done_t = {t.path for t, _, _ in pairs} | {p for a in open_ambiguities for p in a.torch_layers}
     done_m = {m.path for _, m, _ in pairs} | {p for a in open_ambiguities for p in a.ms_layers}
     found, _ = _pass([t for t in torch_layers if t.path not in done_t], [m for m in ms_layers if m.path not in done_m],
@@ -168,8 +176,10 @@ def _pass(left_t: Sequence[Layer], left_m: Sequence[Layer], relaxed: bool) -> Tu
         group_t = [left_t[k] for k in rest_t if t_sigs[k] == sig]
         group_m = [left_m[k] for k in rest_m if m_sigs[k] == sig]
         if len(group_t) == len(group_m) == 1:
-            pairs.append((group_t[0], group_m[0], Inference(group_t[0].path, group_m[0].path,
-                                                            "unique signature" + suffix, "high")))
+            unique = t_sigs.count(sig) == 1 and m_sigs.count(sig) == 1  # else unique only among the unaligned
+            how = "unique signature" if unique else "only unaligned layer of its signature"
+            pairs.append((group_t[0], group_m[0], Inference(group_t[0].path, group_m[0].path, how + suffix,
+                                                            "high" if unique else "medium")))
         elif group_t and group_m and not relaxed:
             ambiguities.append(Ambiguity(describe_signature(sig), tuple(t.path for t in group_t),
                                          tuple(m.path for m in group_m)))

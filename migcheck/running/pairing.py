@@ -28,38 +28,100 @@ RTOL, ATOL = 1e-2, 1e-3  # loose: a wrong assignment differs by O(1), float32 dr
 
 def resolve(mapping: WeightMapping, remap: Remap, torch_side: Any, ms_side: Any, inputs: Sequence[np.ndarray],
             dtypes: Sequence[str], weights: Mapping[str, np.ndarray]) -> WeightMapping:
-    """The mapping with activation-settled pairings; remaining ambiguities say what was tried."""
-    if not mapping.ambiguities:
+    """The mapping with activation-settled pairings; remaining ambiguities say what was tried.
+
+    Runs when there are ambiguities, or pairings of medium confidence (sequences that aligned only in
+    part) to check: the earliest such layer whose output disagrees is swapped with each same-signature
+    partner, and a swap is kept only when strictly more layer outputs agree.
+    """
+    medium = any(i.confidence == "medium" for i in mapping.inferred)
+    if not mapping.ambiguities and not medium:
         return mapping
-    own = ms_side.state()  # the port's own values, for what no torch parameter sets
-    torch_side.load(weights)
-    t_out = _outputs(torch_side.capture(inputs, dtypes))
+    runner = _Runner(remap, torch_side, ms_side, inputs, dtypes, weights)
     resolved: Dict[str, str] = {}
     notes: Dict[Tuple[str, ...], str] = {}
-    runs = 0
     try:
         for amb in mapping.ambiguities:
             candidates = _candidates(amb.torch_layers, amb.ms_layers)
-            if runs + len(candidates) > MAX_RUNS:
+            if runner.runs + len(candidates) > MAX_RUNS:
                 notes[amb.torch_layers] = "activations were not tried (too many candidates for one run)"
                 continue
-            scores = []
-            for cand in candidates:
-                trial = remap({**resolved, **cand})
-                ms_side.load({**own, **to_mindspore(weights, trial)})
-                scores.append(_score(t_out, _outputs(ms_side.capture(inputs, dtypes)), _layer_pairs(trial)))
-                runs += 1
+            scores = [runner.score({**resolved, **cand})[0] for cand in candidates]
             best = max(scores)
             if scores.count(best) == 1:
                 resolved.update(candidates[scores.index(best)])
             else:
                 notes[amb.torch_layers] = (f"activations could not decide: {scores.count(best)} of {len(candidates)}"
                                            f" candidate assignments agree equally well ({best} layer output(s) match)")
+        agreeing: set = set()
+        if medium:
+            resolved, agreeing = _repair(runner, resolved)
     finally:
-        ms_side.load(own)
+        ms_side.load(runner.own)
     final = remap(resolved) if resolved else mapping
     ambiguities = tuple(dataclasses.replace(a, note=notes.get(a.torch_layers, a.note)) for a in final.ambiguities)
-    return dataclasses.replace(final, ambiguities=ambiguities)
+    inferred = tuple(dataclasses.replace(i, how=i.how + ", outputs agree", confidence="high")
+                     if i.confidence == "medium" and (i.torch_layer, i.ms_layer) in agreeing else i for i in final.inferred)
+    return dataclasses.replace(final, ambiguities=ambiguities, inferred=inferred)
+
+
+class _Runner:
+    """Both sides on the case's inputs: torch once, MindSpore once per candidate mapping."""
+
+    def __init__(self, remap: Remap, torch_side: Any, ms_side: Any, inputs: Sequence[np.ndarray],
+                 dtypes: Sequence[str], weights: Mapping[str, np.ndarray]):
+        self.remap, self.ms_side, self.inputs, self.dtypes, self.weights = remap, ms_side, inputs, dtypes, weights
+        self.own = ms_side.state()  # the port's own values, for what no torch parameter sets
+        torch_side.load(weights)
+        self.t_out = _outputs(torch_side.capture(inputs, dtypes))
+        self.runs = 0
+
+    def score(self, resolved: Mapping[str, str]) -> Tuple[int, WeightMapping, Dict[str, np.ndarray]]:
+        trial = self.remap(resolved)
+        self.ms_side.load({**self.own, **to_mindspore(self.weights, trial)})
+        m_out = _outputs(self.ms_side.capture(self.inputs, self.dtypes))
+        self.runs += 1
+        return _score(self.t_out, m_out, _layer_pairs(trial)), trial, m_out
+
+
+def _repair(runner: _Runner, resolved: Dict[str, str]) -> Tuple[Dict[str, str], set]:
+    """Swap the earliest disagreeing medium-confidence pairing with a same-signature one while that helps.
+
+    Returns the settled pairings and the (torch, MindSpore) layer pairs whose outputs agree in the end.
+    """
+    best, trial, m_out = runner.score(resolved)
+    order = {name: k for k, name in enumerate(runner.t_out)}  # torch completion order
+
+    def agreeing() -> set:
+        return {(i.torch_layer, i.ms_layer) for i in trial.inferred if i.torch_layer in runner.t_out
+                and i.ms_layer in m_out and close(runner.t_out[i.torch_layer], m_out[i.ms_layer], RTOL, ATOL)}
+
+    while runner.runs < MAX_RUNS:
+        agree = agreeing()
+        suspects = sorted((i for i in trial.inferred if i.confidence == "medium" and i.torch_layer in runner.t_out
+                           and i.ms_layer in m_out and (i.torch_layer, i.ms_layer) not in agree),
+                          key=lambda i: order[i.torch_layer])
+        if not suspects:
+            return resolved, agree
+        first = suspects[0]
+        sig = _signature(trial, first.torch_layer)
+        partners = [i for i in trial.inferred if i is not first and i.how != "activations"
+                    and _signature(trial, i.torch_layer) == sig]
+        improved = None
+        for other in partners[:MAX_RUNS - runner.runs]:
+            swap = {**resolved, first.torch_layer: other.ms_layer, other.torch_layer: first.ms_layer}
+            got = runner.score(swap)
+            if got[0] > best:
+                best, improved = got[0], (swap, got[1], got[2])
+        if improved is None:
+            return resolved, agreeing()
+        resolved, trial, m_out = improved
+    return resolved, agreeing()
+
+
+def _signature(mapping: WeightMapping, torch_layer: str) -> tuple:
+    return tuple(sorted((r.ms_name.rpartition(".")[2], r.ms_shape) for r in mapping.pairs
+                        if r.torch_name.rpartition(".")[0] == torch_layer))
 
 
 def _candidates(torch_layers: Sequence[str], ms_layers: Sequence[str]) -> List[Dict[str, str]]:

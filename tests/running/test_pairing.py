@@ -132,3 +132,17 @@ def test_suggest_marks_an_unsettled_guess_and_what_has_no_counterpart():
                   mindspore=lambda: mnn.SequentialCell([mnn.Dense(3, 3)]), inputs={"x": uniform(2, 3)})
     text, complete = suggest(mapping_for(extra))
     assert not complete and "# '1.weight': ...,  # torch [5, 3] (Linear): no MindSpore counterpart found" in text
+
+
+def test_partly_aligned_pairings_are_checked_by_activations_and_a_wrong_one_is_swapped():
+    case = _cases("renamed_ports.py")["resnet_shortcut_first"]  # each shortcut registered before its body
+    static = mapping_for(case, resolve=False)
+    guessed = {(i.torch_layer, i.ms_layer): i.confidence for i in static.inferred}
+    assert guessed[("layer2.0.bn2", "stages.2.proj.1")] == "medium"  # wrong, and not claimed to be sure
+    settled = mapping_for(case)
+    how = {(i.torch_layer, i.ms_layer): i.how for i in settled.inferred}
+    assert how[("layer2.0.bn2", "stages.2.residual.4")] == "activations"
+    assert how[("layer2.0.downsample.1", "stages.2.proj.1")] == "activations"
+    assert how[("layer2.0.bn1", "stages.2.residual.1")] == "aligned position, outputs agree"
+    assert settled.ok and all(i.confidence == "high" for i in settled.inferred)
+    assert run_item(Item(case, "train", "pynative", "cpu")).status == "pass"
