@@ -22,7 +22,8 @@ from migcheck.running.mapping import WeightMapping, to_mindspore
 
 Remap = Callable[[Mapping[str, str]], WeightMapping]
 MAX_PERMUTED = 4  # groups up to this size try every assignment (4! = 24 runs); larger ones try two orders
-MAX_RUNS = 48  # captures per item at most: resolution must stay cheap next to the check itself
+MAX_RUNS = 48  # captures per case at most: resolution must stay cheap next to the checks themselves
+MAX_SWAPS = 6  # same-signature partners tried per disagreeing pairing
 RTOL, ATOL = 1e-2, 1e-3  # loose: a wrong assignment differs by O(1), float32 drift of a deep net does not
 
 
@@ -41,8 +42,17 @@ def resolve(mapping: WeightMapping, remap: Remap, torch_side: Any, ms_side: Any,
     resolved: Dict[str, str] = {}
     notes: Dict[Tuple[str, ...], str] = {}
     try:
+        patterns: List[Dict[str, str]] = []  # settled groups, by name suffix: repeated blocks settle in 2 runs
         for amb in mapping.ambiguities:
             candidates = _candidates(amb.torch_layers, amb.ms_layers)
+            known = [c for c in (_by_pattern(amb.torch_layers, amb.ms_layers, p) for p in patterns) if c]
+            if known and len(candidates) > 2:
+                guess, order = known[0], dict(zip(amb.torch_layers, amb.ms_layers))
+                tried = [guess] + ([order] if order != guess else [dict(zip(amb.torch_layers, amb.ms_layers[::-1]))])
+                scores = [runner.score({**resolved, **cand})[0] for cand in tried]
+                if scores[0] > max(scores[1:]):  # the pattern of an earlier settled block, and it agrees better
+                    resolved.update(guess)
+                    continue
             if runner.runs + len(candidates) > MAX_RUNS:
                 notes[amb.torch_layers] = "activations were not tried (too many candidates for one run)"
                 continue
@@ -50,6 +60,7 @@ def resolve(mapping: WeightMapping, remap: Remap, torch_side: Any, ms_side: Any,
             best = max(scores)
             if scores.count(best) == 1:
                 resolved.update(candidates[scores.index(best)])
+                patterns.append(_pattern(candidates[scores.index(best)]))
             else:
                 notes[amb.torch_layers] = (f"activations could not decide: {scores.count(best)} of {len(candidates)}"
                                            f" candidate assignments agree equally well ({best} layer output(s) match)")
@@ -107,8 +118,10 @@ def _repair(runner: _Runner, resolved: Dict[str, str]) -> Tuple[Dict[str, str], 
         sig = _signature(trial, first.torch_layer)
         partners = [i for i in trial.inferred if i is not first and i.how != "activations"
                     and _signature(trial, i.torch_layer) == sig]
+        # Moved blocks displace layers by a few places: try the nearest same-signature layers first.
+        partners.sort(key=lambda i: abs(order.get(i.torch_layer, 1 << 30) - order[first.torch_layer]))
         improved = None
-        for other in partners[:MAX_RUNS - runner.runs]:
+        for other in partners[:min(MAX_SWAPS, MAX_RUNS - runner.runs)]:
             swap = {**resolved, first.torch_layer: other.ms_layer, other.torch_layer: first.ms_layer}
             got = runner.score(swap)
             if got[0] > best:
@@ -122,6 +135,32 @@ def _repair(runner: _Runner, resolved: Dict[str, str]) -> Tuple[Dict[str, str], 
 def _signature(mapping: WeightMapping, torch_layer: str) -> tuple:
     return tuple(sorted((r.ms_name.rpartition(".")[2], r.ms_shape) for r in mapping.pairs
                         if r.torch_name.rpartition(".")[0] == torch_layer))
+
+
+def _suffixes(paths: Sequence[str]) -> Tuple[str, List[str]]:
+    """The common dotted prefix of some layer paths, and each path's rest."""
+    parts = [p.split(".") for p in paths]
+    n = 0
+    while all(len(p) > n + 1 for p in parts) and len({p[n] for p in parts}) == 1:
+        n += 1
+    return ".".join(parts[0][:n]), [".".join(p[n:]) for p in parts]
+
+
+def _pattern(assignment: Mapping[str, str]) -> Dict[str, str]:
+    _, t_rest = _suffixes(list(assignment))
+    _, m_rest = _suffixes(list(assignment.values()))
+    return dict(zip(t_rest, m_rest))
+
+
+def _by_pattern(torch_layers: Sequence[str], ms_layers: Sequence[str], pattern: Mapping[str, str]
+                ) -> Optional[Dict[str, str]]:
+    """The assignment an earlier settled group's name pattern gives this group, if its names fit it."""
+    _, t_rest = _suffixes(torch_layers)
+    m_prefix, m_rest = _suffixes(ms_layers)
+    if sorted(t_rest) != sorted(pattern) or sorted(m_rest) != sorted(pattern.values()):
+        return None
+    by_rest = dict(zip(m_rest, ms_layers))
+    return {t: by_rest[pattern[r]] for t, r in zip(torch_layers, t_rest)}
 
 
 def _candidates(torch_layers: Sequence[str], ms_layers: Sequence[str]) -> List[Dict[str, str]]:

@@ -146,3 +146,18 @@ def test_partly_aligned_pairings_are_checked_by_activations_and_a_wrong_one_is_s
     assert how[("layer2.0.bn1", "stages.2.residual.1")] == "aligned position, outputs agree"
     assert settled.ok and all(i.confidence == "high" for i in settled.inferred)
     assert run_item(Item(case, "train", "pynative", "cpu")).status == "pass"
+
+
+def test_a_repeated_block_reuses_the_settled_pattern(monkeypatch):
+    import migcheck.running.pairing as pairing
+
+    runs = []
+    real = pairing._Runner.score
+    monkeypatch.setattr(pairing._Runner, "score", lambda self, resolved: runs.append(1) or real(self, resolved))
+    assert pairing._by_pattern(["layer.1.attention.query", "layer.1.attention_output"],
+                               ["blocks.1.attn.out_proj", "blocks.1.attn.q_proj"],
+                               {"attention.query": "q_proj", "attention_output": "out_proj"}) == {
+        "layer.1.attention.query": "blocks.1.attn.q_proj", "layer.1.attention_output": "blocks.1.attn.out_proj"}
+    settled = mapping_for(_cases("renamed_ports.py")["bert_renamed"])
+    assert settled.ok
+    assert len(runs) == 24 + 2  # every order of the first block's q/k/v/out, then the pattern and one rival
