@@ -149,8 +149,10 @@ def test_partly_aligned_pairings_are_checked_by_activations_and_a_wrong_one_is_s
 
 
 def test_a_repeated_block_reuses_the_settled_pattern(monkeypatch):
+    import migcheck.running.mapped as mapped
     import migcheck.running.pairing as pairing
 
+    monkeypatch.setattr(mapped, "_SETTLED", {})  # settle afresh, not from an earlier test's run
     runs = []
     real = pairing._Runner.score
     monkeypatch.setattr(pairing._Runner, "score", lambda self, resolved: runs.append(1) or real(self, resolved))
