@@ -20,7 +20,6 @@ from migcheck.runners.base import ParamInfo
 from migcheck.running.layer_rules import LEAF_RULES, ms_leaf, rule_of
 from migcheck.running.mapping_rules import Explicit, transform_warnings, with_leaf_rule
 from migcheck.running.mapping_structure import Ambiguity, Inference, layers, pair_layers, pair_leaves
-from migcheck.running.mapping_structure import family  # noqa: F401  (re-exported)
 from migcheck.transforms import IDENTITY, Transform, concat, fits, reshape, same_but_singletons, split
 from migcheck.util.tree import contiguous
 
