@@ -18,9 +18,9 @@ fi
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   echo "[setup] installing pinned dependencies (first run takes a few minutes)" >&2
   "$py" -m pip install --quiet --disable-pip-version-check -c scripts/constraints.txt \
-    torch mindspore numpy pytest pytest-xdist pytest-timeout 2> >(grep -v "^WARNING: Location" >&2)
+    torch mindspore numpy pytest pytest-xdist pytest-timeout mkdocs mkdocs-material 2> >(grep -v "^WARNING: Location" >&2)
   "$py" -m pip install --quiet --disable-pip-version-check --no-build-isolation -c scripts/constraints.txt \
-    -e ".[test]" 2> >(grep -v "^WARNING: Location" >&2)
+    -e ".[test,docs]" 2> >(grep -v "^WARNING: Location" >&2)
   echo "$want" > "$stamp"
 fi
 

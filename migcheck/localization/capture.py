@@ -33,7 +33,7 @@ def locate(case: Any, check: str, ref: Any, cell: Any, mapping: WeightMapping,
     apply_precision(case.precision, module)
     n_net = len(ref.input_names) - len(case.targets)
     train = check in ("train", "step")
-    t_calls = module.capture(ref.inputs[:n_net], ref.input_dtypes, train=train)
+    t_calls, t_ops = module.capture_with_ops(ref.inputs[:n_net], ref.input_dtypes, train=train)
     m_calls = cell.capture(ref.inputs[:n_net], ref.input_dtypes, train=train)
     hints = module_pairs([(r.torch_name, r.ms_name) for r in mapping.pairs],
                          [c.name for c in t_calls], [c.name for c in m_calls])
@@ -47,7 +47,11 @@ def locate(case: Any, check: str, ref: Any, cell: Any, mapping: WeightMapping,
         a, b = flow.between
         between = (f"inside torch '{first.torch_name or '<root>'}': between '{a}' output and '{b}' input"
                    " (a functional op in forward/construct; every sub-cell before agrees)")
-    defects = _defects(module, cell, rows, t_calls, m_calls, isolated, tol, between)
+        ops = _ops_between(t_ops, t_calls, flow.first, a, b)
+        if ops:
+            between += f"; torch calls there: {', '.join(ops)}"
+    op_values = _between_values(flow, t_calls, m_calls) if flow.between is not None else None
+    defects = _defects(module, cell, rows, t_calls, m_calls, isolated, tol, between, op_values)
     findings: List[Finding] = _findings_of(defects)
     failing = [t.name for t in tensors if not t.ok]
     for torch_owner, ms_owner in _owners_of(failing, mapping):
@@ -70,6 +74,19 @@ def locate(case: Any, check: str, ref: Any, cell: Any, mapping: WeightMapping,
         summary = f"{backward}; {summary}"
     return Localization(rows, first.torch_name if first else None, first.ms_name if first else None,
                         tuple(findings), summary, tuple(defects), between)
+
+
+def _ops_between(ops: Sequence[Any], t_calls: Sequence[Any], first: int, a: str, b: str) -> List[str]:
+    """The functional calls the diverging container's own forward made between child a's end and child b's
+    start (its own start and end for '<input>' and '<output>')."""
+    from migcheck.localization.op_trace import ops_between, span_of
+
+    parent = t_calls[first]
+    if parent.start < 0:
+        return []
+    after = parent.start if a == "<input>" else (span_of(t_calls, a, before=parent.end, last=True) or (-1, -1))[1]
+    before = parent.end if b == "<output>" else (span_of(t_calls, b, after=after) or (parent.end, parent.end))[0]
+    return ops_between(ops, parent.name, after, before) if after >= 0 else []
 
 
 def _tol(tolerance_for: ToleranceFor) -> Callable[[str], Tuple[float, float]]:
@@ -116,7 +133,8 @@ def _between_signature(rows: Sequence[SubcellRow], t_calls: Sequence[Any], m_cal
 
 def _defects(module: Any, cell: Any, rows: Sequence[SubcellRow], t_calls: Sequence[Any], m_calls: Sequence[Any],
              isolated: Mapping[int, Any],
-             tol: Callable[[str], Tuple[float, float]], between: str) -> List[Defect]:
+             tol: Callable[[str], Tuple[float, float]], between: str,
+             op_values: Optional[Tuple[str, Any, Any, Any]] = None) -> List[Defect]:
     """Every layer wrong on its own, ranked by position; inherited drift is not a defect."""
     out = []
     for row in rows:
@@ -128,8 +146,12 @@ def _defects(module: Any, cell: Any, rows: Sequence[SubcellRow], t_calls: Sequen
         cause = fix = rule = ""
         confirmed = False
         if "+" not in row.ms_name:
-            explained = explain(module, cell, row.torch_name, row.ms_name, call.inputs, call.output,
-                                isolated[row.order], tol)
+            explained = []
+            for ms_name in [row.ms_name] + _inner_counterpart(row, m_calls):
+                explained = explain(module, cell, row.torch_name, ms_name, call.inputs, call.output,
+                                    isolated[row.order], tol)
+                if explained:
+                    break
             if explained:
                 diff, confirmed, fix = explained[0]
                 cause, rule = diff.cause, diff.rule
@@ -142,10 +164,64 @@ def _defects(module: Any, cell: Any, rows: Sequence[SubcellRow], t_calls: Sequen
                           confidence, confirmed, rule))
     if between and not out:
         first = next(r for r in rows if between.startswith(f"inside torch '{r.torch_name or '<root>'}'"))
+        match = _identify_op(op_values, tol)
+        if match is not None:
+            where, evidence = f"'{op_values[0]}' output", f"{between}; {match.cause(f'{op_values[0]!r} output')}"
+            out.append(Defect(first.order, first.torch_name, first.torch_kind, first.ms_name, first.ms_kind, evidence,
+                              match.cause(where), match.fix, "high", True, match.rule))
+            return out
         cause, rule = _between_signature(rows, t_calls, m_calls, between)
         out.append(Defect(first.order, first.torch_name, first.torch_kind, first.ms_name, first.ms_kind, between,
                           cause, "", "medium" if cause else "low", False, rule or "functional-op"))
     return out
+
+
+def _inner_counterpart(row: SubcellRow, m_calls: Sequence[Any]) -> List[str]:
+    """A port that wraps the torch layer's counterpart (a cell casting labels, then nn.CrossEntropyLoss): the one
+    inner sub-cell of a corresponding class, whose settings are then compared instead of the wrapper's."""
+    from migcheck.localization.correspondence import corresponds
+
+    if corresponds(row.torch_kind, row.ms_kind):
+        return []
+    prefix = f"{row.ms_name}." if row.ms_name else ""
+    inner = sorted({c.name for c in m_calls if c.name.startswith(prefix) and c.name != row.ms_name
+                    and corresponds(row.torch_kind, c.kind)})
+    return inner if len(inner) == 1 else []
+
+
+def _between_values(flow: Dataflow, t_calls: Sequence[Any], m_calls: Sequence[Any]) -> Optional[Tuple[str, Any, Any, Any]]:
+    """(A, A's output, torch's value at B, MindSpore's value at B) around a functional op between A and B."""
+    a, b = flow.between
+    first = flow.first
+    before = [i for i in range(first) if t_calls[i].name == a]
+    if not before:
+        return None
+    start = before[-1]
+    if b == "<output>":
+        at, out_of = first, True
+    else:
+        at = next((i for i in range(start + 1, first) if t_calls[i].name == b), None)
+        out_of = False
+    pair = flow.pair_of(at) if at is not None else None
+    if pair is None:
+        return None
+    ms_call = m_calls[pair.ms_indices[-1] if out_of else pair.ms_indices[0]]
+    t_val = t_calls[at].output if out_of else (t_calls[at].inputs[0] if t_calls[at].inputs else None)
+    m_val = ms_call.output if out_of else (ms_call.inputs[0] if ms_call.inputs else None)
+    x = t_calls[start].output
+    if not all(isinstance(v, np.ndarray) for v in (x, t_val, m_val)):
+        return None
+    return a, x, t_val, m_val
+
+
+def _identify_op(values: Optional[Tuple[str, Any, Any, Any]], tol: Callable[[str], Tuple[float, float]]) -> Any:
+    from migcheck.localization.functional_ops import identify
+
+    if values is None:
+        return None
+    _, x, t_val, m_val = values
+    rtol, atol = tol(str(np.asarray(t_val).dtype)) if np.asarray(t_val).dtype.kind == "f" else tol("float32")
+    return identify(x, t_val, m_val, rtol, atol)
 
 
 def _signature_cause(torch_out: Any, ms_out: Any) -> Tuple[str, str]:

@@ -236,6 +236,8 @@ def _num_equal(a: Any, b: Any) -> bool:
     if isinstance(a, (int, float)) and isinstance(b, (int, float)):
         return math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-12)
     if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
+        if len(a) != len(b) and len(set(a)) == 1 and len(set(b)) == 1:  # Conv1d's (1,) vs MindSpore's 2-D (1, 1)
+            return _num_equal(a[0], b[0])
         return len(a) == len(b) and all(_num_equal(x, y) for x, y in zip(a, b))
     if isinstance(a, (tuple, list)) and len(set(a)) == 1:
         return _num_equal(a[0], b)
@@ -279,7 +281,33 @@ def differences(torch_kind: str, t: Mapping[str, Any], ms_kind: str, m: Mapping[
         diff = padding_difference(entry.padding, t, m, tuple(input_shape[2:]))
         if diff is not None:
             out.append(diff)
+    if entry.family == "layernorm" and input_shape:
+        diff = layernorm_axes_difference(t, m, tuple(input_shape))
+        if diff is not None:
+            out.append(diff)
     return out
+
+
+def layernorm_axes_difference(t: Mapping[str, Any], m: Mapping[str, Any], input_shape: Sequence[int]) -> Optional[Difference]:
+    """torch normalizes the last len(normalized_shape) axes; MindSpore from begin_norm_axis on (its gamma from
+    begin_params_axis on): the same only when both start where torch's shape starts."""
+    shape = t.get("normalized_shape")
+    if not isinstance(shape, (tuple, list)) or "begin_norm_axis" not in m:
+        return None
+    rank = len(input_shape)
+    want = rank - len(shape)
+
+    def axis(v: Any) -> int:
+        return int(v) + rank if int(v) < 0 else int(v)
+
+    norm, params = axis(m["begin_norm_axis"]), axis(m.get("begin_params_axis", m["begin_norm_axis"]))
+    if norm == want and params == want:
+        return None
+    cause = (f"LayerNorm axes differ for a rank-{rank} input: torch normalizes the last {len(shape)} axes"
+             f" (normalized_shape={tuple(shape)}), MindSpore begin_norm_axis={m['begin_norm_axis']},"
+             f" begin_params_axis={m.get('begin_params_axis')} start at axes {norm} and {params}")
+    return Difference("layernorm-axes", "normalized_shape", "begin_norm_axis", tuple(shape), m["begin_norm_axis"],
+                      tuple(input_shape[norm:]), {"begin_norm_axis": want, "begin_params_axis": want}, cause)
 
 
 # Bookkeeping that says nothing about what a layer computes (and differs between frameworks by design).

@@ -26,6 +26,8 @@ class Call:
     kind: str  # class name
     inputs: Tuple[Any, ...]  # numpy arrays of the tensor arguments
     output: Any  # numpy tree
+    start: int = -1  # torch only: where the forward began and ended on the op counter (op_trace)
+    end: int = -1
 
 
 @dataclass(frozen=True)

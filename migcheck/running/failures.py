@@ -3,24 +3,42 @@ from __future__ import annotations
 
 import traceback
 from pathlib import Path
+from typing import Callable, Optional, Tuple
 
 from migcheck.planning.items import Item
 from migcheck.running.outcome import Outcome
 from migcheck.vocab import Kind
 
 
-def error_outcome(exc: BaseException, item: Item, side: str = "") -> Outcome:
+def error_outcome(exc: BaseException, item: Item, side: str = "",
+                  pynative_runs: Optional[Callable[[], Optional[bool]]] = None) -> Outcome:
+    """pynative_runs: re-runs the item in PYNATIVE and says whether it got through; asked only for a
+    MindSpore failure in GRAPH mode, so that the GRAPH hint is given only where GRAPH alone fails."""
+    from migcheck.localization.exceptions import classify
     from migcheck.runners import mindspore_side
 
-    graph = item.mode == "graph" and side != "torch" and mindspore_side.is_graph_compile_error(exc)
-    kind = Kind.GRAPH_COMPILE_ERROR if graph else Kind.ERROR
     where = side or "mindspore"
+    ms_failed = side != "torch"
     text = _first_lines(str(exc), 3)
+    found = classify(str(exc), item.backend) if ms_failed else None
+    graph_only = None
+    if item.mode == "graph" and ms_failed and pynative_runs is not None:
+        graph_only = pynative_runs()
+    banner = item.mode == "graph" and ms_failed and mindspore_side.is_graph_compile_error(exc)
+    notes: Tuple[str, ...] = ()
+    if graph_only or (banner and graph_only is None):
+        checked = "; the same item runs in PYNATIVE (re-run), so only GRAPH compilation fails" if graph_only else ""
+        message = (f"GRAPH mode could not compile the cell: {text}{checked}; what GRAPH cannot compile is in"
+                   f" construct (the excerpt shows the line): move numpy/Python-object work into __init__, or"
+                   f" run this case in PYNATIVE only (skip={{'graph': '...'}})")
+        return Outcome(Kind.GRAPH_COMPILE_ERROR, message, error=_excerpt(exc, item.case.file))
     message = f"{where} side raised {type(exc).__name__}: {text}"
-    if graph:
-        message = (f"GRAPH mode could not compile the cell: {text}; hint: move numpy/Python-object work out of"
-                   f" construct (into __init__) or run this case in PYNATIVE only (skip={{'graph': '...'}})")
-    return Outcome(kind, message, error=_excerpt(exc, item.case.file))
+    if found is not None:
+        message += f"; cause: {found.cause}"
+        notes += (f"diagnosis [{found.rule}]: {found.cause}" + (f" ({found.said})" if found.said else ""),)
+    if graph_only is False:
+        notes += ("PYNATIVE fails the same way (re-run): not a GRAPH-mode limit",)
+    return Outcome(Kind.ERROR, message, error=_excerpt(exc, item.case.file), notes=notes)
 
 
 def _first_lines(text: str, n: int) -> str:

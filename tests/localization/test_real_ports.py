@@ -45,6 +45,7 @@ def test_two_independent_defects_are_both_diagnosed_and_confirmed():
 def test_functional_op_is_reported_between_two_sub_cells_with_its_signature():
     loc = run("functional_scale_wrong").localization
     assert loc.between.startswith("inside torch '<root>': between 'embed' output and 'proj' input")
+    assert loc.between.endswith("; torch calls there: Tensor.mul(0.3536)")  # the forward's own op, recorded
     (defect,) = loc.defects
     assert defect.rule == "constant-ratio" and "0.353553" in defect.cause and not defect.confirmed
     assert defect.confidence != "high" and not defect.fix

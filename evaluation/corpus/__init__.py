@@ -1,0 +1,49 @@
+"""The evaluation corpora: single-API differences and real model ports, each a naive and a correct port.
+
+An Entry pairs two PairedCases (the naive port, expected to fail; the correct port, expected to pass)
+with what a diagnosis must say: the torch layer(s) where each independent defect arises and the cause
+of each. Layers are torch module paths; "<root>" is the whole module (a loss, a bare op);
+"after:NAME" is a functional op in forward/construct reached from NAME's output; "optimizer" is the
+update rule. A cause is a rule id or a few '|'-separated keywords, one of which the cause text must contain.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import List, Tuple
+
+from migcheck.case import PairedCase
+
+FAMILIES = ("layer", "functional", "loss", "optimizer", "real-port")
+
+
+@dataclass(frozen=True)
+class Entry:
+    name: str
+    family: str
+    source: str  # the MindSpore API-difference page (or model) the pitfall comes from
+    naive: PairedCase
+    correct: PairedCase
+    layers: Tuple[str, ...]  # one per independent defect
+    causes: Tuple[str, ...]  # one per independent defect, same order
+
+    def problems(self) -> List[str]:
+        out = []
+        if self.family not in FAMILIES:
+            out.append(f"family {self.family!r} is not one of {FAMILIES}")
+        if not self.layers or len(self.layers) != len(self.causes):
+            out.append("layers and causes must be non-empty and of equal length (one per defect)")
+        if self.naive.expect != "fail" or self.correct.expect != "pass":
+            out.append("the naive port must expect 'fail' and the correct port 'pass'")
+        if not self.source:
+            out.append("source is empty")
+        return out
+
+
+def entries() -> List[Entry]:
+    """Every entry of both corpora, in a stable order (imports MindSpore and torch)."""
+    from evaluation.corpus import functional, layers, losses, optimizers, real_ports
+
+    out: List[Entry] = []
+    for module in (layers, functional, losses, optimizers, real_ports):
+        out.extend(module.ENTRIES)
+    return out
