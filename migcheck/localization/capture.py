@@ -52,6 +52,15 @@ def locate(case: Any, check: str, ref: Any, cell: Any, mapping: WeightMapping,
             between += f"; torch calls there: {', '.join(ops)}"
     op_values = _between_values(flow, t_calls, m_calls) if flow.between is not None else None
     defects = _defects(module, cell, rows, t_calls, m_calls, isolated, tol, between, op_values)
+    bw_defects = []
+    # Forward agrees (or its only divergence is a call MindSpore never showed: a cell with its own bprop runs
+    # no forward hook): where does backward go wrong?
+    if check == "backward" and (flow.first is None or flow.pair_of(flow.first) is None):
+        from migcheck.localization.backward import backward_defects
+
+        bw_defects = backward_defects(module, cell, ref, case.loss.torch if case.loss else None, t_calls, m_calls,
+                                      flow, tol)
+        defects = bw_defects or defects
     findings: List[Finding] = _findings_of(defects)
     failing = [t.name for t in tensors if not t.ok]
     for torch_owner, ms_owner in _owners_of(failing, mapping):
@@ -66,14 +75,19 @@ def locate(case: Any, check: str, ref: Any, cell: Any, mapping: WeightMapping,
     summary = summarize(first, findings, rows)
     if between:
         summary = f"{summary.split(';')[0]}; {between}" + summary[len(summary.split(';')[0]):]
-    if len(defects) > 1:
+    if len(defects) > 1 and not bw_defects:
         summary += f"; {len(defects)} independent defects: " + ", ".join(
             f"'{d.torch_name or '<root>'}'" for d in defects)
-    backward = _first_in_backward_order(failing, t_calls) if check in ("backward", "step") else None
-    if backward:
-        summary = f"{backward}; {summary}"
-    return Localization(rows, first.torch_name if first else None, first.ms_name if first else None,
-                        tuple(findings), summary, tuple(defects), between)
+    arrival = _first_in_backward_order(failing, t_calls) if check in ("backward", "step") else None
+    names = (first.torch_name, first.ms_name) if first else (None, None)
+    if bw_defects:
+        from migcheck.localization.backward import backward_summary
+
+        summary = backward_summary(bw_defects) + (f"; {arrival}" if arrival else "")
+        names = (bw_defects[0].torch_name, bw_defects[0].ms_name)
+    elif arrival:
+        summary = f"{arrival}; {summary}"
+    return Localization(rows, names[0], names[1], tuple(findings), summary, tuple(defects), between)
 
 
 def _ops_between(ops: Sequence[Any], t_calls: Sequence[Any], first: int, a: str, b: str) -> List[str]:

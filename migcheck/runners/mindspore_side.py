@@ -289,6 +289,21 @@ class MindSporeCell:
                     h.remove()
         return None
 
+    def subcell(self, name: str) -> Any:
+        return dict(self.cell.cells_and_names())[name]
+
+    def subcell_vjp(self, name: str, inputs: Sequence[np.ndarray], cotangents: Sequence[np.ndarray]) -> Tuple[Any, ...]:
+        """One sub-cell's gradients with respect to its inputs, for given output cotangents (mindspore.vjp, in
+        PYNATIVE): the isolated backward pass. A cell's own bprop is what runs, as in training."""
+        cell = dict(self.cell.cells_and_names())[name]
+        with pynative():
+            cell.set_train(False)
+            args = [ms.Tensor(contiguous(x)) for x in inputs]
+            out, vjp_fn = ms.vjp(cell, *args)
+            cot = [ms.Tensor(contiguous(c)) for c in cotangents]
+            grads = vjp_fn(cot[0] if isinstance(out, ms.Tensor) else tuple(cot))
+        return tuple(to_numpy(g) for g in (grads if isinstance(grads, (tuple, list)) else (grads,)))
+
     def run_subcell(self, name: str, inputs: Sequence[np.ndarray]) -> Any:
         """Call one sub-cell on given inputs (the isolated pass), in PYNATIVE."""
         cell = dict(self.cell.cells_and_names())[name]

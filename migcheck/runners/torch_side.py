@@ -1,7 +1,6 @@
 """The PyTorch reference side: build, load numpy weights, run, and hand back numpy trees."""
 from __future__ import annotations
 
-import dataclasses
 import functools
 import os
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
@@ -201,20 +200,10 @@ class TorchModule:
     def capture_with_ops(self, inputs: Sequence[np.ndarray], dtypes: Sequence[str], *, train: bool = False
                          ) -> Tuple[List[Any], List[Any]]:
         """capture(), each call with its span on an op counter, and the functional ops every module's own
-        forward made on that counter (what runs between two sub-modules)."""
-        recorder = _OpRecorder()
-        handles = []
-        for name, m in self.module.named_modules():
-            handles.append(m.register_forward_pre_hook(functools.partial(recorder.enter, name)))
-            handles.append(m.register_forward_hook(recorder.leave, always_call=True))
-        try:
-            with recorder:
-                calls = self.capture(inputs, dtypes, train=train)
-        finally:
-            for h in handles:
-                h.remove()
-        spans = iter(recorder.spans)
-        return [dataclasses.replace(c, start=s, end=e) for c, (s, e) in zip(calls, spans)], recorder.ops
+        forward made on that counter (what runs between two sub-modules): runners/torch_capture.py."""
+        from migcheck.runners.torch_capture import capture_with_ops
+
+        return capture_with_ops(self, inputs, dtypes, train=train)
 
     def config(self, name: str) -> Tuple[str, Dict[str, Any]]:
         from migcheck.localization.rules import plain_config
@@ -271,6 +260,13 @@ class TorchModule:
                  for g, t in zip(grads, [args[i] for i in wrt_inputs] + [p for _, p in params])]
         input_grads = dict(zip(wrt_inputs, dense[:len(wrt_inputs)]))
         return Gradients(input_grads, {n: g for (n, _), g in zip(params, dense[len(wrt_inputs):])}, objective)
+
+    def capture_backward(self, inputs: Sequence[np.ndarray], dtypes: Sequence[str], objective: Objective,
+                         loss: Optional[Callable[[], Any]]) -> Dict[str, Tuple[Tuple[Any, ...], Tuple[Any, ...]]]:
+        """name -> (grad_output, grad_input) of every sub-module called once: runners/torch_capture.py."""
+        from migcheck.runners.torch_capture import capture_backward
+
+        return capture_backward(self, inputs, dtypes, objective, loss)
 
     def optimizer_groups(self, optimizer: Any) -> Tuple[str, Dict[str, Dict[str, Any]]]:
         """(optimizer class, parameter name -> its group's hyperparameters) of the optimizer a step builds."""
@@ -399,43 +395,3 @@ class _CastToLayerDtype(torch.overrides.TorchFunctionMode):
         if isinstance(value, (list, tuple)) and value and any(isinstance(v, torch.Tensor) for v in value):
             return type(value)(self._cast(v, dtype, activations) for v in value)
         return value
-
-
-class _OpRecorder(torch.overrides.TorchFunctionMode):
-    """Functional calls during one forward, each owned by the innermost module running, on one counter
-    with the modules' starts and ends (spans, in completion order like the captured calls)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.seq = 0
-        self.stack: List[Tuple[str, int]] = []
-        self.spans: List[Tuple[int, int]] = []
-        self.ops: List[Any] = []
-
-    def enter(self, name: str, _module: Any, _args: tuple) -> None:
-        self.seq += 1
-        self.stack.append((name, self.seq))
-
-    def leave(self, _module: Any, _args: Any, _output: Any) -> None:
-        self.seq += 1
-        if self.stack:
-            self.spans.append((self.stack.pop()[1], self.seq))
-
-    def __torch_function__(self, func: Any, types: Any, args: tuple = (), kwargs: Optional[dict] = None) -> Any:
-        kwargs = kwargs or {}
-        if self.stack:
-            from migcheck.localization.op_trace import OpCall, describe
-
-            plain = (bool, int, float, str, type(None), tuple, list)
-            text = describe(getattr(func, "__name__", ""), getattr(func, "__qualname__", ""),
-                            getattr(func, "__module__", "") or "",
-                            [a for a in args if isinstance(a, plain) and not _has_tensor(a)],
-                            [(k, v) for k, v in kwargs.items() if isinstance(v, plain) and not _has_tensor(v)])
-            if text:
-                self.seq += 1
-                self.ops.append(OpCall(self.seq, self.stack[-1][0], text))
-        return func(*args, **kwargs)
-
-
-def _has_tensor(value: Any) -> bool:
-    return isinstance(value, (tuple, list)) and any(isinstance(v, torch.Tensor) for v in value)

@@ -1,0 +1,91 @@
+"""The isolated backward pass: where gradients go wrong when every forward value agrees.
+
+A gradient failure with agreeing forward values has no forward divergence to point at, and the first
+diverging parameter in backward order only says where the wrong gradient *arrived*. So each paired leaf
+sub-cell is run backward on its own: torch records, in one gradient pass with full backward hooks, every
+sub-module's output cotangent and input gradient; the MindSpore counterpart is fed torch's recorded input
+and that cotangent (mindspore.vjp) and its input gradient compared with torch's. A sub-cell that still
+differs is wrong on its own in backward (a custom bprop, an op whose gradient MindSpore computes
+differently); one that agrees only passes on what it was given.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, List, Sequence, Tuple
+
+import numpy as np
+
+from migcheck.localization.dataflow import close, descendants
+from migcheck.localization.locate import Defect
+from migcheck.localization.signatures import describe
+
+TolFor = Callable[[str], Tuple[float, float]]
+
+
+def backward_defects(module: Any, cell: Any, ref: Any, loss: Any, t_calls: Sequence[Any], m_calls: Sequence[Any],
+                     flow: Any, tol: TolFor) -> List[Defect]:
+    """Every paired leaf sub-cell whose MindSpore backward, fed torch's input and output cotangent, gives
+    other input gradients than torch's, in forward order."""
+    try:
+        records = module.capture_backward(ref.inputs, ref.input_dtypes, ref.objective, loss)
+    except Exception:  # hooks that autograd refuses (in-place ops): no isolated backward pass
+        return []
+    names = [c.name for c in t_calls]
+    out = []
+    for index, ms_name in _candidates(cell, t_calls, m_calls, flow):
+        call = t_calls[index]
+        if descendants(names, call.name) or call.name not in records or not call.inputs:
+            continue
+        grad_out, grad_in = records[call.name]
+        if not grad_out or any(g is None for g in grad_out):
+            continue
+        ms_kind = type(cell.subcell(ms_name)).__name__
+        try:
+            ms_in = cell.subcell_vjp(ms_name, call.inputs, grad_out)
+        except Exception:  # a sub-cell that needs more than its tensor arguments cannot run alone
+            continue
+        wrong = [(t, m) for t, m in zip(grad_in, ms_in) if t is not None and t.dtype.kind in "fc"
+                 and not close(t, np.asarray(m), *tol(str(t.dtype)))]
+        if not wrong:
+            continue
+        t, m = wrong[0]
+        err = float(np.max(np.abs(t.astype(np.float64) - np.asarray(m, np.float64)))) if t.shape == np.shape(m) else float("inf")
+        evidence = (f"fed torch's recorded input and output gradient, MindSpore '{ms_name}' returns another input"
+                    f" gradient (max abs err {err:.3g}); its forward output agrees")
+        custom = callable(getattr(type(cell.subcell(ms_name)), "bprop", None))
+        found = describe(t, m)
+        cause = (f"MindSpore's {ms_kind} defines its own bprop, and it does not give the gradient torch's"
+                 f" {call.kind} computes" if custom else "")
+        if found is not None:
+            cause = f"{cause}; the input gradient: {found.cause}" if cause else f"the input gradient: {found.cause}"
+        rule = "custom-bprop" if custom else found.rule if found else "backward"
+        out.append(Defect(index, call.name, call.kind, ms_name, ms_kind, evidence, cause, "",
+                          "medium" if cause else "low", False, rule))
+    return sorted(out, key=lambda d: d.order)
+
+
+def _candidates(cell: Any, t_calls: Sequence[Any], m_calls: Sequence[Any], flow: Any) -> List[Tuple[int, str]]:
+    """(torch call index, MindSpore sub-cell name): the dataflow pairs, plus torch calls left unpaired whose
+    name the port also has (MindSpore runs no forward hook on a cell with its own bprop, so such a cell is
+    never captured, let alone paired by value)."""
+    out = [(p.torch_index, m_calls[p.ms_indices[0]].name) for p in flow.pairs if len(p.ms_indices) == 1]
+    paired = {i for i, _ in out}
+    for i, call in enumerate(t_calls):
+        if i not in paired:
+            try:
+                cell.subcell(call.name)
+            except KeyError:
+                continue
+            out.append((i, call.name))
+    return out
+
+
+def backward_summary(defects: Sequence[Defect]) -> str:
+    first = defects[0]
+    text = (f"first divergence in backward: torch '{first.torch_name}' ({first.torch_kind}) / MindSpore"
+            f" '{first.ms_name}' ({first.ms_kind}): forward values agree, its backward alone differs"
+            f" (isolated backward re-run)")
+    if first.cause:
+        text += f"; likely cause: {first.cause}"
+    if len(defects) > 1:
+        text += f"; {len(defects)} sub-cells wrong in backward: " + ", ".join(f"'{d.torch_name}'" for d in defects)
+    return text
