@@ -141,8 +141,10 @@ def _defects(module: Any, cell: Any, rows: Sequence[SubcellRow], t_calls: Sequen
         if row.isolated_ok is not False:
             continue
         call = t_calls[row.order]
-        evidence = (f"fed torch's recorded inputs, MindSpore '{row.ms_name}' still differs"
-                    f" (max abs err {row.isolated_max_abs_err:.3g})")
+        t_shape, m_shape = _shape_of(call.output), _shape_of(isolated[row.order])
+        how = (f"output shape {t_shape} vs {m_shape}" if t_shape != m_shape
+               else f"max abs err {row.isolated_max_abs_err:.3g}")
+        evidence = f"fed torch's recorded inputs, MindSpore '{row.ms_name}' still differs ({how})"
         cause = fix = rule = ""
         confirmed = False
         if "+" not in row.ms_name:
@@ -174,6 +176,12 @@ def _defects(module: Any, cell: Any, rows: Sequence[SubcellRow], t_calls: Sequen
         out.append(Defect(first.order, first.torch_name, first.torch_kind, first.ms_name, first.ms_kind, between,
                           cause, "", "medium" if cause else "low", False, rule or "functional-op"))
     return out
+
+
+def _shape_of(tree: Any) -> Tuple[int, ...]:
+    while isinstance(tree, (list, tuple)) and tree:
+        tree = tree[0]
+    return tuple(np.shape(tree)) if isinstance(tree, np.ndarray) else ()
 
 
 def _inner_counterpart(row: SubcellRow, m_calls: Sequence[Any]) -> List[str]:

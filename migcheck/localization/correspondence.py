@@ -51,6 +51,8 @@ CONVERT: Dict[str, Tuple[Callable[[Any], Any], Callable[[Any], Any]]] = {
     "gelu": (_gelu_flag, lambda v: v == "tanh"),
     "axis": (_axis, lambda v: v),
     "not": (lambda v: not v, lambda v: not v),
+    # MindSpore's pools honour ceil_mode only with pad_mode='pad' (documented)
+    "ceil": (lambda v: v, lambda v: {"pad_mode": "pad", "ceil_mode": v} if v else {"ceil_mode": v}),
 }
 
 A = Attr
@@ -61,7 +63,8 @@ _NORM = (A("eps", "eps"), A("momentum", "momentum", rule="batchnorm-momentum", f
 _RED = A("reduction", "reduction", rule="loss-reduction")
 _II = A("ignore_index", "ignore_index", rule="loss-ignore-index")
 _CONV = (A("stride", "stride"), A("dilation", "dilation"), A("groups", "group"))
-_POOL = (A("ceil_mode", "ceil_mode", ms_default=False, rule="pool-ceil-mode"),)
+# torch's pool stride defaults to the kernel size, MindSpore's to 1
+_POOL = (A("ceil_mode", "ceil_mode", ms_default=False, rule="pool-ceil-mode", fix="ceil"), A("stride", "stride", rule="pool-stride"))
 
 TABLE: Tuple[Correspondence, ...] = (
     # --- layers ---
@@ -257,6 +260,8 @@ def differences(torch_kind: str, t: Mapping[str, Any], ms_kind: str, m: Mapping[
         if attr.torch not in t:
             continue
         raw = m.get(attr.ms, attr.ms_default)
+        if attr.ms == "reduction" and attr.ms not in m and "reduce" in m:  # LossBase keeps two flags instead
+            raw = ("mean" if m.get("average") else "sum") if m["reduce"] else "none"
         if raw is _MISSING:
             continue
         to_torch, to_ms = CONVERT[attr.convert]

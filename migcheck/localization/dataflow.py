@@ -24,7 +24,7 @@ TolFor = Callable[[str], Tuple[float, float]]  # dtype name -> (rtol, atol)
 class Pair:
     torch_index: int  # position in the torch calls (completion order)
     ms_indices: Tuple[int, ...]  # one MindSpore call, or a chain of leaf calls (a fused torch module)
-    how: str  # "weights" | "name" | "value" | "input" | "kind"
+    how: str  # "weights" | "name" | "value" | "input" | "kind" | "inputs and kind"
 
 
 @dataclass(frozen=True)
@@ -182,6 +182,15 @@ def pair_calls(torch_calls: Sequence[Any], ms_calls: Sequence[Any], hints: Mappi
                      and ms_out[j].shape == out.shape and kind_family(ms_calls[j].kind) == kind_family(call.kind)]
             if cands:
                 chosen = ((cands[0],), "kind")
+        if chosen is None and out is not None and in_ok[i] and not out_ok[i] and call.inputs \
+                and not descendants(t_names, call.name):
+            # a renamed parameterless layer whose output *shape* differs (a pool's stride or ceil_mode): the same
+            # inputs into a leaf of the same kind family, the first such after the last pair
+            cands = [j for j in range(last_ms + 1, len(ms_calls)) if j not in used and m_leaf[j] and j in ms_out
+                     and ms_out[j].shape != out.shape and _same_inputs(call, ms_calls[j], tol_for)
+                     and _compatible(call.kind, ms_calls[j].kind)]
+            if cands:
+                chosen = ((cands[0],), "inputs and kind")
         if chosen is not None:
             js, how = chosen
             used.update(js)

@@ -276,7 +276,10 @@ class MindSporeCell:
         cell = dict(self.cell.cells_and_names())[name]
         config = plain_config(cell)
         accepted = inspect.signature(type(cell).__init__).parameters
-        kwargs = {k: v for k, v in config.items() if k in accepted and k != "self"}
+        # an attribute that shares a constructor argument's name but holds an operator's encoding (AvgPool2d's
+        # data_format kept as 0) is left at the argument's default
+        kwargs = {k: v for k, v in config.items() if k in accepted and k != "self"
+                  and not (isinstance(accepted[k].default, str) and not isinstance(v, str))}
         for key in ("pad_mode",):
             if isinstance(kwargs.get(key), str):
                 kwargs[key] = kwargs[key].lower()
