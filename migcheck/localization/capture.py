@@ -51,7 +51,8 @@ def locate(case: Any, check: str, ref: Any, cell: Any, mapping: WeightMapping,
         if ops:
             between += f"; torch calls there: {', '.join(ops)}"
     op_values = _between_values(flow, t_calls, m_calls) if flow.between is not None else None
-    defects = _defects(module, cell, rows, t_calls, m_calls, isolated, tol, between, op_values)
+    region = _region(t_calls, flow) if flow.between is not None else None
+    defects = _defects(module, cell, rows, t_calls, m_calls, isolated, tol, between, op_values, region)
     findings: List[Finding] = _findings_of(defects)
     failing = [t.name for t in tensors if not t.ok]
     for torch_owner, ms_owner in _owners_of(failing, mapping):
@@ -134,7 +135,8 @@ def _between_signature(rows: Sequence[SubcellRow], t_calls: Sequence[Any], m_cal
 def _defects(module: Any, cell: Any, rows: Sequence[SubcellRow], t_calls: Sequence[Any], m_calls: Sequence[Any],
              isolated: Mapping[int, Any],
              tol: Callable[[str], Tuple[float, float]], between: str,
-             op_values: Optional[Tuple[str, Any, Any, Any]] = None) -> List[Defect]:
+             op_values: Optional[Tuple[str, Any, Any, Any]] = None,
+             region: Optional[Tuple[str, int, int, str]] = None) -> List[Defect]:
     """Every layer wrong on its own, ranked by position; inherited drift is not a defect."""
     out = []
     for row in rows:
@@ -159,6 +161,12 @@ def _defects(module: Any, cell: Any, rows: Sequence[SubcellRow], t_calls: Sequen
                 cause, rule = diff.cause, diff.rule
                 evidence += ("; re-running torch's layer with MindSpore's setting reproduces MindSpore's output"
                              if confirmed else "; re-running torch's layer with MindSpore's setting does not reproduce it")
+            if not cause and call.start >= 0:  # a module of the port's own: its calls, replayed with one setting changed
+                replayed = _replay(module, call.name, call.start, call.end, call.output, isolated[row.order], tol)
+                if replayed is not None:
+                    cause, fix, rule, confirmed = (replayed.cause(f"in '{call.name or '<root>'}'"), replayed.fix,
+                                                   replayed.rule, True)
+                    evidence += "; the replay with MindSpore's setting reproduces MindSpore's output"
             if not cause:
                 cause, rule = _signature_cause(call.output, isolated[row.order])
         confidence = "high" if confirmed else ("medium" if cause else "low")
@@ -172,10 +180,50 @@ def _defects(module: Any, cell: Any, rows: Sequence[SubcellRow], t_calls: Sequen
             out.append(Defect(first.order, first.torch_name, first.torch_kind, first.ms_name, first.ms_kind, evidence,
                               match.cause(where), match.fix, "high", True, match.rule))
             return out
+        replayed = _replay(module, *region[:3], op_values[2], op_values[3], tol) if region and op_values else None
+        if replayed is not None:
+            where = f"in '{region[0] or '<root>'}' up to {region[3]}"
+            out.append(Defect(first.order, first.torch_name, first.torch_kind, first.ms_name, first.ms_kind,
+                              f"{between}; {replayed.cause(where)}", replayed.cause(where), replayed.fix, "high", True,
+                              replayed.rule))
+            return out
         cause, rule = _between_signature(rows, t_calls, m_calls, between)
         out.append(Defect(first.order, first.torch_name, first.torch_kind, first.ms_name, first.ms_kind, between,
                           cause, "", "medium" if cause else "low", False, rule or "functional-op"))
     return out
+
+
+def _region(t_calls: Sequence[Any], flow: Dataflow) -> Optional[Tuple[str, int, int, str]]:
+    """(container, its start, where B starts, "'B' input") on the op counter: the calls to replay, from the
+    container's start (attention's softmax runs before the value projection that ends the agreeing part)."""
+    from migcheck.localization.op_trace import span_of
+
+    parent = t_calls[flow.first]
+    a, b = flow.between
+    if parent.start < 0:
+        return None
+    if b == "<output>":
+        return parent.name, parent.start, parent.end, "its output"
+    after = parent.start if a == "<input>" else (span_of(t_calls, a, before=parent.end, last=True) or (-1, -1))[1]
+    span = span_of(t_calls, b, after=after)
+    return (parent.name, parent.start, span[0], f"'{b}' input") if span and after >= 0 else None
+
+
+def _replay(module: Any, owner: str, after: int, before: int, torch_value: Any, ms_value: Any,
+            tol: Callable[[str], Tuple[float, float]]) -> Any:
+    from migcheck.localization.op_replay import find_setting
+
+    t, m = _first_array(torch_value), _first_array(ms_value)
+    if t is None or m is None or not hasattr(module, "op_sites"):
+        return None
+    rtol, atol = tol(str(t.dtype)) if t.dtype.kind == "f" else tol("float32")
+    return find_setting(module, owner, after, before, t, m, rtol, atol)
+
+
+def _first_array(tree: Any) -> Optional[np.ndarray]:
+    while isinstance(tree, (list, tuple)) and tree:
+        tree = tree[0]
+    return tree if isinstance(tree, np.ndarray) else None
 
 
 def _shape_of(tree: Any) -> Tuple[int, ...]:

@@ -188,6 +188,8 @@ class TorchModule:
         """capture(), each call with its span on an op counter, and the functional ops every module's own
         forward made on that counter (what runs between two sub-modules)."""
         recorder = _OpRecorder()
+        names = [name for name, _ in self.module.named_modules()]
+        recorder.keep = {n for n in names if n == "" or any(m.startswith(n + ".") for m in names)}
         handles = []
         for name, m in self.module.named_modules():
             handles.append(m.register_forward_pre_hook(functools.partial(recorder.enter, name)))
@@ -199,7 +201,18 @@ class TorchModule:
             for h in handles:
                 h.remove()
         spans = iter(recorder.spans)
+        self.trace, self.trace_texts = recorder.raw, {o.seq: o.text for o in recorder.ops}
         return [dataclasses.replace(c, start=s, end=e) for c, (s, e) in zip(calls, spans)], recorder.ops
+
+    def op_sites(self, owner: str, after: int, before: int) -> List[Any]:
+        from migcheck.runners.torch_replay import sites
+
+        return sites(getattr(self, "trace", []), getattr(self, "trace_texts", {}), owner, after, before)
+
+    def replay_ops(self, owner: str, after: int, before: int, change: Any) -> Dict[int, Any]:
+        from migcheck.runners.torch_replay import replay
+
+        return replay(getattr(self, "trace", []), owner, after, before, change, to_numpy)
 
     def config(self, name: str) -> Tuple[str, Dict[str, Any]]:
         from migcheck.localization.rules import plain_config
@@ -395,6 +408,8 @@ class _OpRecorder(torch.overrides.TorchFunctionMode):
         self.stack: List[Tuple[str, int]] = []
         self.spans: List[Tuple[int, int]] = []
         self.ops: List[Any] = []
+        self.keep: set = set()  # modules whose own calls are kept for replay (containers)
+        self.raw: List[Any] = []
 
     def enter(self, name: str, _module: Any, _args: tuple) -> None:
         self.seq += 1
@@ -418,6 +433,12 @@ class _OpRecorder(torch.overrides.TorchFunctionMode):
             if text:
                 self.seq += 1
                 self.ops.append(OpCall(self.seq, self.stack[-1][0], text))
+            if self.stack[-1][0] in self.keep:
+                from migcheck.runners.torch_replay import RawOp
+
+                result = func(*args, **kwargs)
+                self.raw.append(RawOp(self.seq, self.stack[-1][0], func, args, kwargs, result, bool(text)))
+                return result
         return func(*args, **kwargs)
 
 
