@@ -70,17 +70,37 @@ def explain(module: Any, cell: Any, torch_name: str, ms_name: str, inputs: Seque
     if guessed:
         diffs = same_named_differences(t_kind, t_cfg, m_kind, m_cfg)
     noise = own_error(module, torch_name, inputs) if diffs else None
+    random = bool(diffs) and _random(module, torch_name, inputs)
     for diff in diffs:
-        confirmed = _reproduces(module, torch_name, inputs, diff, ms_out, tol_for)
+        confirmed = _reproduces(module, torch_name, inputs, diff, ms_out, tol_for, random)
         if guessed and not confirmed:  # a same-named setting is a cause only when the re-run shows it
             continue
-        fix = _checked_fix(cell, ms_name, inputs, diff, torch_out, tol_for, noise)
+        fix = _checked_fix(cell, ms_name, inputs, diff, torch_out, tol_for, noise, random)
         out.append((diff, confirmed, fix))
     return sorted(out, key=lambda d: (not d[1], not d[2]))
 
 
+def _random(module: Any, name: str, inputs: Sequence[np.ndarray]) -> bool:
+    """Whether torch's layer gives another result on a second identical run in train mode (dropout): its
+    re-runs are then compared with MindSpore's output by distribution, not element by element."""
+    from migcheck.judging.randomness import differs
+
+    try:
+        first, second = (_first(module.rerun_patched(name, inputs, {}, train=True)) for _ in range(2))
+    except Exception:  # a layer that cannot run alone in train mode
+        return False
+    return first is not None and second is not None and differs(first, second)
+
+
+def _same_draw(a: Any, b: Any) -> bool:
+    from migcheck.judging.randomness import same_distribution
+
+    a, b = _first(a), _first(b)
+    return a is not None and b is not None and same_distribution(a, b)
+
+
 def _reproduces(module: Any, name: str, inputs: Sequence[np.ndarray], diff: Difference, ms_out: Any,
-                tol_for: TolFor) -> bool:
+                tol_for: TolFor, random: bool = False) -> bool:
     try:
         if diff.rule == "pad-mode" and diff.torch_attr == "padding":
             if not all(isinstance(p, tuple) for p in diff.ms_as_torch):
@@ -90,6 +110,8 @@ def _reproduces(module: Any, name: str, inputs: Sequence[np.ndarray], diff: Diff
             patch, pads = {}, diff.ms_as_torch
         else:
             patch, pads = {diff.torch_attr: diff.ms_as_torch}, None
+        if random:  # a random layer (dropout): the patched layer drawn in train mode, judged by distribution
+            return _same_draw(module.rerun_patched(name, inputs, patch, pads=pads, train=True), ms_out)
         got = module.rerun_patched(name, inputs, patch, pads=pads)
     except Exception:  # a value torch's layer cannot take: not confirmable, not disproved
         return False
@@ -97,10 +119,12 @@ def _reproduces(module: Any, name: str, inputs: Sequence[np.ndarray], diff: Diff
 
 
 def _checked_fix(cell: Any, name: str, inputs: Sequence[np.ndarray], diff: Difference, torch_out: Any,
-                 tol_for: TolFor, noise: Any = None) -> str:
+                 tol_for: TolFor, noise: Any = None, random: bool = False) -> str:
     override = diff.ms_fix if isinstance(diff.ms_fix, dict) else {diff.ms_attr: diff.ms_fix}
     try:
-        got = cell.rerun_rebuilt(name, inputs, override)
+        got = cell.rerun_rebuilt(name, inputs, override, train=random)
     except Exception:  # the cell cannot be rebuilt from its settings: the fix stays unchecked
         return ""
+    if random:
+        return _fix_text(diff) if _same_draw(got, torch_out) else ""
     return _fix_text(diff) if agree(got, torch_out, tol_for) or agree(got, torch_out, tol_for, noise) else ""

@@ -266,7 +266,8 @@ class MindSporeCell:
         with pynative():
             return lenient(cell(*[ms.Tensor(contiguous(x)) for x in inputs]), to_numpy, MindSporeSideError)
 
-    def rerun_rebuilt(self, name: str, inputs: Sequence[np.ndarray], override: Mapping[str, Any]) -> Any:
+    def rerun_rebuilt(self, name: str, inputs: Sequence[np.ndarray], override: Mapping[str, Any],
+                      train: bool = False) -> Any:
         """One sub-cell rebuilt from its own settings with some constructor arguments changed, its
         parameters copied over, run on given inputs (how a proposed fix is checked before it is shown)."""
         import inspect
@@ -292,7 +293,7 @@ class MindSporeCell:
             for pname, param in new.parameters_and_names():
                 if pname in old and tuple(old[pname].shape) == tuple(param.shape):
                     param.set_data(old[pname].value())
-            new.set_train(False)
+            new.set_train(train)
             return lenient(new(*[ms.Tensor(contiguous(x)) for x in inputs]), to_numpy, MindSporeSideError)
 
     def _rerun_with_attributes(self, cell: Any, inputs: Sequence[np.ndarray], override: Mapping[str, Any]) -> Any:
