@@ -309,6 +309,8 @@ def same_named_differences(torch_kind: str, t: Mapping[str, Any], ms_kind: str, 
 
 def _tuple(v: Any, n: int) -> Tuple[int, ...]:
     if isinstance(v, (tuple, list)):
+        if len(v) > n:  # MindSpore's 1-D layers run a 2-D operator: kernel (1, k), the leading 1 is not spatial
+            return tuple(int(x) for x in v[-n:])
         return tuple(int(x) for x in v) if len(v) == n else tuple(int(v[0]) for _ in range(n))
     return tuple(int(v) for _ in range(n))
 
@@ -343,6 +345,8 @@ def ms_pads(m: Mapping[str, Any], spatial: Sequence[int]) -> Tuple[Tuple[int, in
     if mode == "valid":
         return tuple((0, 0) for _ in range(n))
     padding = m.get("padding", 0)
+    if isinstance(padding, (tuple, list)) and len(padding) == 2 * n + 2:  # a 1-D layer's 2-D (0, 0, left, right)
+        padding = tuple(padding[2:])
     if isinstance(padding, (tuple, list)) and len(padding) == 2 * n:  # MindSpore (top, bottom, left, right)
         return tuple((int(padding[2 * i]), int(padding[2 * i + 1])) for i in range(n))
     return tuple((p, p) for p in _tuple(padding, n))
@@ -355,10 +359,12 @@ def padding_difference(kind: str, t: Mapping[str, Any], m: Mapping[str, Any], sp
     if tp == mp:
         return None
     fix = tp[0][0] if all(a == b == tp[0][0] for a, b in tp) else tuple(p for pair in tp for p in pair)
+    fixed: Dict[str, Any] = {"pad_mode": "pad", "padding": fix}
+    if isinstance(fix, tuple) and ms_pads({**m, "pad_mode": "same"}, spatial) == tp:
+        fixed = {"pad_mode": "same", "padding": 0}  # asymmetric pads that MindSpore's 'same' applies itself
     cause = (f"the padding each side applies differs for input size {tuple(spatial)}: torch pads"
              f" {_show(tp)}, MindSpore pad_mode='{str(m.get('pad_mode', 'pad')).lower()}' pads {_show(mp)}")
-    return Difference("pad-mode", "padding", "pad_mode", t.get("padding"), m.get("pad_mode"), mp,
-                      {"pad_mode": "pad", "padding": fix}, cause)
+    return Difference("pad-mode", "padding", "pad_mode", t.get("padding"), m.get("pad_mode"), mp, fixed, cause)
 
 
 def _transpose_padding(t: Mapping[str, Any], m: Mapping[str, Any], spatial: Sequence[int]) -> Optional[Difference]:

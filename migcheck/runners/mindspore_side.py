@@ -288,7 +288,11 @@ class MindSporeCell:
         if not set(override) <= set(accepted):  # a port's own cell that reads the setting off itself
             return self._rerun_with_attributes(cell, inputs, override)
         with pynative():
-            new = type(cell)(**kwargs)
+            try:
+                new = type(cell)(**kwargs)
+            except (TypeError, ValueError):  # a 1-D cell keeps its operator's 2-D (1, k) settings: give it k
+                new = type(cell)(**{k: v[-1] if isinstance(v, tuple) and v and k not in override else v
+                                    for k, v in kwargs.items()})
             old = dict(cell.parameters_and_names())
             for pname, param in new.parameters_and_names():
                 if pname in old and tuple(old[pname].shape) == tuple(param.shape):
