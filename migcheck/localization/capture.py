@@ -16,7 +16,7 @@ from migcheck.localization.correspondence import differences
 from migcheck.localization.dataflow import Dataflow, descendants, pair_calls
 from migcheck.localization.locate import Defect, Localization, SubcellRow, module_pairs, rows_from_flow, summarize
 from migcheck.localization.rules import Finding, diagnose, diagnose_precision, diagnose_update_pattern
-from migcheck.running.mapping import WeightMapping
+from migcheck.running.mapping import WeightMapping, to_torch
 from migcheck.precision import apply_precision, as_precision
 from migcheck.tolerance import Tolerance
 
@@ -35,6 +35,7 @@ def locate(case: Any, check: str, ref: Any, cell: Any, mapping: WeightMapping,
     train = check in ("train", "step")
     t_calls, t_ops = module.capture_with_ops(ref.inputs[:n_net], ref.input_dtypes, train=train)
     m_calls = cell.capture(ref.inputs[:n_net], ref.input_dtypes, train=train)
+    ms_state = to_torch(cell.state(), mapping) if check == "train" else {}  # one train forward from the initial weights
     hints = module_pairs([(r.torch_name, r.ms_name) for r in mapping.pairs],
                          [c.name for c in t_calls], [c.name for c in m_calls])
     tol = _tol(tolerance_for)
@@ -55,8 +56,9 @@ def locate(case: Any, check: str, ref: Any, cell: Any, mapping: WeightMapping,
     defects = _defects(module, cell, rows, t_calls, m_calls, isolated, tol, between, op_values, region)
     findings: List[Finding] = _findings_of(defects)
     failing = [t.name for t in tensors if not t.ok]
+    confirm = _hidden_confirmer(case, check, ref, module, cell, mapping, t_calls, ms_state, tol)
     for torch_owner, ms_owner in _owners_of(failing, mapping):
-        findings += _diagnose_pair(module, cell, torch_owner, ms_owner, t_calls)
+        findings += _diagnose_pair(module, cell, torch_owner, ms_owner, t_calls, confirm)
     findings += diagnose_update_pattern(check, failing, {p.name: p.owner_kind for p in ref.params})
     precision = as_precision(case.precision)
     if precision is not None:  # the first diverging layer's class and peak input feed the float16 rule
@@ -213,11 +215,13 @@ def _replay(module: Any, owner: str, after: int, before: int, torch_value: Any, 
             tol: Callable[[str], Tuple[float, float]]) -> Any:
     from migcheck.localization.op_replay import find_setting
 
+    from migcheck.runners.torch_replay import Replayer
+
     t, m = _first_array(torch_value), _first_array(ms_value)
-    if t is None or m is None or not hasattr(module, "op_sites"):
+    if t is None or m is None:
         return None
     rtol, atol = tol(str(t.dtype)) if t.dtype.kind == "f" else tol("float32")
-    return find_setting(module, owner, after, before, t, m, rtol, atol)
+    return find_setting(Replayer(module), owner, after, before, t, m, rtol, atol)
 
 
 def _first_array(tree: Any) -> Optional[np.ndarray]:
@@ -305,9 +309,35 @@ def _findings_of(defects: Sequence[Defect]) -> List[Finding]:
     return out
 
 
-def _diagnose_pair(module: Any, cell: Any, torch_name: str, ms_name: str, t_calls: Sequence[Any] = ()) -> List[Finding]:
+def _hidden_confirmer(case: Any, check: str, ref: Any, module: Any, cell: Any, mapping: WeightMapping,
+                      t_calls: Sequence[Any], ms_state: Mapping[str, Any], tol: Callable[[str], Tuple[float, float]]
+                      ) -> Callable[[str, Any], bool]:
+    """(torch layer, difference) -> whether re-running torch with MindSpore's value reproduces the failing state
+    (train check) or gradients (backward check); see hidden.py."""
+    from migcheck.localization.hidden import confirm_gradient, confirm_state
+
+    grads: Dict[str, Any] = {}
+
+    def confirm(torch_name: str, diff: Any) -> bool:
+        call = next((c for c in t_calls if c.name == torch_name), None)
+        if check == "train" and call is not None and call.inputs:
+            return confirm_state(module, torch_name, diff, call.inputs, ref.weights, ms_state, tol)
+        if check == "backward":
+            args = (ref.inputs, ref.input_dtypes, ref.objective)
+            if not grads:
+                ms_loss = case.loss.mindspore if case.loss else None
+                grads.update(to_torch(cell.gradients(*args, ms_loss).params, mapping))
+            return confirm_gradient(module, torch_name, diff, grads, args + (case.loss.torch if case.loss else None,), tol)
+        return False
+
+    return confirm
+
+
+def _diagnose_pair(module: Any, cell: Any, torch_name: str, ms_name: str, t_calls: Sequence[Any] = (),
+                   confirm: Optional[Callable[[str, Any], bool]] = None) -> List[Finding]:
     """Settings of a layer whose parameters or state differ: the correspondence table (padding judged by
-    the pads each side applies to the recorded input), else the older rules; unconfirmed, so never high."""
+    the pads each side applies to the recorded input), else the older rules; high only when `confirm` shows
+    that torch's layer with MindSpore's value reproduces the failing state or gradients."""
     try:
         t_kind, t_cfg = module.config(torch_name)
         m_kind, m_cfg = cell.config(ms_name)
@@ -316,7 +346,15 @@ def _diagnose_pair(module: Any, cell: Any, torch_name: str, ms_name: str, t_call
     call = next((c for c in t_calls if c.name == torch_name), None)
     shape = np.shape(call.inputs[0]) if call is not None and call.inputs else ()
     where = f"torch '{torch_name or '<root>'}' ({t_kind}) / MindSpore '{ms_name or '<root>'}' ({m_kind})"
-    found = [Finding(d.rule, where, d.cause, _fix_text(d), "medium") for d in differences(t_kind, t_cfg, m_kind, m_cfg, shape)]
+    found = []
+    for d in differences(t_kind, t_cfg, m_kind, m_cfg, shape):
+        if confirm is not None and confirm(torch_name, d):
+            found.append(Finding(d.rule, where, d.cause, f"none shown (not re-run; torch's setting in MindSpore's terms is"
+                                 f" {_fix_text(d)})", "high", True, False,
+                                 evidence="re-running torch's layer with MindSpore's setting reproduces MindSpore's"
+                                          " failing state or gradients"))
+        else:
+            found.append(Finding(d.rule, where, d.cause, _fix_text(d), "medium"))
     rules = {f.rule for f in found}
     # pad-mode needs the input size to judge; without a recorded input it cannot be told apart from equal padding
     found += [dataclasses.replace(f, confidence="medium") for f in diagnose(torch_name, t_kind, t_cfg, ms_name, m_kind, m_cfg)

@@ -1,4 +1,5 @@
-"""Replaying the functional calls a torch module's own forward made, with one argument changed.
+"""Counterfactual re-runs on the torch side: a forward's own calls replayed with one argument changed, a
+layer's state after one train-mode forward, and gradients with a layer's setting changed.
 
 The op recorder of the localization re-run keeps, for container modules only (their own calls, not
 their children's), each call's function, arguments and result. Replaying them in order, with every
@@ -82,3 +83,58 @@ def replay(raw: Sequence[RawOp], owner: str, after: int, before: int, change: Op
         if isinstance(value, torch.Tensor) and r.shown:
             out[r.seq] = to_numpy(value)
     return out
+
+
+class Replayer:
+    """The op_sites / replay_ops interface op_replay.find_setting asks for, over a TorchModule's recorded trace."""
+
+    def __init__(self, torch_module: Any) -> None:
+        self.raw = getattr(torch_module, "trace", [])
+        self.texts = getattr(torch_module, "trace_texts", {})
+
+    def op_sites(self, owner: str, after: int, before: int) -> List[OpSite]:
+        return sites(self.raw, self.texts, owner, after, before)
+
+    def replay_ops(self, owner: str, after: int, before: int, change: Optional[Change]) -> Dict[int, Any]:
+        return replay(self.raw, owner, after, before, change, _numpy)
+
+
+def _numpy(t: torch.Tensor) -> Any:
+    t = t.detach().cpu()
+    return (t.float() if t.dtype == torch.bfloat16 else t).numpy().copy()
+
+
+def _patch(module: Any, patch: Dict[str, Any]) -> Dict[str, Any]:
+    saved = {k: getattr(module, k) for k in patch}
+    for k, v in patch.items():
+        setattr(module, k, v)
+    return saved
+
+
+def state_after(torch_module: Any, name: str, inputs: Sequence[Any], patch: Dict[str, Any],
+                initial: Dict[str, Any]) -> Dict[str, Any]:
+    """A copy of one layer, from the given initial state, with some attributes changed, after one train-mode
+    forward on the inputs: its state (BatchNorm's running statistics), by the layer's own names."""
+    import copy
+
+    import numpy as np
+
+    layer = copy.deepcopy(torch_module.module.get_submodule(name) if name else torch_module.module)
+    state = layer.state_dict()
+    layer.load_state_dict({k: torch.from_numpy(np.ascontiguousarray(initial[k])).to(v.dtype) if k in initial else v
+                           for k, v in state.items()})
+    _patch(layer, patch)
+    layer.train(True)
+    with torch.no_grad():
+        layer(*[torch.from_numpy(np.ascontiguousarray(x)) for x in inputs])
+    return {k: _numpy(v) for k, v in layer.state_dict().items()}
+
+
+def gradients_patched(torch_module: Any, name: str, patch: Dict[str, Any], *args: Any) -> Any:
+    """TorchModule.gradients(*args) with one layer's attributes changed for the pass, then put back."""
+    layer = torch_module.module.get_submodule(name) if name else torch_module.module
+    saved = _patch(layer, patch)
+    try:
+        return torch_module.gradients(*args)
+    finally:
+        _patch(layer, saved)

@@ -204,16 +204,6 @@ class TorchModule:
         self.trace, self.trace_texts = recorder.raw, {o.seq: o.text for o in recorder.ops}
         return [dataclasses.replace(c, start=s, end=e) for c, (s, e) in zip(calls, spans)], recorder.ops
 
-    def op_sites(self, owner: str, after: int, before: int) -> List[Any]:
-        from migcheck.runners.torch_replay import sites
-
-        return sites(getattr(self, "trace", []), getattr(self, "trace_texts", {}), owner, after, before)
-
-    def replay_ops(self, owner: str, after: int, before: int, change: Any) -> Dict[int, Any]:
-        from migcheck.runners.torch_replay import replay
-
-        return replay(getattr(self, "trace", []), owner, after, before, change, to_numpy)
-
     def config(self, name: str) -> Tuple[str, Dict[str, Any]]:
         from migcheck.localization.rules import plain_config
 
