@@ -41,9 +41,9 @@ class Entry:
 
 def entries() -> List[Entry]:
     """Every entry of both corpora, in a stable order (imports MindSpore and torch)."""
-    from evaluation.corpus import functional, layers, losses, optimizers, real_ports
+    from evaluation.corpus import functional, heldout, layers, losses, optimizers, real_ports
 
     out: List[Entry] = []
-    for module in (layers, functional, losses, optimizers, real_ports):
+    for module in (layers, functional, losses, optimizers, real_ports, heldout):
         out.extend(module.ENTRIES)
     return out

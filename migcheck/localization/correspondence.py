@@ -281,12 +281,25 @@ def differences(torch_kind: str, t: Mapping[str, Any], ms_kind: str, m: Mapping[
         cause = (f"{torch_kind} {attr.torch} differs: torch {t[attr.torch]!r}, MindSpore {shown}"
                  f" ({ms_kind}.{attr.ms}{conv})")
         to_arg = CONVERT[attr.fix][1] if attr.fix else to_ms
-        out.append(Difference(rule, attr.torch, attr.ms, t[attr.torch], raw, as_torch, to_arg(t[attr.torch]), cause))
+        out.append(Difference(rule, attr.torch, attr.ms, t[attr.torch], raw, _like(t[attr.torch], as_torch),
+                              to_arg(t[attr.torch]), cause))
     if entry.padding and len(input_shape) >= 3:
         diff = padding_difference(entry.padding, t, m, tuple(input_shape[2:]))
         if diff is not None:
             out.append(diff)
     return out
+
+
+def _like(torch_value: Any, value: Any) -> Any:
+    """MindSpore's value in the rank torch keeps it in (a 1-D pool's operator stride (1, 1) is torch's 1), so
+    torch's layer can be re-run with it."""
+    if not isinstance(value, (tuple, list)) or isinstance(torch_value, bool):
+        return value
+    if isinstance(torch_value, int) and len(set(value)) == 1:
+        return value[0]
+    if isinstance(torch_value, (tuple, list)) and len(value) > len(torch_value):
+        return tuple(value[-len(torch_value):])
+    return value
 
 
 # Bookkeeping that says nothing about what a layer computes (and differs between frameworks by design).

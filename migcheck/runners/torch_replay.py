@@ -1,8 +1,8 @@
 """Counterfactual re-runs on the torch side: a forward's own calls replayed with one argument changed, a
 layer's state after one train-mode forward, and gradients with a layer's setting changed.
 
-The op recorder of the localization re-run keeps, for container modules only (their own calls, not
-their children's), each call's function, arguments and result. Replaying them in order, with every
+The op recorder of the localization re-run keeps, for containers and the port's own layer classes (their
+own calls, not their children's), each call's function, arguments and result. Replaying them in order, with every
 argument that was an earlier call's result replaced by that call's replayed result and the children's
 outputs held fixed, recomputes a region of a forward; changing one keyword of one call is the
 counterfactual `migcheck.localization.op_replay` judges.

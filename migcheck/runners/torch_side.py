@@ -188,8 +188,9 @@ class TorchModule:
         """capture(), each call with its span on an op counter, and the functional ops every module's own
         forward made on that counter (what runs between two sub-modules)."""
         recorder = _OpRecorder()
-        names = [name for name, _ in self.module.named_modules()]
-        recorder.keep = {n for n in names if n == "" or any(m.startswith(n + ".") for m in names)}
+        named = list(self.module.named_modules())  # containers and the port's own layers keep their calls for replay
+        recorder.keep = {n for n, m in named if n == "" or not type(m).__module__.startswith("torch.")
+                         or any(o.startswith(n + ".") for o, _ in named)}
         handles = []
         for name, m in self.module.named_modules():
             handles.append(m.register_forward_pre_hook(functools.partial(recorder.enter, name)))
