@@ -49,6 +49,15 @@ layernorm_two_axes = PairedCase(
     tags=("layernorm",),
 )
 
+layernorm_two_axes_not_ported = PairedCase(
+    doc="known-bad: LayerNorm((4, 5)) ported without begin_norm_axis/begin_params_axis: MindSpore normalizes from"
+        " the last axis and its gamma (4, 5) no longer fits, so it raises; localized to the sub-cell, fix re-run",
+    torch=lambda: tnn.LayerNorm((4, 5)),
+    mindspore=lambda: mnn.LayerNorm((4, 5), epsilon=1e-5),
+    inputs={"x": uniform(2, 3, 4, 5)}, checks=("forward",),
+    expect="fail", fails_with="error", diagnosis="layernorm-axes", tags=("layernorm", "known-bad"),
+)
+
 layernorm_default_epsilon = PairedCase(
     doc="known-bad: LayerNorm left at MindSpore's epsilon 1e-7 (torch 1e-5); inputs with variance ~1e-6 expose it",
     torch=lambda: tnn.LayerNorm(6),

@@ -287,6 +287,10 @@ def differences(torch_kind: str, t: Mapping[str, Any], ms_kind: str, m: Mapping[
         diff = padding_difference(entry.padding, t, m, tuple(input_shape[2:]))
         if diff is not None:
             out.append(diff)
+    if entry.family == "layernorm" and input_shape:
+        diff = layernorm_axes_difference(t, m, tuple(input_shape))
+        if diff is not None:
+            out.append(diff)
     return out
 
 
@@ -300,6 +304,28 @@ def _like(torch_value: Any, value: Any) -> Any:
     if isinstance(torch_value, (tuple, list)) and len(value) > len(torch_value):
         return tuple(value[-len(torch_value):])
     return value
+
+
+def layernorm_axes_difference(t: Mapping[str, Any], m: Mapping[str, Any], input_shape: Sequence[int]) -> Optional[Difference]:
+    """torch normalizes the last len(normalized_shape) axes; MindSpore from begin_norm_axis on (its gamma from
+    begin_params_axis on): the same only when both start where torch's shape starts."""
+    shape = t.get("normalized_shape")
+    if not isinstance(shape, (tuple, list)) or "begin_norm_axis" not in m:
+        return None
+    rank = len(input_shape)
+    want = rank - len(shape)
+
+    def axis(v: Any) -> int:
+        return int(v) + rank if int(v) < 0 else int(v)
+
+    norm, params = axis(m["begin_norm_axis"]), axis(m.get("begin_params_axis", m["begin_norm_axis"]))
+    if norm == want and params == want:
+        return None
+    cause = (f"LayerNorm axes differ for a rank-{rank} input: torch normalizes the last {len(shape)} axes"
+             f" (normalized_shape={tuple(shape)}), MindSpore begin_norm_axis={m['begin_norm_axis']},"
+             f" begin_params_axis={m.get('begin_params_axis')} start at axes {norm} and {params}")
+    return Difference("layernorm-axes", "normalized_shape", "begin_norm_axis", tuple(shape), m["begin_norm_axis"],
+                      tuple(input_shape[norm:]), {"begin_norm_axis": want, "begin_params_axis": want}, cause)
 
 
 # Bookkeeping that says nothing about what a layer computes (and differs between frameworks by design).

@@ -18,7 +18,8 @@ from typing import Optional
 class ErrorCause:
     rule: str  # "no-kernel" | "op-arguments" | "op-shapes" | "op-dtypes"
     op: str  # the operator MindSpore names ("" when it names none)
-    cause: str  # one sentence for the verdict
+    cause: str  # one short sentence for the verdict (the message itself is quoted beside it)
+    said: str = ""  # the operator's own sentence: the evidence
 
 
 _NO_KERNEL = (re.compile(r"Unsupported op \[(?P<op>\w+)\] on (?P<device>\w+)"),
@@ -44,11 +45,11 @@ def classify(text: str, backend: str) -> Optional[ErrorCause]:
         return None
     op, said = m["op"], _sentence(m["said"])
     if _SHAPE.search(said):
-        return ErrorCause("op-shapes", op, f"MindSpore's {op} rejected its input shapes: {said}")
+        return ErrorCause("op-shapes", op, f"MindSpore's {op} rejected its input shapes", said)
     if _DTYPE.search(said):
-        return ErrorCause("op-dtypes", op, f"MindSpore's {op} rejected an input's dtype: {said}")
+        return ErrorCause("op-dtypes", op, f"MindSpore's {op} rejected an input's dtype", said)
     if _ARGUMENT.search(said):
-        return ErrorCause("op-arguments", op, f"MindSpore's {op} refuses this combination of arguments: {said}")
+        return ErrorCause("op-arguments", op, f"MindSpore's {op} refuses this combination of arguments", said)
     return None
 
 

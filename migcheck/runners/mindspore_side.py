@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import functools
 import os
 import shutil
 import tempfile
@@ -259,6 +260,34 @@ class MindSporeCell:
                 for h in handles:
                     h.remove()
         return calls
+
+    def raising_subcell(self, inputs: Sequence[np.ndarray], dtypes: Sequence[str], *, train: bool = False
+                        ) -> Optional[Tuple[str, str]]:
+        """(name, class) of the innermost sub-cell that started and never finished in a PYNATIVE forward that
+        raises ("" is the network's own construct); None when the forward runs through."""
+        stack: List[Tuple[str, str]] = []
+
+        def enter(name: str, cell: Any, _args: tuple) -> None:
+            stack.append((name, type(cell).__name__))
+
+        def leave(_cell: Any, _args: tuple, _out: Any) -> None:
+            if stack:
+                stack.pop()
+
+        with pynative():
+            handles = []
+            for name, c in self.cell.cells_and_names():
+                handles.append(c.register_forward_pre_hook(functools.partial(enter, name)))
+                handles.append(c.register_forward_hook(leave))
+            try:
+                self.cell.set_train(train)
+                self.cell(*[_tensor(x, d) for x, d in zip(inputs, dtypes)])
+            except Exception:  # the very failure being located
+                return stack[-1] if stack else None
+            finally:
+                for h in handles:
+                    h.remove()
+        return None
 
     def run_subcell(self, name: str, inputs: Sequence[np.ndarray]) -> Any:
         """Call one sub-cell on given inputs (the isolated pass), in PYNATIVE."""

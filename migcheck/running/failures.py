@@ -35,7 +35,7 @@ def error_outcome(exc: BaseException, item: Item, side: str = "",
     message = f"{where} side raised {type(exc).__name__}: {text}"
     if found is not None:
         message += f"; cause: {found.cause}"
-        notes += (f"diagnosis [{found.rule}]: {found.cause}",)
+        notes += (f"diagnosis [{found.rule}]: {found.cause}" + (f" ({found.said})" if found.said else ""),)
     if graph_only is False:
         notes += ("PYNATIVE fails the same way (re-run): not a GRAPH-mode limit",)
     return Outcome(Kind.ERROR, message, error=_excerpt(exc, item.case.file), notes=notes)

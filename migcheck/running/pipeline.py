@@ -23,7 +23,7 @@ from migcheck.running.outcome import Outcome, profile_for, tolerance_mode_for, v
 from migcheck.running.reference import Reference, SkipCheck, reference
 from migcheck.tolerance import BUDGET, Budget, Tolerance, ToleranceRules, resolve
 from migcheck.util.tree import flatten
-from migcheck.vocab import TENSOR_KINDS, Kind, Status, state_name, torch_name_of
+from migcheck.vocab import ERROR_KINDS, TENSOR_KINDS, Kind, Status, state_name, torch_name_of
 
 # When several tensors fail, the verdict's kind is the most fundamental one.
 KIND_ORDER = TENSOR_KINDS
@@ -99,12 +99,12 @@ def _runs_in_pynative(item: Item, options: RunOptions) -> Optional[bool]:
     """Whether the item gets through in PYNATIVE (whatever its values): tells GRAPH-only failures apart.
     None when PYNATIVE cannot tell (the check skips there, or a golden is missing)."""
     try:
-        _run_check(dataclasses.replace(item, mode="pynative"), options)
+        outcome = _run_check(dataclasses.replace(item, mode="pynative"), options)
     except (SkipCheck, GoldenProblem):
         return None
     except Exception:
         return False
-    return True
+    return outcome.kind not in ERROR_KINDS
 
 
 def _run_check(item: Item, options: RunOptions) -> Outcome:
@@ -135,6 +135,29 @@ def _run_mindspore_side(item: Item, options: RunOptions, ref: Reference) -> Outc
     apply_precision(case.precision, cell)
     # Cotangents are shaped like torch's outputs. The step check compares MindSpore's output shapes in a
     # forward pass first; the backward check compares those its gradient pass returns (no extra pass).
+    try:
+        return _compared(item, options, ref, cell, mapping)
+    except Exception as exc:  # the port raised: where, and which of its settings makes it raise
+        return _raised(exc, item, options, ref, cell, mapping)
+
+
+def _raised(exc: Exception, item: Item, options: RunOptions, ref: Reference, cell: Any, mapping: WeightMapping) -> Outcome:
+    outcome = error_outcome(exc, item, pynative_runs=lambda: _runs_in_pynative(item, options))
+    if outcome.kind != Kind.ERROR or options.golden:  # golden mode has no torch to compare the sub-cell with
+        return outcome
+    from migcheck.localization.raised import locate_raise
+
+    try:
+        site = locate_raise(item.case, ref, cell, mapping, _tolerance_for(item, options, "forward"))
+    except Exception:  # localizing is best effort: the error verdict stands as it is
+        return outcome
+    if site is None:
+        return outcome
+    return dataclasses.replace(outcome, localization=site.as_localization())
+
+
+def _compared(item: Item, options: RunOptions, ref: Reference, cell: Any, mapping: WeightMapping) -> Outcome:
+    case = item.case
     shapes_matter = ref.objective is not None and bool(ref.objective.cotangents)
     after = shapes_matter and item.check == "backward"
     mismatch = _output_shape_mismatch(cell, ref, mapping) if shapes_matter and not after else None

@@ -16,8 +16,8 @@ def test_no_kernel_names_the_operator_and_the_device():
 
 def test_shapes_and_arguments_quote_the_operator():
     shapes, args = classify(SHAPES, "cpu"), classify(ARGS, "cpu")
-    assert (shapes.rule, shapes.op) == ("op-shapes", "MatMulExt") and "but got 3 and 2" in shapes.cause
-    assert (args.rule, args.op) == ("op-arguments", "Conv2D") and "'pad_mode' is not 'pad'" in args.cause
+    assert (shapes.rule, shapes.op) == ("op-shapes", "MatMulExt") and "but got 3 and 2" in shapes.said
+    assert (args.rule, args.op) == ("op-arguments", "Conv2D") and "'pad_mode' is not 'pad'" in args.said
 
 
 def test_a_message_that_states_no_cause_gets_none():

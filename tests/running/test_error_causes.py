@@ -77,3 +77,61 @@ def test_no_kernel_on_this_device_is_named():
 def test_the_correct_twin_passes_without_a_cause(mode):
     v = _verdict(Correct, mode)
     assert v.status == "pass" and not any(n.startswith("diagnosis") for n in v.notes)
+
+
+# --- where it raised, and the setting that makes it raise ---------------------------------------------
+
+def _torch_norm_net():
+    import torch
+
+    class PtNet(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = torch.nn.Linear(8, 8)
+            self.norm = torch.nn.LayerNorm((3, 8))
+
+        def forward(self, x):
+            return self.norm(self.fc(x))
+
+    return PtNet()
+
+
+class MsNorm(mnn.Cell):
+    """torch's LayerNorm((3, 8)) ported without begin_norm_axis (MindSpore normalizes from the last axis)."""
+
+    def __init__(self, axis=-1):
+        super().__init__()
+        self.fc = mnn.Dense(8, 8)
+        self.ln = mnn.LayerNorm((3, 8), begin_norm_axis=axis, begin_params_axis=axis, epsilon=1e-5)
+
+    def construct(self, x):
+        return self.ln(self.fc(x))
+
+
+def _norm_verdict(axis: int, mode: str = "pynative"):
+    case = PairedCase(name="norm", torch=_torch_norm_net, mindspore=lambda: MsNorm(axis), inputs={"x": uniform(2, 3, 8)},
+                      checks=("forward",))
+    return run_item(Item(case, "forward", mode, "cpu"))
+
+
+@pytest.mark.parametrize("mode", ["pynative", "graph"])
+def test_the_raising_sub_cell_is_named_with_the_setting_whose_fix_was_re_run(mode):
+    v = _norm_verdict(-1, mode)
+    assert v.kind == "error"
+    where = v.localization.summary
+    (finding,) = v.localization.findings
+    assert finding.rule == "layernorm-axes" and finding.confirmed and finding.fix_checked
+    assert "raised inside MindSpore sub-cell 'ln' (LayerNorm), torch's 'norm' (LayerNorm) ran on the same inputs" in where
+    assert "LayerNorm axes differ for a rank-3 input" in where
+    assert "fix: begin_norm_axis=1, begin_params_axis=1 (re-run: the rebuilt sub-cell runs and agrees with torch)" in where
+
+
+def test_the_twin_with_the_fix_applied_passes():
+    assert _norm_verdict(1).status == "pass"
+
+
+def test_a_raise_in_the_network_s_own_construct_names_no_setting():
+    v = _verdict(ShapeBug, "pynative")
+    where = v.localization.summary
+    assert not v.localization.findings
+    assert "raised in MindSpore's ShapeBug itself (the network; no sub-cell of it was running)" in where and "fix:" not in where

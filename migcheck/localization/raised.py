@@ -1,0 +1,118 @@
+"""Where a MindSpore forward that raises raises, and what in that sub-cell's settings makes it raise.
+
+The port is re-run in PYNATIVE with a pre- and post-hook on every sub-cell: the innermost one that started
+and never finished is where the exception arose. torch's counterpart (by the weight mapping, by name, or
+the one module whose class corresponds) ran fine on the same inputs; its recorded input and output are the
+test bench. A setting that differs between the two (the correspondence table, or same-named settings of a
+port's own classes) is named as the cause only when the MindSpore sub-cell, rebuilt with torch's value,
+runs on torch's recorded input and agrees with torch's output: that re-run is also the checked fix.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, List, Optional, Sequence, Tuple
+
+from migcheck.localization.confirm import _fix_text, agree
+from migcheck.localization.correspondence import corresponds, differences, same_named_differences
+from migcheck.localization.locate import Defect, Localization, module_pairs
+from migcheck.localization.rules import Finding
+
+TolFor = Callable[[str], Tuple[float, float]]
+
+
+@dataclass(frozen=True)
+class RaiseSite:
+    ms_name: str  # "" is the network's own construct
+    ms_kind: str
+    torch_name: Optional[str] = None  # its torch counterpart, when one could be told
+    torch_kind: str = ""
+    cause: str = ""  # only when the rebuilt sub-cell ran and agreed with torch
+    fix: str = ""
+    rule: str = ""
+
+    def describe(self) -> str:
+        where = (f"raised inside MindSpore sub-cell '{self.ms_name}' ({self.ms_kind})" if self.ms_name
+                 else f"raised in MindSpore's {self.ms_kind} itself (the network; no sub-cell of it was running)")
+        if self.torch_name is not None:
+            where += f", torch's '{self.torch_name or '<root>'}' ({self.torch_kind}) ran on the same inputs"
+        if self.cause:
+            where += f"; cause: {self.cause} -> fix: {self.fix} (re-run: the rebuilt sub-cell runs and agrees with torch)"
+        return where
+
+
+    def as_localization(self) -> Localization:
+        """The site as a localization (the report and a case's diagnosis= read it like any other)."""
+        where = (f"torch '{self.torch_name or '<root>'}' / MindSpore '{self.ms_name or '<root>'}'"
+                 f" ({self.torch_kind} / {self.ms_kind})" if self.torch_name is not None
+                 else f"MindSpore '{self.ms_name or '<root>'}' ({self.ms_kind})")
+        evidence = "the sub-cell that started and never finished in a PYNATIVE forward with hooks"
+        findings = ((Finding(self.rule, where, self.cause, self.fix, "high", True, True, (where,), evidence),)
+                    if self.cause else ())
+        defect = Defect(0, self.torch_name or "", self.torch_kind, self.ms_name, self.ms_kind, evidence, self.cause,
+                        self.fix, "high" if self.cause else "low", bool(self.cause), self.rule)
+        return Localization((), self.torch_name, self.ms_name, findings, self.describe(), (defect,))
+
+
+def locate_raise(case: Any, ref: Any, cell: Any, mapping: Any, tolerance_for: Any) -> Optional[RaiseSite]:
+    """For a case whose MindSpore forward raised: cell is its MindSpore runner with the weights loaded, ref
+    the torch reference. None when a PYNATIVE forward runs through (the failure lies elsewhere)."""
+    from migcheck.localization.capture import _tol
+    from migcheck.precision import apply_precision
+    from migcheck.runners.torch_side import TorchModule
+
+    module = TorchModule(case.torch)
+    module.load(ref.weights)
+    apply_precision(case.precision, module)
+    n_net = len(ref.input_names) - len(case.targets)
+    return _locate(module, cell, ref.inputs[:n_net], ref.input_dtypes, [(r.torch_name, r.ms_name) for r in mapping.pairs],
+                   _tol(tolerance_for))
+
+
+def _locate(module: Any, cell: Any, inputs: Sequence[Any], dtypes: Sequence[str],
+            mapping_pairs: Sequence[Tuple[str, str]], tol: TolFor) -> Optional[RaiseSite]:
+    found = cell.raising_subcell(inputs, dtypes)
+    if found is None:
+        return None
+    ms_name, ms_kind = found
+    try:
+        t_calls = module.capture(inputs, dtypes)
+    except Exception:  # torch cannot run it either: nothing to compare against
+        return RaiseSite(ms_name, ms_kind)
+    torch_name = _counterpart(ms_name, ms_kind, t_calls, mapping_pairs)
+    if torch_name is None:
+        return RaiseSite(ms_name, ms_kind)
+    call = next(c for c in t_calls if c.name == torch_name)
+    site = RaiseSite(ms_name, ms_kind, torch_name, call.kind)
+    for diff, fix in _checked_fixes(module, cell, torch_name, ms_name, call, tol):
+        return RaiseSite(ms_name, ms_kind, torch_name, call.kind, diff.cause, fix, diff.rule)
+    return site
+
+
+def _counterpart(ms_name: str, ms_kind: str, t_calls: Sequence[Any], mapping_pairs: Sequence[Tuple[str, str]]
+                 ) -> Optional[str]:
+    names = [c.name for c in t_calls]
+    by_mapping = {ms: t for t, ms in module_pairs(mapping_pairs, names, [ms_name]).items()}
+    if ms_name in by_mapping:
+        return by_mapping[ms_name]
+    kinds = {c.name: c.kind for c in t_calls}
+    same_class = [n for n in dict.fromkeys(names) if corresponds(kinds[n], ms_kind) or kinds[n] == ms_kind]
+    return same_class[0] if len(same_class) == 1 else None  # two candidates: say nothing rather than guess
+
+
+def _checked_fixes(module: Any, cell: Any, torch_name: str, ms_name: str, call: Any, tol: TolFor) -> List[Any]:
+    t_kind, t_cfg = module.config(torch_name)
+    m_kind, m_cfg = cell.config(ms_name)
+    shape = tuple(getattr(call.inputs[0], "shape", ())) if call.inputs else ()
+    diffs = differences(t_kind, t_cfg, m_kind, m_cfg, shape)
+    if not diffs and not corresponds(t_kind, m_kind):
+        diffs = same_named_differences(t_kind, t_cfg, m_kind, m_cfg)
+    out = []
+    for diff in diffs:
+        override = diff.ms_fix if isinstance(diff.ms_fix, dict) else {diff.ms_attr: diff.ms_fix}
+        try:
+            got = cell.rerun_rebuilt(ms_name, list(call.inputs), override)
+        except Exception:  # still raises, or cannot be rebuilt: not this setting
+            continue
+        if agree(got, call.output, tol):
+            out.append((diff, _fix_text(diff)))
+    return out
