@@ -9,9 +9,11 @@ counterfactual `migcheck.localization.op_replay` judges.
 """
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
+import numpy as np
 import torch
 
 from migcheck.localization.op_replay import TENSOR, Change, OpSite
@@ -115,10 +117,6 @@ def state_after(torch_module: Any, name: str, inputs: Sequence[Any], patch: Dict
                 initial: Dict[str, Any]) -> Dict[str, Any]:
     """A copy of one layer, from the given initial state, with some attributes changed, after one train-mode
     forward on the inputs: its state (BatchNorm's running statistics), by the layer's own names."""
-    import copy
-
-    import numpy as np
-
     layer = copy.deepcopy(torch_module.module.get_submodule(name) if name else torch_module.module)
     state = layer.state_dict()
     layer.load_state_dict({k: torch.from_numpy(np.ascontiguousarray(initial[k])).to(v.dtype) if k in initial else v
