@@ -427,8 +427,10 @@ class _OpRecorder(torch.overrides.TorchFunctionMode):
             if self.stack[-1][0] in self.keep:
                 from migcheck.runners.torch_replay import RawOp
 
+                # a quiet call is kept where it makes a tensor (x.T), not the capture hooks' detach/cpu
                 result = func(*args, **kwargs)
-                self.raw.append(RawOp(self.seq, self.stack[-1][0], func, args, kwargs, result, bool(text)))
+                if text or isinstance(result, torch.Tensor) and getattr(func, "__name__", "") not in ("detach", "cpu"):
+                    self.raw.append(RawOp(self.seq, self.stack[-1][0], func, args, kwargs, result, bool(text)))
                 return result
         return func(*args, **kwargs)
 
