@@ -97,8 +97,37 @@ class TwoHeadsMs(mnn.Cell):
 
 
 ambiguous_reordered = PairedCase(
-    doc="known-bad: two same-shaped layers renamed and registered in another order; migcheck asks for a map",
+    doc="two same-shaped layers renamed and registered in another order: nothing static pairs them; the"
+        " candidate whose layer outputs agree (body->hidden, head->output) wins, and `migcheck map` says so",
     torch=TwoHeadsPt, mindspore=TwoHeadsMs, inputs={"x": uniform(3, 6)}, checks=("forward",),
+    tags=("mapping",),
+)
+
+
+class TwoBranchesPt(tnn.Module):
+    def __init__(self):
+        super().__init__()
+        self.left = tnn.Linear(6, 6)
+        self.right = tnn.Linear(6, 6)
+
+    def forward(self, x):
+        return self.left(x) + self.right(x)
+
+
+class TwoBranchesMs(mnn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.b = mnn.Dense(6, 6)
+        self.a = mnn.Dense(6, 6)
+
+    def construct(self, x):
+        return self.a(x) + self.b(x)
+
+
+ambiguous_interchangeable = PairedCase(
+    doc="known-bad: two renamed branches that are summed: every assignment gives the same outputs, so"
+        " activations cannot say which is which; reported as ambiguous with its candidates, never guessed",
+    torch=TwoBranchesPt, mindspore=TwoBranchesMs, inputs={"x": uniform(3, 6)}, checks=("forward",),
     expect="fail", fails_with="structure", tags=("known-bad", "mapping"),
 )
 

@@ -117,8 +117,10 @@ def _pct(n: int, d: int) -> str:
 def table(scores: Sequence[Score], title: str) -> List[str]:
     lines = [f"### {title}", "", "| corpus | entries | detected | layer right | every cause named | cause confirmed |"
              " wrong findings [high] | false alarms (correct ports) |", "|---|---|---|---|---|---|---|---|"]
-    groups = [("single-API", [s for s in scores if s.family != "real-port"]),
-              ("real ports", [s for s in scores if s.family == "real-port"]), ("all", list(scores))]
+    groups = [("single-API", [s for s in scores if s.family not in ("real-port", "third-party")]),
+              ("real ports", [s for s in scores if s.family == "real-port"]),
+              ("third-party ports", [s for s in scores if s.family == "third-party"]), ("all", list(scores))]
+    groups = [g for g in groups if g[1] or g[0] == "all"]
     for label, group in groups:
         n = len(group)
         lines.append(f"| {label} | {n} | {_pct(sum(s.detected for s in group), n)} |"
@@ -150,7 +152,7 @@ def details(scores: Sequence[Score]) -> List[str]:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m evaluation.score", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--family", help="only this family (layer, functional, loss, optimizer, real-port)")
+    parser.add_argument("--family", help="only this family (layer, functional, loss, optimizer, real-port, third-party)")
     parser.add_argument("-k", dest="keyword", help="only entries whose name contains this")
     parser.add_argument("--cost", action="store_true", help="also run benchmarks/localization_cost.py (minutes)")
     parser.add_argument("--out", default=str(ROOT / "evaluation" / "RESULTS-latest.md"),

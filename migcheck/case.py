@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Optional, Sequence, Tuple, Union
 
@@ -51,7 +52,11 @@ class PairedCase:
     # a list of (regex, replacement) rename rules, or a function torch name -> MindSpore name.
     weight_map: Optional[WeightMap] = None
     # torch name (glob) -> migcheck.transforms transform, for layouts that differ (transpose, ...).
-    weight_transforms: Mapping[str, Any] = field(default_factory=dict)
+    # None (or a None value) means no transform.
+    weight_transforms: Optional[Mapping[str, Any]] = field(default_factory=dict)
+    # MindSpore parameter names (globs) that are constant by design and fed by no torch parameter,
+    # e.g. ("gn.gamma", "gn.beta") of a GroupNorm built with affine=False: they keep the port's values.
+    constant_params: Tuple[str, ...] = ()
     # "seeded" (default): per-parameter seeded numpy draws; a float: every parameter that value
     # (the reference guide's constant 0.1 style; BatchNorm variances stay positive).
     weights: Union[str, float] = "seeded"
@@ -160,10 +165,21 @@ def case_problems(case: PairedCase) -> list[Tuple[str, str]]:
             out.append((f"{label}: {problem}", "use migcheck.Tolerance(rtol=..., atol=...)"))
     from migcheck.transforms import Transform
 
-    for pattern, transform in case.weight_transforms.items():
-        if not isinstance(transform, Transform):
+    for pattern, transform in (case.weight_transforms or {}).items():
+        if transform is not None and not isinstance(transform, Transform):
             out.append((f"weight_transforms[{pattern!r}] is {transform!r}",
                         "use migcheck.transforms.transpose(1, 0), reshape(), split(), concat() or reorder_blocks(...)"))
+    if case.weight_map is not None:
+        from migcheck.running.mapping_rules import Explicit
+
+        try:
+            Explicit.of(case.weight_map)
+        except (TypeError, re.error) as exc:
+            out.append((f"weight_map: {exc}", "use a dict {torch_name: ms_name}, a function, or a list of"
+                        " (regex, replacement) rename rules (docs/weight-mapping.md)"))
+    if isinstance(case.constant_params, str) or not all(isinstance(c, str) for c in case.constant_params):
+        out.append((f"constant_params={case.constant_params!r}", "use a tuple of MindSpore parameter names,"
+                    " e.g. constant_params=('gn.gamma', 'gn.beta')"))
     if case.expect not in ("pass", "fail"):
         out.append((f"expect={case.expect!r}", "use expect='pass' or expect='fail'"))
     if case.expect == "fail" and case.fails_with not in FAILURE_KINDS:

@@ -107,6 +107,9 @@ def build_parser() -> argparse.ArgumentParser:
     mapping = sub.add_parser("map", help="show how a case's torch weights map onto its MindSpore cell")
     mapping.add_argument("case", help="case name")
     mapping.add_argument("paths", nargs="*", default=["cases"], help="case files or folders (default: cases)")
+    mapping.add_argument("--suggest", action="store_true",
+                         help="print a ready-to-paste weight_map for what no name or rule pairs (inferred or ambiguous)")
+    mapping.add_argument("--no-activations", action="store_true", help="settle no ambiguity by a forward pass")
 
     conv = sub.add_parser("convert", help="convert a checkpoint between torch and MindSpore through a case's mapping")
     conv.add_argument("case", help="case whose torch module and MindSpore cell define the mapping")
@@ -203,9 +206,12 @@ def _map(args: argparse.Namespace) -> int:
     from migcheck.report.mapping_table import render_mapping
 
     case = _find_case(args)
-    mapping = mapping_for(case)
-    print(render_mapping(case.name, mapping))
-    return EXIT_OK if mapping.ok else EXIT_UNEXPECTED
+    from migcheck.running.mapping_suggest import evidence, suggest
+
+    mapping = mapping_for(case, resolve=not args.no_activations)
+    text, complete = suggest(mapping) if args.suggest else (render_mapping(case.name, mapping) + evidence(mapping), True)
+    print(text)
+    return EXIT_OK if (complete if args.suggest else mapping.ok) else EXIT_UNEXPECTED
 
 
 def _find_case(args: argparse.Namespace):

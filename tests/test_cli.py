@@ -79,8 +79,9 @@ def test_structure_failure_when_a_torch_parameter_has_no_counterpart(write_case_
     ''')
     code, out, _ = run(capsys, "compare", "-v", str(path), "--mode", "pynative")
     assert code == EXIT_UNEXPECTED
-    assert ("FAIL   dense_no_bias[forward-pynative-cpu]  weights cannot be transferred: torch 'bias' [2] (Linear)"
-            " has no MindSpore counterpart;") in out
+    assert ("FAIL   dense_no_bias[forward-pynative-cpu]  weights cannot be transferred: the MindSpore Dense (top level)"
+            " has no bias, but torch (top level) (Linear) has one ('bias' [2]): the port builds it with has_bias=False;"
+            " pass has_bias=True; the rest compared with those left at the port's own values: value: ") in out
 
 
 @pytest.mark.needs_torch

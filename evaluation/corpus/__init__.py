@@ -13,7 +13,7 @@ from typing import List, Tuple
 
 from migcheck.case import PairedCase
 
-FAMILIES = ("layer", "functional", "loss", "optimizer", "real-port")
+FAMILIES = ("layer", "functional", "loss", "optimizer", "real-port", "third-party")
 
 
 @dataclass(frozen=True)
@@ -39,11 +39,27 @@ class Entry:
         return out
 
 
-def entries() -> List[Entry]:
-    """Every entry of both corpora, in a stable order (imports MindSpore and torch)."""
+def thirdparty_missing() -> str:
+    """Why the third-party corpus cannot load here ("" when diffusers and mindone import)."""
+    import importlib.util
+
+    missing = [name for name in ("diffusers", "mindone") if importlib.util.find_spec(name) is None]
+    return f"{' and '.join(missing)} not installed (see evaluation/README.md)" if missing else ""
+
+
+def entries(thirdparty: bool = True) -> List[Entry]:
+    """Every entry of the corpora, in a stable order (imports MindSpore and torch).
+
+    The third-party family (diffusers vs mindone) is included when both are importable and `thirdparty` is true.
+    """
     from evaluation.corpus import functional, heldout, layers, losses, optimizers, real_ports
 
+    modules = [layers, functional, losses, optimizers, real_ports, heldout]
+    if thirdparty and not thirdparty_missing():
+        from evaluation.corpus import thirdparty as third
+
+        modules.append(third)
     out: List[Entry] = []
-    for module in (layers, functional, losses, optimizers, real_ports, heldout):
+    for module in modules:
         out.extend(module.ENTRIES)
     return out

@@ -159,10 +159,9 @@ def _defects(module: Any, cell: Any, rows: Sequence[SubcellRow], t_calls: Sequen
                 if explained:
                     break
             if explained:
-                diff, confirmed, fix = explained[0]
+                diff, confirmed, fix, how = explained[0]
                 cause, rule = diff.cause, diff.rule
-                evidence += ("; re-running torch's layer with MindSpore's setting reproduces MindSpore's output"
-                             if confirmed else "; re-running torch's layer with MindSpore's setting does not reproduce it")
+                evidence += "; " + _confirmation(how, "torch's layer")
             if not cause and call.start >= 0:  # a module of the port's own: its calls, replayed with one setting changed
                 replayed = _replay(module, call.name, call.start, call.end, call.output, isolated[row.order], tol)
                 if replayed is not None:
@@ -181,6 +180,13 @@ def _defects(module: Any, cell: Any, rows: Sequence[SubcellRow], t_calls: Sequen
             where, evidence = f"'{op_values[0]}' output", f"{between}; {match.cause(f'{op_values[0]!r} output')}"
             out.append(Defect(first.order, first.torch_name, first.torch_kind, first.ms_name, first.ms_kind, evidence,
                               match.cause(where), match.fix, "high", True, match.rule))
+            return out
+        setting = _container_setting(module, cell, first, t_calls, m_calls, tol)
+        if setting is not None:
+            diff, fix, how = setting
+            evidence = f"{between}; " + _confirmation(how, f"torch's '{first.torch_name or '<root>'}'")
+            out.append(Defect(first.order, first.torch_name, first.torch_kind, first.ms_name, first.ms_kind, evidence,
+                              diff.cause, fix, "high", True, diff.rule))
             return out
         replayed = _replay(module, *region[:3], op_values[2], op_values[3], tol) if region and op_values else None
         if replayed is not None:
@@ -234,6 +240,27 @@ def _shape_of(tree: Any) -> Tuple[int, ...]:
     while isinstance(tree, (list, tuple)) and tree:
         tree = tree[0]
     return tuple(np.shape(tree)) if isinstance(tree, np.ndarray) else ()
+
+
+def _container_setting(module: Any, cell: Any, first: SubcellRow, t_calls: Sequence[Any], m_calls: Sequence[Any],
+                       tol: Callable[[str], Tuple[float, float]]) -> Optional[Tuple[Any, str, str]]:
+    """(difference, checked fix, how confirmed) for a container whose own forward diverges, when a counterfactual
+    re-run of one of its own settings confirms it (see confirm.explain); None otherwise."""
+    ms = [c for c in m_calls if c.name == first.ms_name]
+    call = t_calls[first.order]
+    if len(ms) != 1 or "+" in first.ms_name or not call.inputs:
+        return None
+    confirmed = [(d, fix, how) for d, ok, fix, how in explain(module, cell, first.torch_name, first.ms_name,
+                                                               call.inputs, call.output, ms[0].output, tol) if ok]
+    return confirmed[0] if confirmed else None
+
+
+def _confirmation(how: str, torch_side: str) -> str:
+    if how == "torch":
+        return f"re-running {torch_side} with MindSpore's setting reproduces MindSpore's output"
+    if how == "port":
+        return "re-running the port's cell with torch's setting makes it agree with torch"
+    return f"re-running {torch_side} with MindSpore's setting does not reproduce it"
 
 
 def _inner_counterpart(row: SubcellRow, m_calls: Sequence[Any]) -> List[str]:

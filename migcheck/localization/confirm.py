@@ -56,8 +56,10 @@ def _fix_text(diff: Difference) -> str:
 
 
 def explain(module: Any, cell: Any, torch_name: str, ms_name: str, inputs: Sequence[np.ndarray],
-            torch_out: Any, ms_out: Any, tol_for: TolFor) -> List[Tuple[Difference, bool, str]]:
-    """(difference, confirmed, checked fix or "") for each setting that differs, confirmed first."""
+            torch_out: Any, ms_out: Any, tol_for: TolFor) -> List[Tuple[Difference, bool, str, str]]:
+    """(difference, confirmed, checked fix or "", how it was confirmed) for each setting that differs, confirmed
+    first. How: "torch" (torch's layer with MindSpore's value reproduces MindSpore), "port" (a same-named setting
+    only: the port's cell with torch's value agrees with torch, where torch fixed the setting at construction)."""
     try:
         t_kind, t_cfg = module.config(torch_name)
         m_kind, m_cfg = cell.config(ms_name)
@@ -73,10 +75,11 @@ def explain(module: Any, cell: Any, torch_name: str, ms_name: str, inputs: Seque
     random = bool(diffs) and _random(module, torch_name, inputs)
     for diff in diffs:
         confirmed = _reproduces(module, torch_name, inputs, diff, ms_out, tol_for, random)
-        if guessed and not confirmed:  # a same-named setting is a cause only when the re-run shows it
-            continue
         fix = _checked_fix(cell, ms_name, inputs, diff, torch_out, tol_for, noise, random)
-        out.append((diff, confirmed, fix))
+        how = "torch" if confirmed else ("port" if guessed and fix else "")
+        if guessed and not how:  # a same-named setting is a cause only when a re-run shows it
+            continue
+        out.append((diff, bool(how), fix, how))
     return sorted(out, key=lambda d: (not d[1], not d[2]))
 
 
@@ -129,10 +132,17 @@ def _reproduces(module: Any, name: str, inputs: Sequence[np.ndarray], diff: Diff
 def _checked_fix(cell: Any, name: str, inputs: Sequence[np.ndarray], diff: Difference, torch_out: Any,
                  tol_for: TolFor, noise: Any = None, random: bool = False) -> str:
     override = diff.ms_fix if isinstance(diff.ms_fix, dict) else {diff.ms_attr: diff.ms_fix}
-    try:
-        got = cell.rerun_rebuilt(name, inputs, override, train=random)
-    except Exception:  # the cell cannot be rebuilt from its settings: the fix stays unchecked
-        return ""
-    if random:
-        return _fix_text(diff) if _same_draw(got, torch_out) else ""
-    return _fix_text(diff) if agree(got, torch_out, tol_for) or agree(got, torch_out, tol_for, noise) else ""
+    # Rebuilt from its settings, else the live cell with the attribute set (a port's cell that reads it per call).
+    for rerun in (cell.rerun_rebuilt, cell.rerun_with_attributes):
+        try:  # a random layer (dropout) is drawn in train mode and judged by distribution
+            got = rerun(name, inputs, override, **({"train": True} if random else {}))
+        except Exception:  # cannot be re-run this way: try the next, else the fix stays unchecked
+            continue
+        if random:
+            if _same_draw(got, torch_out):
+                return _fix_text(diff)
+            continue
+        # noise is torch's own float32 error, so it widens the band around torch's output (not around `got`).
+        if agree(torch_out, got, tol_for) or agree(torch_out, got, tol_for, noise):
+            return _fix_text(diff)
+    return ""

@@ -21,6 +21,9 @@ class ParamInfo:
     owner_kind: str  # class name of the module/cell that owns it, e.g. "BatchNorm2d"
     trainable: bool
     is_buffer: bool
+    # Other names of the same tensor: one module registered under two attribute names (diffusers' Downsample2D
+    # holds its conv as `conv` and `Conv2d_0`); it is listed once, under its first name.
+    aliases: Tuple[str, ...] = ()
 
     @property
     def owner_path(self) -> str:

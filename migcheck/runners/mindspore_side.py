@@ -329,6 +329,10 @@ class MindSporeCell:
             new.set_train(train)
             return lenient(new(*[ms.Tensor(contiguous(x)) for x in inputs]), to_numpy, MindSporeSideError)
 
+    def rerun_with_attributes(self, name: str, inputs: Sequence[np.ndarray], override: Mapping[str, Any]) -> Any:
+        """One live sub-cell run with some attributes set to other values (a setting read at call time)."""
+        return self._rerun_with_attributes(dict(self.cell.cells_and_names())[name], inputs, override)
+
     def _rerun_with_attributes(self, cell: Any, inputs: Sequence[np.ndarray], override: Mapping[str, Any]) -> Any:
         """The live cell with some attributes set to other values for one PYNATIVE call, then put back."""
         saved = {k: getattr(cell, k) for k in override}

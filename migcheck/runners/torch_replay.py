@@ -30,6 +30,24 @@ class RawOp:
     shown: bool  # False for metadata reads and conversions (kept: a later call may use their result)
 
 
+def replayable(module: torch.nn.Module) -> set:
+    """Modules whose own calls are kept: containers, the root and the port's own layer classes (torch.nn's
+    childless layers are explained by the correspondence table instead)."""
+    named = list(module.named_modules())
+    return {n for n, m in named if n == "" or not type(m).__module__.startswith("torch.")
+            or any(o.startswith(n + ".") for o, _ in named)}
+
+
+def keep_call(raw: List[RawOp], seq: int, owner: str, func: Any, args: tuple, kwargs: Dict[str, Any],
+              shown: bool) -> Any:
+    """Run one recorded call and keep it; a quiet call only where it makes a tensor (x.T), not the capture
+    hooks' own detach/cpu conversions."""
+    result = func(*args, **kwargs)
+    if shown or isinstance(result, torch.Tensor) and getattr(func, "__name__", "") not in ("detach", "cpu"):
+        raw.append(RawOp(seq, owner, func, args, kwargs, result, shown))
+    return result
+
+
 def _shown(v: Any) -> Any:
     if isinstance(v, torch.Tensor):
         return TENSOR

@@ -11,6 +11,7 @@ import torch
 
 from migcheck.runners.base import Gradients, LazyObjective, Objective
 from migcheck.runners.base import ParamInfo
+from migcheck.runners.torch_replay import keep_call, replayable
 from migcheck.precision import Precision, layer_dtypes, unmatched
 from migcheck.util.tree import contiguous, flatten
 
@@ -149,17 +150,32 @@ class TorchModule:
         """Parameters and persistent buffers, in state_dict order."""
         owners = {name: type(m).__name__ for name, m in self.module.named_modules()}
         trainable = {name: p.requires_grad for name, p in self.module.named_parameters()}
+        first = self._first_names()
         out = []
         for name, value in self.module.state_dict(keep_vars=True).items():
+            if name in first:
+                continue
             owner = name.rpartition(".")[0]
             out.append(ParamInfo(name=name, shape=tuple(value.shape), dtype=_dtype_name(value),
                                  owner_kind=owners.get(owner, "?"), trainable=trainable.get(name, False),
-                                 is_buffer=name not in trainable))
+                                 is_buffer=name not in trainable,
+                                 aliases=tuple(alias for alias, primary in first.items() if primary == name)))
+        return out
+
+    def _first_names(self) -> Dict[str, str]:
+        """alias -> first name, for state_dict entries that are one tensor listed under several names."""
+        seen: Dict[int, str] = {}
+        out: Dict[str, str] = {}
+        for name, value in self.module.state_dict(keep_vars=True).items():
+            out.update({name: seen[id(value)]} if id(value) in seen else {})
+            seen.setdefault(id(value), name)
         return out
 
     def load(self, weights: Mapping[str, np.ndarray]) -> None:
         state = self.module.state_dict()
-        new = {name: torch.from_numpy(contiguous(weights[name])).to(state[name].dtype) for name in state}
+        first = self._first_names()
+        new = {name: torch.from_numpy(contiguous(weights[first.get(name, name)])).to(state[name].dtype)
+               for name in state}
         self.module.load_state_dict(new, strict=True)
 
     def forward(self, inputs: Sequence[np.ndarray], dtypes: Sequence[str], *, train: bool = False) -> Any:
@@ -188,9 +204,7 @@ class TorchModule:
         """capture(), each call with its span on an op counter, and the functional ops every module's own
         forward made on that counter (what runs between two sub-modules)."""
         recorder = _OpRecorder()
-        named = list(self.module.named_modules())  # containers and the port's own layers keep their calls for replay
-        recorder.keep = {n for n, m in named if n == "" or not type(m).__module__.startswith("torch.")
-                         or any(o.startswith(n + ".") for o, _ in named)}
+        recorder.keep = replayable(self.module)
         handles = []
         for name, m in self.module.named_modules():
             handles.append(m.register_forward_pre_hook(functools.partial(recorder.enter, name)))
@@ -239,7 +253,8 @@ class TorchModule:
             return to_numpy(module(*args))
 
     def state(self) -> Dict[str, np.ndarray]:
-        return {name: to_numpy(v) for name, v in self.module.state_dict().items()}
+        first = self._first_names()
+        return {name: to_numpy(v) for name, v in self.module.state_dict().items() if name not in first}
 
     def gradients(self, inputs: Sequence[np.ndarray], dtypes: Sequence[str], objective: Objective,
                   loss: Optional[Callable[[], Any]], *, train: bool = False) -> Gradients:
@@ -424,14 +439,8 @@ class _OpRecorder(torch.overrides.TorchFunctionMode):
             if text:
                 self.seq += 1
                 self.ops.append(OpCall(self.seq, self.stack[-1][0], text))
-            if self.stack[-1][0] in self.keep:
-                from migcheck.runners.torch_replay import RawOp
-
-                # a quiet call is kept where it makes a tensor (x.T), not the capture hooks' detach/cpu
-                result = func(*args, **kwargs)
-                if text or isinstance(result, torch.Tensor) and getattr(func, "__name__", "") not in ("detach", "cpu"):
-                    self.raw.append(RawOp(self.seq, self.stack[-1][0], func, args, kwargs, result, bool(text)))
-                return result
+            if self.stack[-1][0] in self.keep:  # kept for replay (runners/torch_replay.py)
+                return keep_call(self.raw, self.seq, self.stack[-1][0], func, args, kwargs, bool(text))
         return func(*args, **kwargs)
 
 

@@ -18,7 +18,9 @@ from migcheck.precision import apply_precision, as_precision, tolerance_dtype, u
 from migcheck.runners.base import Side
 from migcheck.running.checks import gradient_results, optimizer_for, step_results
 from migcheck.running.failures import error_outcome
-from migcheck.running.mapping import WeightMapping, map_weights, to_mindspore, to_torch
+from migcheck.running.mapped import build_mapping, mapping_notes, with_structure
+from migcheck.running.mapping import WeightMapping, to_mindspore, to_torch
+from migcheck.running.mapping_rules import tolerance_warnings
 from migcheck.running.outcome import Outcome, profile_for, tolerance_mode_for, verdict_for
 from migcheck.running.reference import Reference, SkipCheck, reference
 from migcheck.tolerance import BUDGET, Budget, Tolerance, ToleranceRules, resolve
@@ -125,12 +127,31 @@ def _run_mindspore_side(item: Item, options: RunOptions, ref: Reference) -> Outc
     case = item.case
     configure(item.mode, item.backend, options.device_id)
     cell = MindSporeCell(case.mindspore, item.mode)
-    mapping = map_weights(ref.params, cell.params(), case.weight_map, case.weight_transforms)
+    n_net = len(ref.input_names) - len(case.targets)
+    torch_side = None if options.golden else (lambda: _torch_module(case))
+    mapping = build_mapping(case, ref.params, cell, torch_side, ref.inputs[:n_net], ref.input_dtypes, ref.weights)
     problems = tuple(mapping.problems())
-    if problems:
-        return Outcome(Kind.STRUCTURE, f"weights cannot be transferred: {problems[0]}"
-                       + (f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""),
-                       structure=problems, mapping=mapping)
+    try:
+        outcome = _compare_mapped(item, options, ref, cell, mapping)
+    except Exception as exc:
+        if not problems:
+            raise
+        outcome = Outcome(Kind.VALUE, f"it could not run ({type(exc).__name__}: {exc})", mapping=mapping)
+        outcome = dataclasses.replace(with_structure(outcome, problems), tensors=())
+    else:
+        outcome = with_structure(outcome, problems) if problems else outcome
+    return dataclasses.replace(outcome, notes=outcome.notes + mapping_notes(mapping, outcome.kind is not None))
+
+
+def _torch_module(case: PairedCase) -> Any:
+    from migcheck.runners.torch_side import TorchModule
+
+    return TorchModule(case.torch)
+
+
+def _compare_mapped(item: Item, options: RunOptions, ref: Reference, cell: Any, mapping: WeightMapping) -> Outcome:
+    """Load the mapped weights (unset parameters at the port's own values), run the check, judge it."""
+    case = item.case
     cell.load(to_mindspore(ref.weights, mapping))
     apply_precision(case.precision, cell)
     # Cotangents are shaped like torch's outputs. The step check compares MindSpore's output shapes in a
@@ -173,7 +194,7 @@ def _compared(item: Item, options: RunOptions, ref: Reference, cell: Any, mappin
     if mismatch is not None:
         return dataclasses.replace(_localized(mismatch, item, options, ref, cell, mapping,
                                               _tolerance_for(item, options, "forward")), compile_s=cell.compile_s)
-    skipped = {s.torch_name for s in mapping.skipped}
+    skipped = {s.torch_name for s in mapping.skipped} | set(mapping.untransferred_torch())
     expected = {k: v for k, v in ref.results.items() if torch_name_of(k) not in skipped}
     profile = profile_for(item.backend, options)
     precision = as_precision(case.precision)
@@ -193,6 +214,8 @@ def _compared(item: Item, options: RunOptions, ref: Reference, cell: Any, mappin
             tensors = _randomness(tensors, item, options, ref, expected, results)
         tensors = _conditioning(tensors, item, options, ref, expected, results, budget)
     outcome = _outcome_from_tensors(tensors, mapping)
+    unmatched = tolerance_warnings(list(case.tolerances), item.check, [t.name for t in tensors])
+    outcome = dataclasses.replace(outcome, notes=outcome.notes + tuple(unmatched))
     if ref.objective is not None and ref.objective.notes:
         outcome = dataclasses.replace(outcome, notes=outcome.notes + ref.objective.notes)
     if precision is not None:
@@ -295,14 +318,21 @@ def _blame_step(outcome: Outcome, item: Item, ref: Reference, cell: Any, mapping
                                                                   findings=blame.findings, summary=blame.summary))
 
 
-def mapping_for(case: PairedCase, mode: str = "pynative", backend: str = "cpu") -> WeightMapping:
-    """Build both sides (no forward pass) and map their weights: what `migcheck map` shows."""
+def mapping_for(case: PairedCase, mode: str = "pynative", backend: str = "cpu", resolve: bool = True) -> WeightMapping:
+    """Build both sides and map their weights: what `migcheck map` shows. Ambiguous pairings are settled
+    by one forward pass per candidate on the case's seeded inputs (resolve=False: no forward pass)."""
+    from migcheck.running.fixtures import make_inputs, make_weights
     from migcheck.runners.mindspore_side import MindSporeCell, configure
     from migcheck.runners.torch_side import TorchModule
 
     configure(mode, backend)
-    return map_weights(TorchModule(case.torch).params(), MindSporeCell(case.mindspore, mode).params(),
-                       case.weight_map, case.weight_transforms)
+    module = TorchModule(case.torch)
+    specs = case.input_specs
+    n_net = len(specs) - len(case.targets)
+    inputs = list(make_inputs(case.name, specs).values())[:n_net]
+    weights = make_weights(module.params(), case_name=case.name, fill=case.weights, built=module.state())
+    return build_mapping(case, module.params(), MindSporeCell(case.mindspore, mode),
+                         (lambda: module) if resolve else None, inputs, [spec.dtype for _, spec in specs], weights)
 
 
 def _output_shape_mismatch(cell: Any, ref: Reference, mapping: WeightMapping) -> Optional[Outcome]:

@@ -65,3 +65,87 @@ def test_a_same_named_setting_that_changes_nothing_is_never_named():
 def test_the_correct_twin_passes_without_localization():
     v, findings = _findings(_pair(ms_align=False, ms_label="ms", ms_scale=1.0))
     assert v.status == "pass" and not findings
+
+
+def _container(ms_residual: bool, ms_label: str, ms_scale: float):
+    """A container whose own forward uses a flag: the defect sits between its child's output and its output."""
+    import mindspore.nn as mnn
+    import torch
+
+    class Pt(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.proj, self.residual_connection, self.label = torch.nn.Linear(3, 3), True, "pt"
+
+        def forward(self, x):
+            h = self.proj(x)
+            return h + x if self.residual_connection else h
+
+    class Ms(mnn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.proj, self.residual_connection, self.label, self.scale = mnn.Dense(3, 3), ms_residual, ms_label, ms_scale
+
+        def construct(self, x):
+            h = self.proj(x)
+            return (h + x if self.residual_connection else h) * self.scale
+
+    return PairedCase(name="block", torch=Pt, mindspore=Ms, inputs={"x": uniform(2, 3)}, checks=("forward",))
+
+
+def test_a_container_s_own_setting_is_confirmed_for_a_divergence_inside_its_forward():
+    v, findings = _findings(_container(ms_residual=False, ms_label="pt", ms_scale=1.0))
+    assert v.status == "fail" and "between 'proj' output and '<output>' input" in v.localization.between
+    (d,) = v.localization.defects
+    assert d.rule == "residual-connection" and d.confirmed and d.confidence == "high"
+    assert "reproduces MindSpore's output" in d.evidence
+
+
+def test_a_container_s_differing_setting_that_changes_nothing_is_never_named():
+    v, findings = _findings(_container(ms_residual=True, ms_label="ms", ms_scale=2.0))
+    assert v.status == "fail"
+    assert not any("label" in d.cause or d.rule == "label" for d in v.localization.defects)
+    assert not any(f.rule == "label" or "label" in f.cause for f in findings)
+    assert not any(d.confidence == "high" for d in v.localization.defects)
+
+
+def test_the_container_s_correct_twin_passes():
+    v, findings = _findings(_container(ms_residual=True, ms_label="ms", ms_scale=1.0))
+    assert v.status == "pass" and not findings
+
+
+def _baked(ms_factor: float):
+    """torch bakes its setting into a buffer at construction; the port reads the same-named attribute per call."""
+    import mindspore.nn as mnn
+    import torch
+
+    class Pt(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.proj, self.factor = torch.nn.Linear(3, 3), 2.0
+            self.register_buffer("mult", torch.tensor(self.factor), persistent=False)
+
+        def forward(self, x):
+            return self.proj(x) * self.mult
+
+    class Ms(mnn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.proj, self.factor = mnn.Dense(3, 3), ms_factor
+
+        def construct(self, x):
+            return self.proj(x) * self.factor
+
+    return PairedCase(name="baked", torch=Pt, mindspore=Ms, inputs={"x": uniform(2, 3)}, checks=("forward",))
+
+
+def test_a_setting_torch_fixed_at_construction_is_confirmed_by_the_port_re_run_with_torch_s_value():
+    v, findings = _findings(_baked(ms_factor=3.0))
+    (d,) = v.localization.defects
+    assert d.rule == "factor" and d.confirmed and d.fix == "factor=2.0"
+    assert "re-running the port's cell with torch's setting makes it agree with torch" in d.evidence
+
+
+def test_the_baked_setting_s_correct_twin_passes():
+    v, findings = _findings(_baked(ms_factor=2.0))
+    assert v.status == "pass" and not findings

@@ -1,0 +1,91 @@
+"""The weight mapping of one item: built, settled by activations where needed, and said in the verdict.
+
+A structure problem does not stop the comparison: whatever maps is transferred, the rest keeps the
+port's own values, and the verdict says both what is structurally wrong and what the comparison of
+everything else found.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from migcheck.running.mapping import WeightMapping, map_weights
+from migcheck.running.outcome import Outcome
+from migcheck.vocab import Kind
+
+SHOWN = 8  # inferred pairings listed in a verdict note; `migcheck map` lists them all
+
+
+def build_mapping(case: Any, torch_params: Sequence[Any], cell: Any, torch_side: Optional[Callable[[], Any]] = None,
+                  inputs: Sequence[np.ndarray] = (), dtypes: Sequence[str] = (),
+                  weights: Optional[dict] = None) -> WeightMapping:
+    """Map the case's weights; with a torch side and inputs, settle ambiguous pairings (and check those of
+    medium confidence) by activations."""
+    ms_params = cell.params()
+
+    def remap(resolved: Any) -> WeightMapping:
+        return map_weights(torch_params, ms_params, case.weight_map, case.weight_transforms or {},
+                           constant=tuple(getattr(case, "constant_params", ()) or ()), resolved=resolved)
+
+    mapping = remap({})
+    own = cell.state()
+    key = (getattr(case, "file", ""), getattr(case, "name", ""), tuple(p.name for p in torch_params),
+           tuple(p.name for p in ms_params))
+    if torch_side is None or weights is None:  # no forward pass asked for: the static mapping
+        return mapping.with_port_values(own)
+    unsure = bool(mapping.ambiguities) or any(i.confidence == "medium" for i in mapping.inferred)
+    if unsure and key in _SETTLED:  # settled once per process for every check and mode
+        mapping = _SETTLED[key]
+    elif unsure:
+        from migcheck.running.pairing import resolve
+
+        try:
+            mapping = resolve(mapping, remap, torch_side(), cell, inputs, dtypes, weights)
+        except Exception as exc:  # activations only settle ambiguities; failing to run them leaves them reported
+            note = f"activations could not be compared ({type(exc).__name__}: {exc})"
+            mapping = _with_notes(mapping, {a.torch_layers: note for a in mapping.ambiguities})
+            cell.load(own)
+        else:
+            _SETTLED[key] = mapping
+    return mapping.with_port_values(own)
+
+
+_SETTLED: Dict[tuple, WeightMapping] = {}
+
+
+def _with_notes(mapping: WeightMapping, notes: Dict[tuple, str]) -> WeightMapping:
+    return dataclasses.replace(mapping, ambiguities=tuple(dataclasses.replace(a, note=notes.get(a.torch_layers, a.note))
+                                                          for a in mapping.ambiguities))
+
+
+def mapping_notes(mapping: WeightMapping, failing: bool) -> Tuple[str, ...]:
+    """Warnings always; which pairings were inferred, and which parameters kept the port's values, when it matters."""
+    notes: List[str] = list(mapping.warnings)
+    constant = [m.name for m in mapping.constant]
+    left = [n for n in mapping.left_at_port_values() if n not in constant]
+    if left:
+        notes.append(f"compared with MindSpore {_names(left)} left at the port's own values (no torch parameter"
+                     f" sets them)")
+    if constant:
+        notes.append(f"MindSpore {_names(constant)} constant by design (constant_params): the port's own values")
+    if failing and mapping.inferred:
+        shown = "; ".join(i.describe() for i in mapping.inferred[:SHOWN])
+        more = (f" (+{len(mapping.inferred) - SHOWN} more; `migcheck map CASE` lists them)"
+                if len(mapping.inferred) > SHOWN else "")
+        notes.append(f"weight pairings inferred without a name or rule ({len(mapping.inferred)} layer(s)): {shown}{more}")
+    return tuple(notes)
+
+
+def with_structure(outcome: Outcome, problems: Sequence[str]) -> Outcome:
+    """The structure problems as the verdict, with what the comparison of everything else found."""
+    head = f"weights cannot be transferred: {problems[0]}" + (f" (+{len(problems) - 1} more)" if len(problems) > 1 else "")
+    rest = outcome.message if outcome.kind is None else f"{outcome.kind}: {outcome.message}"
+    return dataclasses.replace(outcome, kind=Kind.STRUCTURE, structure=tuple(problems),
+                               message=f"{head}; the rest compared with those left at the port's own values: {rest}")
+
+
+def _names(names: Sequence[str], limit: int = 6) -> str:
+    shown = ", ".join(f"'{n}'" for n in names[:limit])
+    return shown + (f" (+{len(names) - limit} more)" if len(names) > limit else "")

@@ -1,0 +1,200 @@
+"""Pair the layers that names and rules left over, by layer family, parameter shapes and order. Pure.
+
+Each side's leftover layers form a sequence of signatures (family + parameter leaves and shapes) in
+registration order. The two sequences are aligned (a port usually keeps the original's layer order
+even when it renames and regroups everything); layers at matching positions pair. A signature held
+by exactly one leftover layer on each side pairs wherever it sits. Adjacent layers with the same
+signature (q/k/v projections, fc1/fc2 of one size) can be paired by nothing but their order, which
+a port may change: they are an Ambiguity with its candidates, which activations may later resolve
+(migcheck.running.pairing). A second, relaxed pass ignores biases, so a layer whose port dropped or
+added a bias still has its weight transferred and the bias diagnosed (migcheck.running.mapping).
+"""
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+
+from migcheck.runners.base import ParamInfo
+
+# Layer families: torch and MindSpore class names that are ports of each other.
+FAMILIES: Tuple[Tuple[str, str], ...] = (
+    (r"^(Linear|Dense)$", "linear"),
+    (r"^Conv(1d|2d|3d)$", "conv"),
+    (r"^Conv(Transpose|)(1d|2d|3d)(Transpose|)$", "conv-transpose"),
+    (r"^(Sync)?BatchNorm(1d|2d|3d)?$", "batchnorm"),
+    (r"^LayerNorm$", "layernorm"),
+    (r"^GroupNorm$", "groupnorm"),
+    (r"^InstanceNorm(1d|2d|3d)$", "instancenorm"),
+    (r"^Embedding$", "embedding"),
+    (r"^PReLU$", "prelu"),
+    (r"^(LSTM|GRU|RNN)$", "rnn"),
+    (r"^MultiheadAttention$", "attention"),
+)
+_OPTIONAL_LEAVES = ("bias", "beta")  # leaves a port may drop or add without changing the layer's kind
+
+
+def family(kind: str) -> str:
+    for pattern, name in FAMILIES:
+        if re.match(pattern, kind):
+            return name
+    return kind
+
+
+@dataclass(frozen=True)
+class Inference:
+    """One layer pairing made without a name or rule, with the evidence and how sure it is."""
+
+    torch_layer: str
+    ms_layer: str
+    how: str  # "unique signature", "aligned position", "activations", + ", bias ignored" for the relaxed pass
+    confidence: str  # "high" | "medium"
+
+    def describe(self) -> str:
+        return f"torch '{self.torch_layer}' -> MindSpore '{self.ms_layer}' ({self.how}; {self.confidence} confidence)"
+
+
+@dataclass(frozen=True)
+class Ambiguity:
+    """Layers with one signature that only their order could pair: never guessed."""
+
+    signature: str
+    torch_layers: Tuple[str, ...]  # registration order
+    ms_layers: Tuple[str, ...]
+    note: str = ""  # what activations found, when they were tried
+
+    @property
+    def guess(self) -> Tuple[Tuple[str, str], ...]:
+        """Pairing by position: only a starting point for a weight_map the user confirms."""
+        return tuple(zip(self.torch_layers, self.ms_layers))
+
+    def message(self) -> str:
+        t = ", ".join(f"'{p}'" for p in self.torch_layers)
+        m = ", ".join(f"'{p}'" for p in self.ms_layers)
+        return (f"ambiguous pairing: torch layers {t} and MindSpore layers {m} share the signature {self.signature}"
+                f" and nothing fixes which is which{'; ' + self.note if self.note else ''}; give a weight_map for"
+                f" them (`migcheck map CASE --suggest` prints one to edit)")
+
+
+Leaf = Callable[[ParamInfo], str]
+
+
+@dataclass(frozen=True)
+class Layer:
+    path: str
+    kind: str
+    params: Tuple[ParamInfo, ...]
+    leaves: Tuple[Tuple[str, Tuple[int, ...]], ...]  # (MindSpore-side leaf name, shape), sorted
+
+    def signature(self, relaxed: bool) -> tuple:
+        leaves = tuple(x for x in self.leaves if not (relaxed and x[0] in _OPTIONAL_LEAVES))
+        return (family(self.kind), leaves)
+
+
+def layers(params: Sequence[ParamInfo], leaf: Leaf) -> List[Layer]:
+    grouped: Dict[str, List[ParamInfo]] = {}
+    for p in params:  # dicts keep registration order
+        grouped.setdefault(p.owner_path, []).append(p)
+    return [Layer(path, group[0].owner_kind, tuple(group), tuple(sorted((leaf(p), tuple(p.shape)) for p in group)))
+            for path, group in grouped.items()]
+
+
+def describe_signature(sig: tuple) -> str:
+    fam, leaves = sig
+    return f"{fam} " + ", ".join(f"{leaf}{list(shape)}" for leaf, shape in leaves)
+
+
+LayerPair = Tuple[Layer, Layer, Inference]
+
+
+def pair_layers(torch_layers: Sequence[Layer], ms_layers: Sequence[Layer], resolved: Mapping[str, str] = {}
+                ) -> Tuple[List[LayerPair], List[Ambiguity]]:
+    """Strict pass (all leaves), then a relaxed pass (biases ignored) over what is still unpaired.
+
+    resolved: torch layer -> MindSpore layer for ambiguities that activations settled. They apply to
+    whole ambiguity groups after the alignment, so settling one group never shifts the others.
+    """
+    by_t = {t.path: t for t in torch_layers}
+    by_m = {m.path: m for m in ms_layers}
+    pairs, ambiguities = _pass(torch_layers, ms_layers, relaxed=False)
+    open_ambiguities = []
+    for amb in ambiguities:
+        chosen = [resolved.get(t) for t in amb.torch_layers]
+        if sorted(c or "" for c in chosen) == sorted(amb.ms_layers):
+            pairs += [(by_t[t], by_m[m], Inference(t, m, "activations", "high")) for t, m in zip(amb.torch_layers, chosen)]
+        else:
+            open_ambiguities.append(amb)
+    # Other settled pairings replace what alignment paired (a swap that activations showed to agree better).
+    overrides = {t: m for t, m in resolved.items() if t in by_t and m in by_m
+                 and not any(a.torch_layers and t in a.torch_layers for a in ambiguities)}
+    if overrides:
+        taken = set(overrides.values())
+        pairs = [p for p in pairs if p[0].path not in overrides and p[1].path not in taken]
+        pairs += [(by_t[t], by_m[m], Inference(t, m, "activations", "high")) for t, m in overrides.items()
+                  if by_t[t].signature(True) == by_m[m].signature(True)]
+    done_t = {t.path for t, _, _ in pairs} | {p for a in open_ambiguities for p in a.torch_layers}
+    done_m = {m.path for _, m, _ in pairs} | {p for a in open_ambiguities for p in a.ms_layers}
+    found, _ = _pass([t for t in torch_layers if t.path not in done_t], [m for m in ms_layers if m.path not in done_m],
+                     relaxed=True)
+    return pairs + found, open_ambiguities
+
+
+def _pass(left_t: Sequence[Layer], left_m: Sequence[Layer], relaxed: bool) -> Tuple[List[LayerPair], List[Ambiguity]]:
+    t_sigs = [t.signature(relaxed) for t in left_t]
+    m_sigs = [m.signature(relaxed) for m in left_m]
+    suffix = ", bias ignored" if relaxed else ""
+    whole = t_sigs == m_sigs
+    pairs: List[LayerPair] = []
+    used_t, used_m = set(), set()
+    ambiguities: List[Ambiguity] = []
+    matcher = difflib.SequenceMatcher(None, t_sigs, m_sigs, autojunk=False)
+    for block in matcher.get_matching_blocks():
+        i = 0
+        while i < block.size:
+            j = i
+            while j + 1 < block.size and t_sigs[block.a + j + 1] == t_sigs[block.a + i]:
+                j += 1  # a run of adjacent same-signature layers: [i, j]
+            ts = left_t[block.a + i:block.a + j + 1]
+            ms = left_m[block.b + i:block.b + j + 1]
+            if len(ts) == 1:
+                sig = t_sigs[block.a + i]
+                unique = t_sigs.count(sig) == 1 and m_sigs.count(sig) == 1
+                how = "unique signature" if unique else "aligned position"
+                confidence = "high" if whole or unique else "medium"
+                pairs.append((ts[0], ms[0], Inference(ts[0].path, ms[0].path, how + suffix, confidence)))
+            elif not relaxed:
+                ambiguities.append(Ambiguity(describe_signature(t_sigs[block.a + i]),
+                                             tuple(t.path for t in ts), tuple(m.path for m in ms)))
+            used_t.update(range(block.a + i, block.a + j + 1))
+            used_m.update(range(block.b + i, block.b + j + 1))
+            i = j + 1
+    # Outside the aligned blocks: a signature held by one leftover layer on each side still pairs.
+    rest_t = [k for k in range(len(left_t)) if k not in used_t]
+    rest_m = [k for k in range(len(left_m)) if k not in used_m]
+    for sig in dict.fromkeys(t_sigs[k] for k in rest_t):
+        group_t = [left_t[k] for k in rest_t if t_sigs[k] == sig]
+        group_m = [left_m[k] for k in rest_m if m_sigs[k] == sig]
+        if len(group_t) == len(group_m) == 1:
+            unique = t_sigs.count(sig) == 1 and m_sigs.count(sig) == 1  # else unique only among the unaligned
+            how = "unique signature" if unique else "only unaligned layer of its signature"
+            pairs.append((group_t[0], group_m[0], Inference(group_t[0].path, group_m[0].path, how + suffix,
+                                                            "high" if unique else "medium")))
+        elif group_t and group_m and not relaxed:
+            ambiguities.append(Ambiguity(describe_signature(sig), tuple(t.path for t in group_t),
+                                         tuple(m.path for m in group_m)))
+    return pairs, ambiguities
+
+
+def pair_leaves(t: Layer, m: Layer, leaf: Leaf) -> List[Tuple[ParamInfo, ParamInfo]]:
+    """Parameters of two paired layers, matched by (translated) leaf name; leaves on one side only stay out."""
+    m_by_leaf = {p.leaf: p for p in m.params}
+    return [(p, m_by_leaf[leaf(p)]) for p in t.params if leaf(p) in m_by_leaf]
+
+
+def ms_owner_of(torch_layer: str, links: Sequence[Tuple[str, str]]) -> Optional[str]:
+    """The MindSpore layer that receives another parameter of this torch layer, if any."""
+    for t_name, m_name in links:
+        if t_name.rpartition(".")[0] == torch_layer:
+            return m_name.rpartition(".")[0]
+    return None
