@@ -39,7 +39,8 @@ def locate(case: Any, check: str, ref: Any, cell: Any, mapping: WeightMapping,
     hints = module_pairs([(r.torch_name, r.ms_name) for r in mapping.pairs],
                          [c.name for c in t_calls], [c.name for c in m_calls])
     tol = _tol(tolerance_for)
-    flow = pair_calls(t_calls, m_calls, hints, tol, ref.inputs[:n_net])
+    flow = pair_calls(t_calls, m_calls, hints, tol, ref.inputs[:n_net],
+                      judge_root=check in ("forward", "train") and getattr(case, "adapt_mindspore", None) is None)
     isolated = _isolated_pass(cell, t_calls, m_calls, flow)
     rows = rows_from_flow(t_calls, m_calls, flow, tolerance_for, isolated)
     first = next((r for r in rows if flow.first is not None and r.order == flow.first), None)

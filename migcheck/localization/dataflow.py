@@ -111,11 +111,13 @@ def descendants(names: Sequence[str], name: str) -> List[int]:
 
 
 def pair_calls(torch_calls: Sequence[Any], ms_calls: Sequence[Any], hints: Mapping[str, str], tol_for: TolFor,
-               network_inputs: Sequence[np.ndarray] = ()) -> Dataflow:
+               network_inputs: Sequence[np.ndarray] = (), judge_root: bool = True) -> Dataflow:
     """Pair each torch call with the MindSpore call(s) computing the same tensor, in execution order.
 
     hints: torch module path -> MindSpore cell path (owners of mapped weights, shared names).
     network_inputs: the arrays both sides were fed (they match by construction).
+    judge_root: compare the whole network's output with MindSpore's own output (what a forward or train
+    verdict compared; not when the case adapts MindSpore's outputs first, nor for gradients and steps).
     """
     index = _Index(tol_for)
     ms_out: Dict[int, np.ndarray] = {}
@@ -197,8 +199,8 @@ def pair_calls(torch_calls: Sequence[Any], ms_calls: Sequence[Any], hints: Mappi
             pairs.append(Pair(i, js, how))
             if m_leaf[js[-1]]:
                 last_ms = max(last_ms, js[-1])
-    roots = [(i, j) for i, call in enumerate(torch_calls) if call.name == "" for j in [m_names.index("")]
-             if "" in m_names]
+    roots = [(i, m_names.index("")) for i, call in enumerate(torch_calls) if call.name == "" and "" in m_names
+             and judge_root]
     for i, j in roots:  # the whole network's output is what the verdict compared: equal to some other MindSpore
         out_ok[i] = _agree(torch_calls[i].output, ms_calls[j].output, tol_for)  # tensor is not enough
     root = roots[0][0] if roots else None
