@@ -52,9 +52,9 @@ def entries(thirdparty: bool = True) -> List[Entry]:
 
     The third-party family (diffusers vs mindone) is included when both are importable and `thirdparty` is true.
     """
-    from evaluation.corpus import functional, layers, losses, optimizers, real_ports
+    from evaluation.corpus import functional, heldout, layers, losses, optimizers, real_ports
 
-    modules = [layers, functional, losses, optimizers, real_ports]
+    modules = [layers, functional, losses, optimizers, real_ports, heldout]
     if thirdparty and not thirdparty_missing():
         from evaluation.corpus import thirdparty as third
 

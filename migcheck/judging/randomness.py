@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Optional
+from typing import Optional, Tuple
 
 import numpy as np
 
@@ -35,11 +35,8 @@ def _surviving_scale(x: np.ndarray) -> float:
     return float(kept.mean()) if kept.size else 0.0
 
 
-def judge_random(t: TensorComparison, pt: np.ndarray, ms: np.ndarray) -> TensorComparison:
-    """A failing tensor that torch itself does not reproduce, re-judged by its distribution."""
-    pt, ms = np.asarray(pt, dtype=np.float64), np.asarray(ms, dtype=np.float64)
-    if pt.shape != ms.shape or pt.size == 0:
-        return t
+def _distribution(pt: np.ndarray, ms: np.ndarray) -> Tuple[bool, bool, float, float, float, float, float]:
+    """(zeros ok, scale ok, torch's and MindSpore's zeroed fractions, allowed difference, surviving scales)."""
     f_pt, f_ms = _zero_fraction(pt), _zero_fraction(ms)
     p = min(max((f_pt + f_ms) / 2, 1.0 / pt.size), 1 - 1.0 / pt.size)
     # two independent draws: their fractions' difference has variance 2p(1-p)/n; 5 sigma of it keeps a correct
@@ -47,7 +44,24 @@ def judge_random(t: TensorComparison, pt: np.ndarray, ms: np.ndarray) -> TensorC
     allowed = 5 * math.sqrt(2 * p * (1 - p) / pt.size) + 1.0 / pt.size
     s_pt, s_ms = _surviving_scale(pt), _surviving_scale(ms)
     scale_ok = abs(s_pt - s_ms) <= SCALE_RTOL * max(s_pt, s_ms, 1e-12)
-    zeros_ok = abs(f_pt - f_ms) <= allowed
+    return abs(f_pt - f_ms) <= allowed, scale_ok, f_pt, f_ms, allowed, s_pt, s_ms
+
+
+def same_distribution(first: np.ndarray, second: np.ndarray) -> bool:
+    """Two random draws (dropout outputs) with the same zeroed fraction and surviving scale."""
+    a, b = np.asarray(first, dtype=np.float64), np.asarray(second, dtype=np.float64)
+    if a.shape != b.shape or a.size == 0:
+        return False
+    zeros_ok, scale_ok = _distribution(a, b)[:2]
+    return zeros_ok and scale_ok
+
+
+def judge_random(t: TensorComparison, pt: np.ndarray, ms: np.ndarray) -> TensorComparison:
+    """A failing tensor that torch itself does not reproduce, re-judged by its distribution."""
+    pt, ms = np.asarray(pt, dtype=np.float64), np.asarray(ms, dtype=np.float64)
+    if pt.shape != ms.shape or pt.size == 0:
+        return t
+    zeros_ok, scale_ok, f_pt, f_ms, allowed, s_pt, s_ms = _distribution(pt, ms)
     ok = zeros_ok and scale_ok
     what = (f"zeroed fraction torch {f_pt:.3f} vs mindspore {f_ms:.3f} (allowed +-{allowed:.3f}), mean |x| of the"
             f" surviving elements torch {s_pt:.4g} vs mindspore {s_ms:.4g}")

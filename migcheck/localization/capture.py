@@ -11,12 +11,13 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 from migcheck.judging.compare import TensorComparison
-from migcheck.localization.confirm import _fix_text, explain
-from migcheck.localization.correspondence import differences
+from migcheck.localization.confirm import explain
 from migcheck.localization.dataflow import Dataflow, descendants, pair_calls
+from migcheck.localization.owners import diagnose_pair as _diagnose_pair, first_in_backward_order as _first_in_backward_order
+from migcheck.localization.owners import hidden_confirmer as _hidden_confirmer, owners_of as _owners_of
 from migcheck.localization.locate import Defect, Localization, SubcellRow, module_pairs, rows_from_flow, summarize
-from migcheck.localization.rules import Finding, diagnose, diagnose_precision, diagnose_update_pattern
-from migcheck.running.mapping import WeightMapping
+from migcheck.localization.rules import Finding, diagnose_precision, diagnose_update_pattern
+from migcheck.running.mapping import WeightMapping, to_torch
 from migcheck.precision import apply_precision, as_precision
 from migcheck.tolerance import Tolerance
 
@@ -35,10 +36,12 @@ def locate(case: Any, check: str, ref: Any, cell: Any, mapping: WeightMapping,
     train = check in ("train", "step")
     t_calls, t_ops = module.capture_with_ops(ref.inputs[:n_net], ref.input_dtypes, train=train)
     m_calls = cell.capture(ref.inputs[:n_net], ref.input_dtypes, train=train)
+    ms_state = to_torch(cell.state(), mapping) if check == "train" else {}  # one train forward from the initial weights
     hints = module_pairs([(r.torch_name, r.ms_name) for r in mapping.pairs],
                          [c.name for c in t_calls], [c.name for c in m_calls])
     tol = _tol(tolerance_for)
-    flow = pair_calls(t_calls, m_calls, hints, tol, ref.inputs[:n_net])
+    flow = pair_calls(t_calls, m_calls, hints, tol, ref.inputs[:n_net],
+                      judge_root=check in ("forward", "train") and getattr(case, "adapt_mindspore", None) is None)
     isolated = _isolated_pass(cell, t_calls, m_calls, flow)
     rows = rows_from_flow(t_calls, m_calls, flow, tolerance_for, isolated)
     first = next((r for r in rows if flow.first is not None and r.order == flow.first), None)
@@ -51,7 +54,8 @@ def locate(case: Any, check: str, ref: Any, cell: Any, mapping: WeightMapping,
         if ops:
             between += f"; torch calls there: {', '.join(ops)}"
     op_values = _between_values(flow, t_calls, m_calls) if flow.between is not None else None
-    defects = _defects(module, cell, rows, t_calls, m_calls, isolated, tol, between, op_values)
+    region = _region(t_calls, flow) if flow.between is not None else None
+    defects = _defects(module, cell, rows, t_calls, m_calls, isolated, tol, between, op_values, region)
     bw_defects = []
     # Forward agrees (or its only divergence is a call MindSpore never showed: a cell with its own bprop runs
     # no forward hook): where does backward go wrong?
@@ -63,8 +67,9 @@ def locate(case: Any, check: str, ref: Any, cell: Any, mapping: WeightMapping,
         defects = bw_defects or defects
     findings: List[Finding] = _findings_of(defects)
     failing = [t.name for t in tensors if not t.ok]
+    confirm = _hidden_confirmer(case, check, ref, module, cell, mapping, t_calls, ms_state, tol)
     for torch_owner, ms_owner in _owners_of(failing, mapping):
-        findings += _diagnose_pair(module, cell, torch_owner, ms_owner, t_calls)
+        findings += _diagnose_pair(module, cell, torch_owner, ms_owner, t_calls, confirm)
     findings += diagnose_update_pattern(check, failing, {p.name: p.owner_kind for p in ref.params})
     precision = as_precision(case.precision)
     if precision is not None:  # the first diverging layer's class and peak input feed the float16 rule
@@ -148,15 +153,18 @@ def _between_signature(rows: Sequence[SubcellRow], t_calls: Sequence[Any], m_cal
 def _defects(module: Any, cell: Any, rows: Sequence[SubcellRow], t_calls: Sequence[Any], m_calls: Sequence[Any],
              isolated: Mapping[int, Any],
              tol: Callable[[str], Tuple[float, float]], between: str,
-             op_values: Optional[Tuple[str, Any, Any, Any]] = None) -> List[Defect]:
+             op_values: Optional[Tuple[str, Any, Any, Any]] = None,
+             region: Optional[Tuple[str, int, int, str]] = None) -> List[Defect]:
     """Every layer wrong on its own, ranked by position; inherited drift is not a defect."""
     out = []
     for row in rows:
         if row.isolated_ok is not False:
             continue
         call = t_calls[row.order]
-        evidence = (f"fed torch's recorded inputs, MindSpore '{row.ms_name}' still differs"
-                    f" (max abs err {row.isolated_max_abs_err:.3g})")
+        t_shape, m_shape = _shape_of(call.output), _shape_of(isolated[row.order])
+        how = (f"output shape {t_shape} vs {m_shape}" if t_shape != m_shape
+               else f"max abs err {row.isolated_max_abs_err:.3g}")
+        evidence = f"fed torch's recorded inputs, MindSpore '{row.ms_name}' still differs ({how})"
         cause = fix = rule = ""
         confirmed = False
         if "+" not in row.ms_name:
@@ -170,6 +178,12 @@ def _defects(module: Any, cell: Any, rows: Sequence[SubcellRow], t_calls: Sequen
                 diff, confirmed, fix, how = explained[0]
                 cause, rule = diff.cause, diff.rule
                 evidence += "; " + _confirmation(how, "torch's layer")
+            if not cause and call.start >= 0:  # a module of the port's own: its calls, replayed with one setting changed
+                replayed = _replay(module, call.name, call.start, call.end, call.output, isolated[row.order], tol)
+                if replayed is not None:
+                    cause, fix, rule, confirmed = (replayed.cause(f"in '{call.name or '<root>'}'"), replayed.fix,
+                                                   replayed.rule, True)
+                    evidence += "; the replay with MindSpore's setting reproduces MindSpore's output"
             if not cause:
                 cause, rule = _signature_cause(call.output, isolated[row.order])
         confidence = "high" if confirmed else ("medium" if cause else "low")
@@ -190,10 +204,58 @@ def _defects(module: Any, cell: Any, rows: Sequence[SubcellRow], t_calls: Sequen
             out.append(Defect(first.order, first.torch_name, first.torch_kind, first.ms_name, first.ms_kind, evidence,
                               diff.cause, fix, "high", True, diff.rule))
             return out
+        replayed = _replay(module, *region[:3], op_values[2], op_values[3], tol) if region and op_values else None
+        if replayed is not None:
+            where = f"in '{region[0] or '<root>'}' up to {region[3]}"
+            out.append(Defect(first.order, first.torch_name, first.torch_kind, first.ms_name, first.ms_kind,
+                              f"{between}; {replayed.cause(where)}", replayed.cause(where), replayed.fix, "high", True,
+                              replayed.rule))
+            return out
         cause, rule = _between_signature(rows, t_calls, m_calls, between)
         out.append(Defect(first.order, first.torch_name, first.torch_kind, first.ms_name, first.ms_kind, between,
                           cause, "", "medium" if cause else "low", False, rule or "functional-op"))
     return out
+
+
+def _region(t_calls: Sequence[Any], flow: Dataflow) -> Optional[Tuple[str, int, int, str]]:
+    """(container, its start, where B starts, "'B' input") on the op counter: the calls to replay, from the
+    container's start (attention's softmax runs before the value projection that ends the agreeing part)."""
+    from migcheck.localization.op_trace import span_of
+
+    parent = t_calls[flow.first]
+    a, b = flow.between
+    if parent.start < 0:
+        return None
+    if b == "<output>":
+        return parent.name, parent.start, parent.end, "its output"
+    after = parent.start if a == "<input>" else (span_of(t_calls, a, before=parent.end, last=True) or (-1, -1))[1]
+    span = span_of(t_calls, b, after=after)
+    return (parent.name, parent.start, span[0], f"'{b}' input") if span and after >= 0 else None
+
+
+def _replay(module: Any, owner: str, after: int, before: int, torch_value: Any, ms_value: Any,
+            tol: Callable[[str], Tuple[float, float]]) -> Any:
+    from migcheck.localization.op_replay import find_setting
+
+    from migcheck.runners.torch_replay import Replayer
+
+    t, m = _first_array(torch_value), _first_array(ms_value)
+    if t is None or m is None:
+        return None
+    rtol, atol = tol(str(t.dtype)) if t.dtype.kind == "f" else tol("float32")
+    return find_setting(Replayer(module), owner, after, before, t, m, rtol, atol)
+
+
+def _first_array(tree: Any) -> Optional[np.ndarray]:
+    while isinstance(tree, (list, tuple)) and tree:
+        tree = tree[0]
+    return tree if isinstance(tree, np.ndarray) else None
+
+
+def _shape_of(tree: Any) -> Tuple[int, ...]:
+    while isinstance(tree, (list, tuple)) and tree:
+        tree = tree[0]
+    return tuple(np.shape(tree)) if isinstance(tree, np.ndarray) else ()
 
 
 def _container_setting(module: Any, cell: Any, first: SubcellRow, t_calls: Sequence[Any], m_calls: Sequence[Any],
@@ -288,54 +350,6 @@ def _findings_of(defects: Sequence[Defect]) -> List[Finding]:
                            "high" if confirmed else "medium" if ds[0].confidence != "low" else "low",
                            confirmed, bool(fix), layers, ds[0].evidence))
     return out
-
-
-def _diagnose_pair(module: Any, cell: Any, torch_name: str, ms_name: str, t_calls: Sequence[Any] = ()) -> List[Finding]:
-    """Settings of a layer whose parameters or state differ: the correspondence table (padding judged by
-    the pads each side applies to the recorded input), else the older rules; unconfirmed, so never high."""
-    try:
-        t_kind, t_cfg = module.config(torch_name)
-        m_kind, m_cfg = cell.config(ms_name)
-    except (AttributeError, KeyError):
-        return []
-    call = next((c for c in t_calls if c.name == torch_name), None)
-    shape = np.shape(call.inputs[0]) if call is not None and call.inputs else ()
-    where = f"torch '{torch_name or '<root>'}' ({t_kind}) / MindSpore '{ms_name or '<root>'}' ({m_kind})"
-    found = [Finding(d.rule, where, d.cause, _fix_text(d), "medium") for d in differences(t_kind, t_cfg, m_kind, m_cfg, shape)]
-    rules = {f.rule for f in found}
-    # pad-mode needs the input size to judge; without a recorded input it cannot be told apart from equal padding
-    found += [dataclasses.replace(f, confidence="medium") for f in diagnose(torch_name, t_kind, t_cfg, ms_name, m_kind, m_cfg)
-              if f.rule not in rules and f.rule != "pad-mode"]
-    return found
-
-
-def _param_of(tensor_name: str) -> Optional[str]:
-    for marker in ("grad.param.", ".param.", ".state.", "state."):
-        if marker in tensor_name:
-            return tensor_name.split(marker, 1)[1]
-    return None
-
-
-def _owners_of(failing: Sequence[str], mapping: WeightMapping) -> List[Tuple[str, str]]:
-    to_ms = {r.torch_name: r.ms_name for r in mapping.pairs}
-    owners = []
-    for name in failing:
-        param = _param_of(name)
-        if param in to_ms:
-            pair = (param.rpartition(".")[0], to_ms[param].rpartition(".")[0])
-            if pair not in owners:
-                owners.append(pair)
-    return owners
-
-
-def _first_in_backward_order(failing: Sequence[str], t_calls: Sequence[Any]) -> Optional[str]:
-    """Gradients flow from the last layer run to the first: the diverging parameter nearest the output."""
-    order = {c.name: i for i, c in enumerate(t_calls)}
-    params = [p for p in (_param_of(n) for n in failing if "param." in n) if p]
-    if not params:
-        return None
-    latest = max(params, key=lambda p: order.get(p.rpartition(".")[0], -1))
-    return f"first gradient divergence in backward order: parameter '{latest}'"
 
 
 def _unique(findings: Sequence[Finding]) -> List[Finding]:

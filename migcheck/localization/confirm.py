@@ -72,9 +72,10 @@ def explain(module: Any, cell: Any, torch_name: str, ms_name: str, inputs: Seque
     if guessed:
         diffs = same_named_differences(t_kind, t_cfg, m_kind, m_cfg)
     noise = own_error(module, torch_name, inputs) if diffs else None
+    random = bool(diffs) and _random(module, torch_name, inputs)
     for diff in diffs:
-        confirmed = _reproduces(module, torch_name, inputs, diff, ms_out, tol_for)
-        fix = _checked_fix(cell, ms_name, inputs, diff, torch_out, tol_for, noise)
+        confirmed = _reproduces(module, torch_name, inputs, diff, ms_out, tol_for, random)
+        fix = _checked_fix(cell, ms_name, inputs, diff, torch_out, tol_for, noise, random)
         how = "torch" if confirmed else ("port" if guessed and fix else "")
         if guessed and not how:  # a same-named setting is a cause only when a re-run shows it
             continue
@@ -82,17 +83,46 @@ def explain(module: Any, cell: Any, torch_name: str, ms_name: str, inputs: Seque
     return sorted(out, key=lambda d: (not d[1], not d[2]))
 
 
+def _crop(x: np.ndarray, crops: Sequence[Tuple[int, int]]) -> np.ndarray:
+    """(before, after) elements cut from each of the last len(crops) axes."""
+    lead = x.ndim - len(crops)
+    return x[(slice(None),) * lead + tuple(slice(a, x.shape[lead + i] - b) for i, (a, b) in enumerate(crops))]
+
+
+def _random(module: Any, name: str, inputs: Sequence[np.ndarray]) -> bool:
+    """Whether torch's layer gives another result on a second identical run in train mode (dropout): its
+    re-runs are then compared with MindSpore's output by distribution, not element by element."""
+    from migcheck.judging.randomness import differs
+
+    try:
+        first, second = (_first(module.rerun_patched(name, inputs, {}, train=True)) for _ in range(2))
+    except Exception:  # a layer that cannot run alone in train mode
+        return False
+    return first is not None and second is not None and differs(first, second)
+
+
+def _same_draw(a: Any, b: Any) -> bool:
+    from migcheck.judging.randomness import same_distribution
+
+    a, b = _first(a), _first(b)
+    return a is not None and b is not None and same_distribution(a, b)
+
+
 def _reproduces(module: Any, name: str, inputs: Sequence[np.ndarray], diff: Difference, ms_out: Any,
-                tol_for: TolFor) -> bool:
+                tol_for: TolFor, random: bool = False) -> bool:
     try:
         if diff.rule == "pad-mode" and diff.torch_attr == "padding":
             if not all(isinstance(p, tuple) for p in diff.ms_as_torch):
                 return False
-            if "Transpose" in module.config(name)[0]:
-                return False  # output cropping cannot be reproduced by padding the input
+            if "Transpose" in module.config(name)[0]:  # MindSpore crops the full output: torch's uncropped, cropped so
+                zeros = tuple(0 for _ in diff.ms_as_torch)
+                full = _first(module.rerun_patched(name, inputs, {"padding": zeros, "output_padding": zeros}))
+                return full is not None and agree(_crop(full, diff.ms_as_torch), ms_out, tol_for)
             patch, pads = {}, diff.ms_as_torch
         else:
             patch, pads = {diff.torch_attr: diff.ms_as_torch}, None
+        if random:  # a random layer (dropout): the patched layer drawn in train mode, judged by distribution
+            return _same_draw(module.rerun_patched(name, inputs, patch, pads=pads, train=True), ms_out)
         got = module.rerun_patched(name, inputs, patch, pads=pads)
     except Exception:  # a value torch's layer cannot take: not confirmable, not disproved
         return False
@@ -100,13 +130,17 @@ def _reproduces(module: Any, name: str, inputs: Sequence[np.ndarray], diff: Diff
 
 
 def _checked_fix(cell: Any, name: str, inputs: Sequence[np.ndarray], diff: Difference, torch_out: Any,
-                 tol_for: TolFor, noise: Any = None) -> str:
+                 tol_for: TolFor, noise: Any = None, random: bool = False) -> str:
     override = diff.ms_fix if isinstance(diff.ms_fix, dict) else {diff.ms_attr: diff.ms_fix}
     # Rebuilt from its settings, else the live cell with the attribute set (a port's cell that reads it per call).
     for rerun in (cell.rerun_rebuilt, cell.rerun_with_attributes):
-        try:
-            got = rerun(name, inputs, override)
+        try:  # a random layer (dropout) is drawn in train mode and judged by distribution
+            got = rerun(name, inputs, override, **({"train": True} if random else {}))
         except Exception:  # cannot be re-run this way: try the next, else the fix stays unchecked
+            continue
+        if random:
+            if _same_draw(got, torch_out):
+                return _fix_text(diff)
             continue
         # noise is torch's own float32 error, so it widens the band around torch's output (not around `got`).
         if agree(torch_out, got, tol_for) or agree(torch_out, got, tol_for, noise):

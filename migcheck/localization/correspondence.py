@@ -51,6 +51,8 @@ CONVERT: Dict[str, Tuple[Callable[[Any], Any], Callable[[Any], Any]]] = {
     "gelu": (_gelu_flag, lambda v: v == "tanh"),
     "axis": (_axis, lambda v: v),
     "not": (lambda v: not v, lambda v: not v),
+    # MindSpore's pools honour ceil_mode only with pad_mode='pad' (documented)
+    "ceil": (lambda v: v, lambda v: {"pad_mode": "pad", "ceil_mode": v} if v else {"ceil_mode": v}),
 }
 
 A = Attr
@@ -61,7 +63,8 @@ _NORM = (A("eps", "eps"), A("momentum", "momentum", rule="batchnorm-momentum", f
 _RED = A("reduction", "reduction", rule="loss-reduction")
 _II = A("ignore_index", "ignore_index", rule="loss-ignore-index")
 _CONV = (A("stride", "stride"), A("dilation", "dilation"), A("groups", "group"))
-_POOL = (A("ceil_mode", "ceil_mode", ms_default=False, rule="pool-ceil-mode"),)
+# torch's pool stride defaults to the kernel size, MindSpore's to 1
+_POOL = (A("ceil_mode", "ceil_mode", ms_default=False, rule="pool-ceil-mode", fix="ceil"), A("stride", "stride", rule="pool-stride"))
 
 TABLE: Tuple[Correspondence, ...] = (
     # --- layers ---
@@ -257,6 +260,8 @@ def differences(torch_kind: str, t: Mapping[str, Any], ms_kind: str, m: Mapping[
         if attr.torch not in t:
             continue
         raw = m.get(attr.ms, attr.ms_default)
+        if attr.ms == "reduction" and attr.ms not in m and "reduce" in m:  # LossBase keeps two flags instead
+            raw = ("mean" if m.get("average") else "sum") if m["reduce"] else "none"
         if raw is _MISSING:
             continue
         to_torch, to_ms = CONVERT[attr.convert]
@@ -276,7 +281,8 @@ def differences(torch_kind: str, t: Mapping[str, Any], ms_kind: str, m: Mapping[
         cause = (f"{torch_kind} {attr.torch} differs: torch {t[attr.torch]!r}, MindSpore {shown}"
                  f" ({ms_kind}.{attr.ms}{conv})")
         to_arg = CONVERT[attr.fix][1] if attr.fix else to_ms
-        out.append(Difference(rule, attr.torch, attr.ms, t[attr.torch], raw, as_torch, to_arg(t[attr.torch]), cause))
+        out.append(Difference(rule, attr.torch, attr.ms, t[attr.torch], raw, _like(t[attr.torch], as_torch),
+                              to_arg(t[attr.torch]), cause))
     if entry.padding and len(input_shape) >= 3:
         diff = padding_difference(entry.padding, t, m, tuple(input_shape[2:]))
         if diff is not None:
@@ -286,6 +292,18 @@ def differences(torch_kind: str, t: Mapping[str, Any], ms_kind: str, m: Mapping[
         if diff is not None:
             out.append(diff)
     return out
+
+
+def _like(torch_value: Any, value: Any) -> Any:
+    """MindSpore's value in the rank torch keeps it in (a 1-D pool's operator stride (1, 1) is torch's 1), so
+    torch's layer can be re-run with it."""
+    if not isinstance(value, (tuple, list)) or isinstance(torch_value, bool):
+        return value
+    if isinstance(torch_value, int) and len(set(value)) == 1:
+        return value[0]
+    if isinstance(torch_value, (tuple, list)) and len(value) > len(torch_value):
+        return tuple(value[-len(torch_value):])
+    return value
 
 
 def layernorm_axes_difference(t: Mapping[str, Any], m: Mapping[str, Any], input_shape: Sequence[int]) -> Optional[Difference]:
@@ -330,6 +348,8 @@ def same_named_differences(torch_kind: str, t: Mapping[str, Any], ms_kind: str, 
 
 def _tuple(v: Any, n: int) -> Tuple[int, ...]:
     if isinstance(v, (tuple, list)):
+        if len(v) > n:  # MindSpore's 1-D layers run a 2-D operator: kernel (1, k), the leading 1 is not spatial
+            return tuple(int(x) for x in v[-n:])
         return tuple(int(x) for x in v) if len(v) == n else tuple(int(v[0]) for _ in range(n))
     return tuple(int(v) for _ in range(n))
 
@@ -364,6 +384,8 @@ def ms_pads(m: Mapping[str, Any], spatial: Sequence[int]) -> Tuple[Tuple[int, in
     if mode == "valid":
         return tuple((0, 0) for _ in range(n))
     padding = m.get("padding", 0)
+    if isinstance(padding, (tuple, list)) and len(padding) == 2 * n + 2:  # a 1-D layer's 2-D (0, 0, left, right)
+        padding = tuple(padding[2:])
     if isinstance(padding, (tuple, list)) and len(padding) == 2 * n:  # MindSpore (top, bottom, left, right)
         return tuple((int(padding[2 * i]), int(padding[2 * i + 1])) for i in range(n))
     return tuple((p, p) for p in _tuple(padding, n))
@@ -376,10 +398,12 @@ def padding_difference(kind: str, t: Mapping[str, Any], m: Mapping[str, Any], sp
     if tp == mp:
         return None
     fix = tp[0][0] if all(a == b == tp[0][0] for a, b in tp) else tuple(p for pair in tp for p in pair)
+    fixed: Dict[str, Any] = {"pad_mode": "pad", "padding": fix}
+    if isinstance(fix, tuple) and ms_pads({**m, "pad_mode": "same"}, spatial) == tp:
+        fixed = {"pad_mode": "same", "padding": 0}  # asymmetric pads that MindSpore's 'same' applies itself
     cause = (f"the padding each side applies differs for input size {tuple(spatial)}: torch pads"
              f" {_show(tp)}, MindSpore pad_mode='{str(m.get('pad_mode', 'pad')).lower()}' pads {_show(mp)}")
-    return Difference("pad-mode", "padding", "pad_mode", t.get("padding"), m.get("pad_mode"), mp,
-                      {"pad_mode": "pad", "padding": fix}, cause)
+    return Difference("pad-mode", "padding", "pad_mode", t.get("padding"), m.get("pad_mode"), mp, fixed, cause)
 
 
 def _transpose_padding(t: Mapping[str, Any], m: Mapping[str, Any], spatial: Sequence[int]) -> Optional[Difference]:

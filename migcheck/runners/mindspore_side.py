@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import functools
 import os
 import shutil
 import tempfile
@@ -264,30 +263,10 @@ class MindSporeCell:
     def raising_subcell(self, inputs: Sequence[np.ndarray], dtypes: Sequence[str], *, train: bool = False
                         ) -> Optional[Tuple[str, str]]:
         """(name, class) of the innermost sub-cell that started and never finished in a PYNATIVE forward that
-        raises ("" is the network's own construct); None when the forward runs through."""
-        stack: List[Tuple[str, str]] = []
+        raises ("" is the network itself); None when it runs through: runners/mindspore_capture.py."""
+        from migcheck.runners.mindspore_capture import raising_subcell
 
-        def enter(name: str, cell: Any, _args: tuple) -> None:
-            stack.append((name, type(cell).__name__))
-
-        def leave(_cell: Any, _args: tuple, _out: Any) -> None:
-            if stack:
-                stack.pop()
-
-        with pynative():
-            handles = []
-            for name, c in self.cell.cells_and_names():
-                handles.append(c.register_forward_pre_hook(functools.partial(enter, name)))
-                handles.append(c.register_forward_hook(leave))
-            try:
-                self.cell.set_train(train)
-                self.cell(*[_tensor(x, d) for x, d in zip(inputs, dtypes)])
-            except Exception:  # the very failure being located
-                return stack[-1] if stack else None
-            finally:
-                for h in handles:
-                    h.remove()
-        return None
+        return raising_subcell(self.cell, [_tensor(x, d) for x, d in zip(inputs, dtypes)], pynative, train=train)
 
     def subcell(self, name: str) -> Any:
         return dict(self.cell.cells_and_names())[name]
@@ -310,7 +289,8 @@ class MindSporeCell:
         with pynative():
             return lenient(cell(*[ms.Tensor(contiguous(x)) for x in inputs]), to_numpy, MindSporeSideError)
 
-    def rerun_rebuilt(self, name: str, inputs: Sequence[np.ndarray], override: Mapping[str, Any]) -> Any:
+    def rerun_rebuilt(self, name: str, inputs: Sequence[np.ndarray], override: Mapping[str, Any],
+                      train: bool = False) -> Any:
         """One sub-cell rebuilt from its own settings with some constructor arguments changed, its
         parameters copied over, run on given inputs (how a proposed fix is checked before it is shown)."""
         import inspect
@@ -320,7 +300,10 @@ class MindSporeCell:
         cell = dict(self.cell.cells_and_names())[name]
         config = plain_config(cell)
         accepted = inspect.signature(type(cell).__init__).parameters
-        kwargs = {k: v for k, v in config.items() if k in accepted and k != "self"}
+        # an attribute that shares a constructor argument's name but holds an operator's encoding (AvgPool2d's
+        # data_format kept as 0) is left at the argument's default
+        kwargs = {k: v for k, v in config.items() if k in accepted and k != "self"
+                  and not (isinstance(accepted[k].default, str) and not isinstance(v, str))}
         for key in ("pad_mode",):
             if isinstance(kwargs.get(key), str):
                 kwargs[key] = kwargs[key].lower()
@@ -328,12 +311,16 @@ class MindSporeCell:
         if not set(override) <= set(accepted):  # a port's own cell that reads the setting off itself
             return self._rerun_with_attributes(cell, inputs, override)
         with pynative():
-            new = type(cell)(**kwargs)
+            try:
+                new = type(cell)(**kwargs)
+            except (TypeError, ValueError):  # a 1-D cell keeps its operator's 2-D (1, k) settings: give it k
+                new = type(cell)(**{k: v[-1] if isinstance(v, tuple) and v and k not in override else v
+                                    for k, v in kwargs.items()})
             old = dict(cell.parameters_and_names())
             for pname, param in new.parameters_and_names():
                 if pname in old and tuple(old[pname].shape) == tuple(param.shape):
                     param.set_data(old[pname].value())
-            new.set_train(False)
+            new.set_train(train)
             return lenient(new(*[ms.Tensor(contiguous(x)) for x in inputs]), to_numpy, MindSporeSideError)
 
     def rerun_with_attributes(self, name: str, inputs: Sequence[np.ndarray], override: Mapping[str, Any]) -> Any:

@@ -11,6 +11,7 @@ import numpy as np
 import torch
 
 from migcheck.runners.base import Objective
+from migcheck.runners.torch_replay import keep_call, replayable
 
 
 def capture_with_ops(side: Any, inputs: Sequence[np.ndarray], dtypes: Sequence[str], *, train: bool = False
@@ -18,6 +19,7 @@ def capture_with_ops(side: Any, inputs: Sequence[np.ndarray], dtypes: Sequence[s
     """capture(), each call with its span on an op counter, and the functional ops every module's own
     forward made on that counter (what runs between two sub-modules)."""
     recorder = _OpRecorder()
+    recorder.keep = replayable(side.module)
     handles = []
     for name, m in side.module.named_modules():
         handles.append(m.register_forward_pre_hook(functools.partial(recorder.enter, name)))
@@ -29,6 +31,7 @@ def capture_with_ops(side: Any, inputs: Sequence[np.ndarray], dtypes: Sequence[s
         for h in handles:
             h.remove()
     spans = iter(recorder.spans)
+    side.trace, side.trace_texts = recorder.raw, {o.seq: o.text for o in recorder.ops}  # for runners/torch_replay.py
     return [dataclasses.replace(c, start=s, end=e) for c, (s, e) in zip(calls, spans)], recorder.ops
 
 
@@ -68,6 +71,8 @@ class _OpRecorder(torch.overrides.TorchFunctionMode):
         self.stack: List[Tuple[str, int]] = []
         self.spans: List[Tuple[int, int]] = []
         self.ops: List[Any] = []
+        self.keep: set = set()  # modules whose own calls are kept for replay (containers)
+        self.raw: List[Any] = []
 
     def enter(self, name: str, _module: Any, _args: tuple) -> None:
         self.seq += 1
@@ -91,6 +96,8 @@ class _OpRecorder(torch.overrides.TorchFunctionMode):
             if text:
                 self.seq += 1
                 self.ops.append(OpCall(self.seq, self.stack[-1][0], text))
+            if self.stack[-1][0] in self.keep:  # kept for replay (runners/torch_replay.py)
+                return keep_call(self.raw, self.seq, self.stack[-1][0], func, args, kwargs, bool(text))
         return func(*args, **kwargs)
 
 

@@ -233,7 +233,7 @@ class TorchModule:
             fill = float("-inf") if "MaxPool" in type(module).__name__ else 0.0
             flat = [v for before, after in reversed(list(pads)) for v in (before, after)]
             args[0] = torch.nn.functional.pad(args[0], flat, value=fill)
-            module.padding = 0 if isinstance(module.padding, int) else tuple(0 for _ in module.padding)
+            module.padding = 0 if isinstance(module.padding, (int, str)) else tuple(0 for _ in module.padding)
         module.train(train)
         with torch.no_grad():
             return to_numpy(module(*args))

@@ -91,3 +91,51 @@ def test_signatures_name_the_pattern_and_stay_silent_on_equal_outputs():
     border[..., 0] += 1
     assert describe(t, border).rule == "border-only"
     assert describe(t, t + 1e-9) is None
+
+
+def test_renamed_layer_whose_output_shape_differs_pairs_by_its_inputs_and_kind():
+    pooled, strided = X[:, :2], X  # torch's pool halves the width, MindSpore's stride=1 pool does not
+    t = [c("conv", X, X + 1, "Conv2d"), c("downsample", X + 1, pooled, "AvgPool2d"), c("", X, pooled, "Net")]
+    m = [c("conv", X, X + 1, "Conv2d"), c("pool", X + 1, strided, "AvgPool2d"), c("", X, strided, "Net")]
+    flow = pair_calls(t, m, {"conv": "conv", "": ""}, TOL, [X])
+    assert flow.first == 1 and (flow.pair_of(1).ms_indices, flow.pair_of(1).how) == ((1,), "inputs and kind")
+    # a leaf of another kind fed the same inputs is not taken for it
+    other = [m[0], c("act", X + 1, strided, "ReLU"), m[2]]
+    assert pair_calls(t, other, {"conv": "conv", "": ""}, TOL, [X]).pair_of(1) is None
+    # the correct twin pairs by value
+    twin = [m[0], c("pool", X + 1, pooled, "AvgPool2d"), c("", X, pooled, "Net")]
+    flow = pair_calls(t, twin, {"conv": "conv", "": ""}, TOL, [X])
+    assert flow.first is None and flow.pair_of(1).how == "value"
+
+
+def test_an_integer_network_output_that_differs_is_the_first_divergence():
+    idx = np.array([1, 0], np.int64)
+    t = [c("fc", X, X + 1, "Linear"), Call("", "Net", (X,), idx)]
+    m = [c("fc", X, X + 1, "Dense"), Call("", "Net", (X,), idx[::-1].copy())]
+    flow = pair_calls(t, m, {"fc": "fc", "": ""}, TOL, [X])
+    assert flow.first == 1 and flow.between == ("fc", "<output>")
+    twin = [m[0], Call("", "Net", (X,), idx.copy())]
+    assert pair_calls(t, twin, {"fc": "fc", "": ""}, TOL, [X]).first is None
+
+
+def test_pool_stride_loss_flags_and_one_d_operator_settings_are_read_in_torch_terms():
+    pool_t = {"kernel_size": 2, "stride": 2, "padding": 0, "ceil_mode": False}
+    diff, = differences("MaxPool2d", pool_t, "MaxPool2d", {"kernel_size": 2, "stride": 1, "pad_mode": "VALID"}, (1, 2, 8, 8))
+    assert (diff.rule, diff.ms_as_torch, diff.ms_fix) == ("pool-stride", 1, 2)
+    assert differences("MaxPool2d", pool_t, "MaxPool2d", {"kernel_size": 2, "stride": 2, "pad_mode": "VALID"}, (1, 2, 8, 8)) == []
+    diff, = differences("MSELoss", {"reduction": "sum"}, "MSELoss", {"average": True, "reduce": True})
+    assert (diff.rule, diff.ms_value, diff.ms_fix) == ("loss-reduction", "mean", "sum")
+    assert differences("MSELoss", {"reduction": "sum"}, "MSELoss", {"average": False, "reduce": True}) == []
+    conv1d_t = {"kernel_size": (4,), "stride": (1,), "padding": "same", "dilation": (1,), "groups": 1}
+    conv1d_m = {"kernel_size": (1, 4), "stride": (1, 1), "pad_mode": "pad", "padding": (0, 0, 2, 2), "dilation": (1, 1), "group": 1}
+    diff, = differences("Conv1d", conv1d_t, "Conv1d", conv1d_m, (2, 3, 8))
+    assert diff.ms_as_torch == ((2, 2),) and diff.ms_fix == {"pad_mode": "same", "padding": 0}  # torch pads (1, 2)
+    assert differences("Conv1d", conv1d_t, "Conv1d", {**conv1d_m, "pad_mode": "same", "padding": (0, 0, 0, 0)}, (2, 3, 8)) == []
+
+
+def test_the_network_output_is_judged_only_where_the_verdict_compared_it():
+    """A case that adapts MindSpore's outputs, or a gradient check, leaves the root to value matching."""
+    t = [c("fc", X, X + 1, "Linear"), c("", X, X + 1, "Net")]
+    m = [c("fc", X, X + 1, "Dense"), Call("", "Net", (X,), [X + 1, X])]  # the port returns a tuple
+    assert pair_calls(t, m, {"fc": "fc", "": ""}, TOL, [X]).first == 1
+    assert pair_calls(t, m, {"fc": "fc", "": ""}, TOL, [X], judge_root=False).first is None

@@ -1,0 +1,174 @@
+"""Which one setting of which torch call, changed, reproduces MindSpore's value: replaying a module's own calls.
+
+When the first divergence is a region of functional calls inside a forward (attention's softmax among
+q/k/v matmuls, a resize followed by a concatenation, a loss function called on prepared targets), the
+single-op catalogue of functional_ops.py cannot recompute it from one agreeing value. The torch runner
+keeps the calls a container's own forward made (op_trace's recorder, on the localization re-run) and
+can replay them, children's outputs held fixed, with one keyword of one call changed. A setting is
+named only when exactly one call site has a change that reproduces MindSpore's value where the region
+ends, and the unchanged replay reproduces torch's: the replay is the counterfactual that confirms it.
+No framework import: `module` is the torch runner's object (op_sites, replay_ops).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+TENSOR = "<tensor>"  # how a site shows a tensor argument
+MAX_SITES = 64  # larger regions are not replayed (cost: one replay per alternative)
+
+
+@dataclass(frozen=True)
+class OpSite:
+    """One recorded call: its position on the op counter, its name and its non-tensor arguments."""
+    seq: int
+    name: str  # e.g. "softmax", "interpolate", "binary_cross_entropy_with_logits"
+    positional: Tuple[Any, ...]  # arguments in order, tensors shown as TENSOR
+    keywords: Tuple[Tuple[str, Any], ...]
+    ndim: int  # rank of the first tensor argument (0 when none)
+    text: str  # e.g. "Tensor.softmax(-1)"
+
+
+@dataclass(frozen=True)
+class Change:
+    seq: int
+    position: Optional[int]  # where the argument sits when given positionally
+    keyword: str
+    value: Any
+
+
+@dataclass(frozen=True)
+class Setting:
+    keyword: str
+    position: Optional[int]
+    default: Any  # torch's value when the call does not pass it
+    alternatives: Callable[[int], List[Any]]  # the values the two frameworks' defaults and signatures allow
+
+
+def _axes(nd: int) -> List[Any]:
+    return list(range(-nd, 0))
+
+
+def _axes_or_all(nd: int) -> List[Any]:
+    return [None] + _axes(nd)
+
+
+def _fixed(*values: Any) -> Callable[[int], List[Any]]:
+    return lambda nd: list(values)
+
+
+_REDUCTION = Setting("reduction", None, "mean", _fixed("mean", "sum", "none"))
+_DIM1 = Setting("dim", 1, None, _axes)
+_REDUCE_DIM = Setting("dim", 1, None, _axes_or_all)
+SETTINGS: Dict[str, Tuple[Setting, ...]] = {
+    **{op: (_DIM1,) for op in ("softmax", "log_softmax", "softmin")},
+    **{op: (_REDUCE_DIM,) for op in ("argmax", "argmin", "amax", "amin", "sum", "mean", "prod")},
+    **{op: (Setting("dim", 1, 0, _axes),) for op in ("cat", "concat", "concatenate")},
+    "interpolate": (Setting("align_corners", 4, None, _fixed(True, False)),),
+    "gelu": (Setting("approximate", None, "none", _fixed("none", "tanh")),),
+    "leaky_relu": (Setting("negative_slope", 1, 0.01, _fixed(0.01, 0.2)),),
+    "normalize": (Setting("dim", 2, 1, _axes), Setting("eps", 3, 1e-12, _fixed(1e-12, 1e-4))),
+    "layer_norm": (Setting("eps", 4, 1e-5, _fixed(1e-5, 1e-6, 1e-7, 1e-12)),),
+    "group_norm": (Setting("eps", 4, 1e-5, _fixed(1e-5, 1e-6)),),
+    **{op: (Setting("correction", None, 1, _fixed(0, 1)),) for op in ("std", "var")},
+    "flatten": (Setting("start_dim", 1, 0, lambda nd: list(range(nd))),),
+    "binary_cross_entropy_with_logits": (Setting("pos_weight", None, None, _fixed(None)),
+                                         Setting("weight", 2, None, _fixed(None)), _REDUCTION),
+    "binary_cross_entropy": (Setting("weight", 2, None, _fixed(None)), _REDUCTION),
+    "cross_entropy": (Setting("label_smoothing", None, 0.0, _fixed(0.0)), Setting("ignore_index", None, -100, _fixed(-100)),
+                      Setting("weight", 2, None, _fixed(None)), _REDUCTION),
+    "nll_loss": (Setting("ignore_index", None, -100, _fixed(-100)), Setting("weight", 2, None, _fixed(None)), _REDUCTION),
+    **{op: (_REDUCTION,) for op in ("mse_loss", "l1_loss")},
+    "smooth_l1_loss": (_REDUCTION, Setting("beta", None, 1.0, _fixed(1.0))),
+    "huber_loss": (_REDUCTION, Setting("delta", None, 1.0, _fixed(1.0))),
+    "kl_div": (Setting("reduction", None, "mean", _fixed("mean", "sum", "none", "batchmean")),
+               Setting("log_target", None, False, _fixed(False, True))),
+}
+
+
+@dataclass(frozen=True)
+class ReplayMatch:
+    site: OpSite
+    keyword: str
+    torch_value: Any
+    ms_value: Any
+
+    @property
+    def rule(self) -> str:
+        return f"op-{self.site.name}"
+
+    def cause(self, where: str) -> str:
+        return (f"{self.site.name} called with {self.keyword}={_shown(self.torch_value)} in torch"
+                f" ({self.site.text}) but computed as with {self.keyword}={_shown(self.ms_value)} in MindSpore:"
+                f" replaying torch's own calls {where} with only that setting changed reproduces MindSpore's value")
+
+    @property
+    def fix(self) -> str:
+        return f"give {self.site.name} {self.keyword}={_shown(self.torch_value)} in construct, as torch does"
+
+
+def _shown(v: Any) -> str:
+    return "a tensor" if v == TENSOR else repr(v)
+
+
+def current(site: OpSite, setting: Setting) -> Any:
+    keywords = dict(site.keywords)
+    if setting.keyword in keywords:
+        return keywords[setting.keyword]
+    if setting.position is not None and len(site.positional) > setting.position:
+        return site.positional[setting.position]
+    return setting.default
+
+
+def _same(a: Any, b: Any, nd: int) -> bool:
+    ints = all(isinstance(v, int) and not isinstance(v, bool) for v in (a, b))
+    if ints and nd:
+        return a % nd == b % nd  # dim=1 and dim=-3 name the same axis of a rank-4 tensor
+    if ints or all(isinstance(v, float) for v in (a, b)):
+        return a == b
+    return type(a) is type(b) and a == b
+
+
+def agree(a: Any, b: Any, rtol: float, atol: float) -> bool:
+    """Floats within tolerance, integers and booleans exactly, shapes always."""
+    if not isinstance(a, np.ndarray) or not isinstance(b, np.ndarray) or a.shape != b.shape:
+        return False
+    if a.dtype.kind in "fc" and b.dtype.kind in "fc":
+        scale = max(float(np.max(np.abs(a), initial=0.0)), 1.0)
+        return bool(np.allclose(a.astype(np.float64), b.astype(np.float64), rtol=max(rtol, 1e-5),
+                                atol=max(atol, 1e-6 * scale), equal_nan=True))
+    return bool(np.array_equal(a, b))
+
+
+def find_setting(module: Any, owner: str, after: int, before: int, torch_value: np.ndarray, ms_value: np.ndarray,
+                 rtol: float, atol: float) -> Optional[ReplayMatch]:
+    """The one call site and setting whose change makes torch's replayed region give MindSpore's value."""
+    try:
+        sites: Sequence[OpSite] = module.op_sites(owner, after, before)
+        if not sites or len(sites) > MAX_SITES:
+            return None
+        base: Dict[int, Any] = module.replay_ops(owner, after, before, None)
+    except Exception:  # nothing recorded, or a call that cannot run again outside its forward
+        return None
+    at = max((seq for seq, v in base.items() if agree(v, torch_value, rtol, atol)), default=None)
+    if at is None:  # the unchanged replay must reproduce torch's value, or a change proves nothing
+        return None
+    hits: List[ReplayMatch] = []
+    for site in sites:
+        if site.seq > at:
+            continue
+        for setting in SETTINGS.get(site.name, ()):
+            now = current(site, setting)
+            for alt in setting.alternatives(site.ndim):
+                if _same(alt, now, site.ndim):
+                    continue
+                try:
+                    got = module.replay_ops(owner, after, before, Change(site.seq, setting.position, setting.keyword, alt))
+                except Exception:  # a combination torch refuses
+                    continue
+                if agree(got.get(at), ms_value, rtol, atol):
+                    hits.append(ReplayMatch(site, setting.keyword, now, alt))
+    keys = {(h.site.seq, h.keyword) for h in hits}
+    return hits[0] if len(keys) == 1 else None  # two sites (or two settings) that both explain it: not named

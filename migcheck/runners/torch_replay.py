@@ -1,0 +1,156 @@
+"""Counterfactual re-runs on the torch side: a forward's own calls replayed with one argument changed, a
+layer's state after one train-mode forward, and gradients with a layer's setting changed.
+
+The op recorder of the localization re-run keeps, for containers and the port's own layer classes (their
+own calls, not their children's), each call's function, arguments and result. Replaying them in order, with every
+argument that was an earlier call's result replaced by that call's replayed result and the children's
+outputs held fixed, recomputes a region of a forward; changing one keyword of one call is the
+counterfactual `migcheck.localization.op_replay` judges.
+"""
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, List, Optional, Sequence
+
+import numpy as np
+import torch
+
+from migcheck.localization.op_replay import TENSOR, Change, OpSite
+
+
+@dataclass(frozen=True)
+class RawOp:
+    seq: int
+    owner: str
+    func: Any
+    args: tuple
+    kwargs: Dict[str, Any]
+    result: Any
+    shown: bool  # False for metadata reads and conversions (kept: a later call may use their result)
+
+
+def replayable(module: torch.nn.Module) -> set:
+    """Modules whose own calls are kept: containers, the root and the port's own layer classes (torch.nn's
+    childless layers are explained by the correspondence table instead)."""
+    named = list(module.named_modules())
+    return {n for n, m in named if n == "" or not type(m).__module__.startswith("torch.")
+            or any(o.startswith(n + ".") for o, _ in named)}
+
+
+def keep_call(raw: List[RawOp], seq: int, owner: str, func: Any, args: tuple, kwargs: Dict[str, Any],
+              shown: bool) -> Any:
+    """Run one recorded call and keep it; a quiet call only where it makes a tensor (x.T), not the capture
+    hooks' own detach/cpu conversions."""
+    result = func(*args, **kwargs)
+    if shown or isinstance(result, torch.Tensor) and getattr(func, "__name__", "") not in ("detach", "cpu"):
+        raw.append(RawOp(seq, owner, func, args, kwargs, result, shown))
+    return result
+
+
+def _shown(v: Any) -> Any:
+    if isinstance(v, torch.Tensor):
+        return TENSOR
+    if isinstance(v, (tuple, list)):
+        return type(v)(_shown(x) for x in v)
+    return v
+
+
+def _first_rank(args: Sequence[Any]) -> int:
+    for a in args:
+        if isinstance(a, torch.Tensor):
+            return a.dim()
+        if isinstance(a, (tuple, list)) and a and isinstance(a[0], torch.Tensor):
+            return a[0].dim()
+    return 0
+
+
+def sites(raw: Sequence[RawOp], texts: Dict[int, str], owner: str, after: int, before: int) -> List[OpSite]:
+    return [OpSite(r.seq, getattr(r.func, "__name__", ""), tuple(_shown(a) for a in r.args),
+                   tuple((k, _shown(v)) for k, v in r.kwargs.items()), _first_rank(r.args), texts.get(r.seq, ""))
+            for r in raw if r.shown and r.owner == owner and after < r.seq < before]
+
+
+def replay(raw: Sequence[RawOp], owner: str, after: int, before: int, change: Optional[Change],
+           to_numpy: Callable[[Any], Any]) -> Dict[int, Any]:
+    """seq -> the replayed result (numpy) of each tensor-valued call in the region."""
+    new: Dict[int, Any] = {}  # id(original result) -> replayed result
+
+    def swap(v: Any) -> Any:
+        if isinstance(v, torch.Tensor):  # a child's output is held fixed, copied: an in-place call must not change it
+            return new[id(v)] if id(v) in new else v.clone()
+        if isinstance(v, (tuple, list)):
+            return type(v)(swap(x) for x in v)
+        return v
+
+    out = {}
+    for r in raw:
+        if r.owner != owner or not after < r.seq < before:
+            continue
+        args, kwargs = [swap(a) for a in r.args], {k: swap(v) for k, v in r.kwargs.items()}
+        if change is not None and change.seq == r.seq and r.shown:
+            if change.position is not None and len(args) > change.position and change.keyword not in kwargs:
+                args[change.position] = change.value
+            else:
+                kwargs[change.keyword] = change.value
+        with torch.no_grad():
+            value = r.func(*args, **kwargs)
+        originals = r.result if isinstance(r.result, (tuple, list)) else (r.result,)
+        values = value if isinstance(value, (tuple, list)) else (value,)
+        for o, v in zip(originals, values):
+            if isinstance(o, torch.Tensor) and isinstance(v, torch.Tensor):
+                new[id(o)] = v
+        if isinstance(value, torch.Tensor) and r.shown:
+            out[r.seq] = to_numpy(value)
+    return out
+
+
+class Replayer:
+    """The op_sites / replay_ops interface op_replay.find_setting asks for, over a TorchModule's recorded trace."""
+
+    def __init__(self, torch_module: Any) -> None:
+        self.raw = getattr(torch_module, "trace", [])
+        self.texts = getattr(torch_module, "trace_texts", {})
+
+    def op_sites(self, owner: str, after: int, before: int) -> List[OpSite]:
+        return sites(self.raw, self.texts, owner, after, before)
+
+    def replay_ops(self, owner: str, after: int, before: int, change: Optional[Change]) -> Dict[int, Any]:
+        return replay(self.raw, owner, after, before, change, _numpy)
+
+
+def _numpy(t: torch.Tensor) -> Any:
+    t = t.detach().cpu()
+    return (t.float() if t.dtype == torch.bfloat16 else t).numpy().copy()
+
+
+def _patch(module: Any, patch: Dict[str, Any]) -> Dict[str, Any]:
+    saved = {k: getattr(module, k) for k in patch}
+    for k, v in patch.items():
+        setattr(module, k, v)
+    return saved
+
+
+def state_after(torch_module: Any, name: str, inputs: Sequence[Any], patch: Dict[str, Any],
+                initial: Dict[str, Any]) -> Dict[str, Any]:
+    """A copy of one layer, from the given initial state, with some attributes changed, after one train-mode
+    forward on the inputs: its state (BatchNorm's running statistics), by the layer's own names."""
+    layer = copy.deepcopy(torch_module.module.get_submodule(name) if name else torch_module.module)
+    state = layer.state_dict()
+    layer.load_state_dict({k: torch.from_numpy(np.ascontiguousarray(initial[k])).to(v.dtype) if k in initial else v
+                           for k, v in state.items()})
+    _patch(layer, patch)
+    layer.train(True)
+    with torch.no_grad():
+        layer(*[torch.from_numpy(np.ascontiguousarray(x)) for x in inputs])
+    return {k: _numpy(v) for k, v in layer.state_dict().items()}
+
+
+def gradients_patched(torch_module: Any, name: str, patch: Dict[str, Any], *args: Any) -> Any:
+    """TorchModule.gradients(*args) with one layer's attributes changed for the pass, then put back."""
+    layer = torch_module.module.get_submodule(name) if name else torch_module.module
+    saved = _patch(layer, patch)
+    try:
+        return torch_module.gradients(*args)
+    finally:
+        _patch(layer, saved)

@@ -1,0 +1,77 @@
+"""Replaying torch's own calls with one setting changed (op_replay.py, runners/torch_replay.py)."""
+import math
+
+import numpy as np
+import pytest
+
+from migcheck.localization.op_replay import SETTINGS, OpSite, agree, current, find_setting
+
+X = np.random.default_rng(0).standard_normal((2, 3, 4)).astype(np.float32)
+
+
+def test_current_setting_reads_keyword_then_position_then_torch_default():
+    softmax = SETTINGS["softmax"][0]
+    assert current(OpSite(1, "softmax", ("<tensor>",), (("dim", -1),), 3, ""), softmax) == -1
+    assert current(OpSite(1, "softmax", ("<tensor>", 1), (), 3, ""), softmax) == 1
+    assert current(OpSite(1, "softmax", ("<tensor>",), (), 3, ""), softmax) is None  # torch's implicit dim
+
+
+def test_integer_outputs_compare_exactly_and_shapes_always():
+    assert agree(np.array([1, 2]), np.array([1, 2]), 0.0, 0.0)
+    assert not agree(np.array([1, 2]), np.array([1, 3]), 0.1, 10.0)
+    assert not agree(np.zeros((2, 1), np.float32), np.zeros((1, 2), np.float32), 1.0, 1.0)
+
+
+def _attention_module():
+    import torch
+    import torch.nn as tnn
+
+    from migcheck.runners.torch_side import TorchModule
+
+    class Attention(tnn.Module):
+        def __init__(self):
+            super().__init__()
+            self.q, self.k, self.v = tnn.Linear(4, 4), tnn.Linear(4, 4), tnn.Linear(4, 4)
+
+        def forward(self, x):
+            scores = self.q(x) @ self.k(x).transpose(-1, -2) / math.sqrt(4)
+            return torch.softmax(scores, dim=-1) @ self.v(x)
+
+    torch.manual_seed(0)
+    module = TorchModule(Attention)
+    calls, _ = module.capture_with_ops([X], ["float32"])
+    return module, calls
+
+
+def _softmax(a, axis):
+    e = np.exp(a - a.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+@pytest.mark.needs_torch
+def test_the_one_changed_setting_that_reproduces_the_other_value_is_named():
+    from migcheck.runners.torch_replay import Replayer
+
+    module, calls = _attention_module()
+    root = calls[-1]
+    by = {c.name: c.output for c in calls}
+    scores = by["q"] @ np.swapaxes(by["k"], -1, -2) / 2.0
+    bad = _softmax(scores, -2) @ by["v"]  # a port normalizing over the queries
+    match = find_setting(Replayer(module), "", root.start, root.end, root.output, bad, 1.3e-6, 1e-5)
+    assert (match.site.name, match.keyword, match.torch_value, match.ms_value) == ("softmax", "dim", -1, -2)
+    assert match.rule == "op-softmax" and "dim=-1" in match.fix
+    # the correct twin: MindSpore's value is torch's, so no change is needed and none is named
+    assert find_setting(Replayer(module), "", root.start, root.end, root.output, root.output, 1.3e-6, 1e-5) is None
+    # a value no single setting explains (a scale) is not blamed on any call
+    assert find_setting(Replayer(module), "", root.start, root.end, root.output, 1.5 * root.output, 1.3e-6, 1e-5) is None
+
+
+@pytest.mark.needs_torch
+def test_replay_holds_children_outputs_fixed_and_leaves_them_unchanged():
+    from migcheck.runners.torch_replay import Replayer
+
+    module, calls = _attention_module()
+    root, before = calls[-1], {c.name: c.output.copy() for c in calls}
+    replayed = Replayer(module).replay_ops("", root.start, root.end, None)
+    assert agree(replayed[max(replayed)], root.output, 1.3e-6, 1e-5)
+    assert all(np.array_equal(c.output, before[c.name]) for c in calls)
