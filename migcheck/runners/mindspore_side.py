@@ -162,6 +162,15 @@ def pynative() -> Iterator[None]:
         ms.set_context(mode=before)
 
 
+def flush_pending_errors() -> None:
+    """Wait for MindSpore's queued kernels and drop what they raise: after a failing item, so that an error
+    still in flight surfaces there, not on the next item's first op (PYNATIVE launches asynchronously)."""
+    try:
+        ms.runtime.synchronize()
+    except Exception:  # the failure already reported
+        pass
+
+
 def is_graph_compile_error(exc: BaseException) -> bool:
     return GRAPH_ERROR_MARKER in str(exc)
 

@@ -163,6 +163,17 @@ def _compare_mapped(item: Item, options: RunOptions, ref: Reference, cell: Any, 
 
 
 def _raised(exc: Exception, item: Item, options: RunOptions, ref: Reference, cell: Any, mapping: WeightMapping) -> Outcome:
+    from migcheck.runners.mindspore_side import flush_pending_errors
+
+    flush_pending_errors()
+    try:
+        return _diagnosed_error(exc, item, options, ref, cell, mapping)
+    finally:
+        flush_pending_errors()
+
+
+def _diagnosed_error(exc: Exception, item: Item, options: RunOptions, ref: Reference, cell: Any,
+                     mapping: WeightMapping) -> Outcome:
     outcome = error_outcome(exc, item, pynative_runs=lambda: _runs_in_pynative(item, options))
     if outcome.kind != Kind.ERROR or options.golden:  # golden mode has no torch to compare the sub-cell with
         return outcome

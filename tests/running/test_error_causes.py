@@ -76,7 +76,7 @@ def test_no_kernel_on_this_device_is_named():
 @pytest.mark.parametrize("mode", ["pynative", "graph"])
 def test_the_correct_twin_passes_without_a_cause(mode):
     v = _verdict(Correct, mode)
-    assert v.status == "pass" and not any(n.startswith("diagnosis") for n in v.notes)
+    assert v.status == "pass" and not any(n.startswith("diagnosis") for n in v.notes), v.message
 
 
 # --- where it raised, and the setting that makes it raise ---------------------------------------------
@@ -132,6 +132,7 @@ def test_the_twin_with_the_fix_applied_passes():
 
 def test_a_raise_in_the_network_s_own_construct_names_no_setting():
     v = _verdict(ShapeBug, "pynative")
+    assert v.localization is not None, v.message
     where = v.localization.summary
     assert not v.localization.findings
     assert "raised in MindSpore's ShapeBug itself (the network; no sub-cell of it was running)" in where and "fix:" not in where
