@@ -270,7 +270,7 @@ def _build():
                      lambda: mnn.KLDivLoss("sum"), KlLogTargetMs, ("<root>",), ("log_target|log-target|exp(",),
                      inputs={"x": uniform(4, 5, low=-3, high=-0.1), "t": uniform(4, 5, low=-3, high=-0.1)}))
     out.append(entry("blind_ctc_blank_last", B, "CTCLoss", CtcPt, lambda: CtcMs(True), lambda: CtcMs(False),
-                     ("<root>",), ("blank",),
+                     ("loss",), ("blank",),
                      inputs={"log_probs": uniform(6, 2, 5, low=-4, high=4), "targets": integers(2, 3, low=1, high=4),
                              "in_len": given(np.array([6, 6], np.int64)), "tgt_len": given(np.array([3, 3], np.int64))}))
     # optimizers
