@@ -117,8 +117,10 @@ def _pct(n: int, d: int) -> str:
 def table(scores: Sequence[Score], title: str) -> List[str]:
     lines = [f"### {title}", "", "| corpus | entries | detected | layer right | every cause named | cause confirmed |"
              " wrong findings [high] | false alarms (correct ports) |", "|---|---|---|---|---|---|---|---|"]
-    groups = [("single-API", [s for s in scores if s.family not in ("real-port", "third-party")]),
+    groups = [("single-API", [s for s in scores if s.family not in ("real-port", "third-party", "blind", "blind-port")]),
               ("real ports", [s for s in scores if s.family == "real-port"]),
+              ("blind single-API", [s for s in scores if s.family == "blind"]),
+              ("blind ports", [s for s in scores if s.family == "blind-port"]),
               ("third-party ports", [s for s in scores if s.family == "third-party"]), ("all", list(scores))]
     groups = [g for g in groups if g[1] or g[0] == "all"]
     for label, group in groups:

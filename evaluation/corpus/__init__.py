@@ -13,7 +13,8 @@ from typing import List, Tuple
 
 from migcheck.case import PairedCase
 
-FAMILIES = ("layer", "functional", "loss", "optimizer", "real-port", "third-party")
+# "blind" / "blind-port": the blind held-out corpus (blind*.py), written without reading the localization code.
+FAMILIES = ("layer", "functional", "loss", "optimizer", "real-port", "third-party", "blind", "blind-port")
 
 
 @dataclass(frozen=True)
@@ -52,9 +53,10 @@ def entries(thirdparty: bool = True) -> List[Entry]:
 
     The third-party family (diffusers vs mindone) is included when both are importable and `thirdparty` is true.
     """
-    from evaluation.corpus import functional, heldout, layers, losses, optimizers, real_ports
+    from evaluation.corpus import (blind, blind_ops, blind_ports, functional, heldout, layers, losses, optimizers,
+                                   real_ports)
 
-    modules = [layers, functional, losses, optimizers, real_ports, heldout]
+    modules = [layers, functional, losses, optimizers, real_ports, heldout, blind, blind_ops, blind_ports]
     if thirdparty and not thirdparty_missing():
         from evaluation.corpus import thirdparty as third
 
