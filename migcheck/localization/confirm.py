@@ -80,7 +80,41 @@ def explain(module: Any, cell: Any, torch_name: str, ms_name: str, inputs: Seque
         if guessed and not how:  # a same-named setting is a cause only when a re-run shows it
             continue
         out.append((diff, bool(how), fix, how))
+    if len(out) > 1 and not any(ok for _, ok, _, _ in out):  # two settings that explain it only together
+        together = _together(module, cell, torch_name, ms_name, inputs, [d for d, _, _, _ in out], torch_out, ms_out,
+                             tol_for)
+        if together is not None:
+            out.insert(0, together)
+    if not out:
+        from migcheck.localization.class_swap import class_swap
+
+        try:
+            swap = class_swap(module, cell, torch_name, ms_name, inputs, torch_out, ms_out, tol_for, agree)
+        except Exception:  # a class that cannot be rebuilt or run alone: nothing shown
+            swap = None
+        if swap is not None:
+            out.append(swap)
     return sorted(out, key=lambda d: (not d[1], not d[2]))
+
+
+def _together(module: Any, cell: Any, torch_name: str, ms_name: str, inputs: Sequence[np.ndarray],
+              diffs: Sequence[Difference], torch_out: Any, ms_out: Any, tol_for: TolFor
+              ) -> Optional[Tuple[Difference, bool, str, str]]:
+    """All differing settings patched at once (each alone reproduced nothing): confirmed when torch's layer
+    with every MindSpore value reproduces MindSpore, the fix checked with every torch value in the port."""
+    plain = [d for d in diffs if not isinstance(d.ms_fix, dict) and d.rule != "pad-mode"]
+    if len(plain) < 2:
+        return None
+    try:
+        got = module.rerun_patched(torch_name, inputs, {d.torch_attr: d.ms_as_torch for d in plain})
+    except Exception:  # a combination torch's layer cannot take
+        return None
+    if not agree(got, ms_out, tol_for):
+        return None
+    combined = Difference(plain[0].rule, plain[0].torch_attr, plain[0].ms_attr, plain[0].torch_value, plain[0].ms_value,
+                          plain[0].ms_as_torch, {d.ms_attr: d.ms_fix for d in plain},
+                          " and ".join(d.cause for d in plain) + " (together: each alone does not reproduce it)")
+    return combined, True, _checked_fix(cell, ms_name, inputs, combined, torch_out, tol_for), "torch"
 
 
 def _crop(x: np.ndarray, crops: Sequence[Tuple[int, int]]) -> np.ndarray:

@@ -277,6 +277,13 @@ class MindSporeCell:
 
         return raising_subcell(self.cell, [_tensor(x, d) for x, d in zip(inputs, dtypes)], pynative, train=train)
 
+    def run_class(self, class_name: str, kwargs: Mapping[str, Any], inputs: Sequence[np.ndarray]) -> Any:
+        """A fresh mindspore.nn.<class_name>(**kwargs) run on given inputs, in PYNATIVE (a checked class fix)."""
+        with pynative():
+            layer = getattr(ms.nn, class_name)(**kwargs)
+            layer.set_train(False)
+            return lenient(layer(*[ms.Tensor(contiguous(x)) for x in inputs]), to_numpy, MindSporeSideError)
+
     def subcell(self, name: str) -> Any:
         return dict(self.cell.cells_and_names())[name]
 

@@ -205,6 +205,17 @@ class TorchModule:
 
         return capture_with_ops(self, inputs, dtypes, train=train)
 
+    def has_parameters(self, name: str) -> bool:
+        module = self.module.get_submodule(name) if name else self.module
+        return any(True for _ in module.parameters())
+
+    def run_class(self, class_name: str, kwargs: Mapping[str, Any], inputs: Sequence[np.ndarray]) -> Any:
+        """A fresh torch.nn.<class_name>(**kwargs) run on given inputs (parameterless layers: what the port's class
+        computes)."""
+        layer = getattr(torch.nn, class_name)(**kwargs).eval()
+        with torch.no_grad():
+            return to_numpy(layer(*[torch.from_numpy(contiguous(x)) for x in inputs]))
+
     def config(self, name: str) -> Tuple[str, Dict[str, Any]]:
         from migcheck.localization.rules import plain_config
 

@@ -31,8 +31,7 @@ def build_mapping(case: Any, torch_params: Sequence[Any], cell: Any, torch_side:
 
     mapping = remap({})
     own = cell.state()
-    key = (getattr(case, "file", ""), getattr(case, "name", ""), tuple(p.name for p in torch_params),
-           tuple(p.name for p in ms_params))
+    key = (id(case), tuple(p.name for p in torch_params), tuple(p.name for p in ms_params))  # the case, not its name
     if torch_side is None or weights is None:  # no forward pass asked for: the static mapping
         return mapping.with_port_values(own)
     unsure = bool(mapping.ambiguities) or any(i.confidence == "medium" for i in mapping.inferred)
@@ -49,10 +48,12 @@ def build_mapping(case: Any, torch_params: Sequence[Any], cell: Any, torch_side:
             cell.load(own)
         else:
             _SETTLED[key] = mapping
+            _KEPT.append(case)  # alive, so that its id is never reused for another case
     return mapping.with_port_values(own)
 
 
 _SETTLED: Dict[tuple, WeightMapping] = {}
+_KEPT: list = []
 
 
 def _with_notes(mapping: WeightMapping, notes: Dict[tuple, str]) -> WeightMapping:

@@ -49,8 +49,10 @@ class Reference:
     oracle: Optional[Dict[str, Any]] = None
 
 
-_REFERENCES: Dict[Tuple[str, ...], Reference] = {}
-_ORACLES: Dict[Tuple[str, ...], Dict[str, Any]] = {}
+# Keyed by the case object itself, not its name: two cases may share a name (scripts passing PairedCase
+# objects, unnamed cases numbered per run). The value keeps the case alive, so its id is never reused.
+_REFERENCES: Dict[Tuple[int, str, str], Tuple[Any, Reference]] = {}
+_ORACLES: Dict[Tuple[int, str, str], Tuple[Any, Dict[str, Any]]] = {}
 
 
 def reference(case: PairedCase, check: str, options: RunOptions = RunOptions()) -> Tuple[Reference, str]:
@@ -106,20 +108,20 @@ def oracle_for(case: PairedCase, check: str, options: RunOptions) -> Optional[Di
 def torch_reference(case: PairedCase, check: str, device: str = "cpu", cache: Optional[str] = None) -> Reference:
     """The torch side's results, computed once per process and reused by every mode and backend;
     with cache (a folder), kept on disk across runs under the case's torch fingerprint."""
-    key = (case.file, case.name, check, device)
+    key = (id(case), check, device)
     if key not in _REFERENCES:
-        _REFERENCES[key] = _cached(cache, case, check, device, "reference",
-                                   lambda: _compute_reference(case, check, device), Reference)
-    return _REFERENCES[key]
+        _REFERENCES[key] = (case, _cached(cache, case, check, device, "reference",
+                                          lambda: _compute_reference(case, check, device), Reference))
+    return _REFERENCES[key][1]
 
 
 def torch_oracle(case: PairedCase, check: str, device: str = "cpu", cache: Optional[str] = None) -> Dict[str, Any]:
     """torch_reference's results recomputed in float64: same inputs, weights and cotangents, widened."""
-    key = (case.file, case.name, check, device)
+    key = (id(case), check, device)
     if key not in _ORACLES:
-        _ORACLES[key] = _cached(cache, case, check, device, "oracle",
-                                lambda: _compute_oracle(case, check, device, cache), None)
-    return _ORACLES[key]
+        _ORACLES[key] = (case, _cached(cache, case, check, device, "oracle",
+                                       lambda: _compute_oracle(case, check, device, cache), None))
+    return _ORACLES[key][1]
 
 
 def _cached(cache: Optional[str], case: PairedCase, check: str, device: str, part: str, compute: Callable[[], Any],

@@ -49,3 +49,33 @@ def test_bad_arguments_are_named():
         migcheck.run("cases", atoll=1e-3)
     with pytest.raises(TypeError, match="paths and PairedCase objects, not int"):
         migcheck.run([3])
+
+
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
+def test_two_runs_of_same_named_cases_each_use_their_own_torch_side():
+    """Unnamed cases are numbered per run (case0, case1, ...): a second run in the same process must not
+    reuse the first run's torch results or settled mapping for its case0 (they were keyed by name once)."""
+    def linear(out_features):
+        def build():
+            import torch
+
+            return torch.nn.Linear(3, out_features)
+        return build
+
+    def dense(out_features):
+        def build():
+            import mindspore
+
+            return mindspore.nn.Dense(3, out_features)
+        return build
+
+    from migcheck import PairedCase, uniform
+
+    first = migcheck.run(PairedCase(torch=linear(2), mindspore=dense(2), inputs={"x": uniform(4, 3)}, checks=("forward",)),
+                         modes=("pynative",))
+    second = migcheck.run(PairedCase(torch=linear(5), mindspore=dense(5), inputs={"x": uniform(4, 3)}, checks=("forward",)),
+                          modes=("pynative",))
+    assert [v.case for v in first.verdicts] == [v.case for v in second.verdicts] == ["case0"]
+    assert first.ok and second.ok, second.summary()
+    assert second.verdicts[0].tensors[0].torch_shape == (4, 5)
