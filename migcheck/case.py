@@ -103,6 +103,12 @@ class PairedCase:
         """Inputs as (name, spec) pairs in call order."""
         return normalize_inputs(self.inputs)
 
+    @property
+    def network_inputs(self) -> Tuple[str, ...]:
+        """Names of the inputs that feed the network (targets feed the loss), in call order. Passed by
+        keyword when the callable names them all, else by position (migcheck.util.calls)."""
+        return tuple(n for n, _ in self.input_specs if n not in self.targets)
+
 
 def normalize_inputs(inputs: Any) -> Tuple[Tuple[str, InputSpec], ...]:
     if isinstance(inputs, Mapping):

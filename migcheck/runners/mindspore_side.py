@@ -16,10 +16,12 @@ import mindspore as ms  # noqa: E402
 import numpy as np  # noqa: E402
 
 from migcheck.runners.base import Gradients, Objective
-from migcheck.runners.mindspore_objective import MindSporeSideError, objective_cell, split_grads
+from migcheck.runners.mindspore_module import TorchLikeCell, entry_point, graph_hint, is_torch_like, load_value, read_value
+from migcheck.runners.mindspore_objective import KeywordCall, MindSporeSideError, objective_cell, split_grads
 from migcheck.runners.base import ParamInfo
 from migcheck.precision import Precision, kept, unmatched
-from migcheck.util.tree import contiguous, flatten, lenient
+from migcheck.util.calls import keyword_names
+from migcheck.util.tree import contiguous, flatten, lenient, record_fields
 
 # Optimizer presets paired with torch_side.PRESETS. Weight decay is given per group so that it
 # reaches every parameter, as in torch (a plain float would be filtered by parameter name).
@@ -171,8 +173,9 @@ def to_numpy(tree: Any) -> Any:
         if tree.dtype == ms.bfloat16:
             tree = tree.astype(ms.float32)
         return tree.asnumpy().copy()
-    if isinstance(tree, Mapping):
-        return {k: to_numpy(v) for k, v in tree.items()}
+    fields = record_fields(tree)  # model-output objects: by field name
+    if fields is not None:
+        return {k: to_numpy(v) for k, v in fields}
     if isinstance(tree, (tuple, list)):
         return [to_numpy(v) for v in tree]
     if isinstance(tree, (bool, int, float, np.ndarray, np.generic)):
@@ -185,14 +188,22 @@ def _dtype_name(p: Any) -> str:
 
 
 class MindSporeCell:
-    def __init__(self, factory: Callable[[], Any], mode: str) -> None:
-        cell = factory()
-        if not isinstance(cell, ms.nn.Cell):
-            raise MindSporeSideError(f"the mindspore factory returned {type(cell).__name__}, not a mindspore.nn.Cell")
+    def __init__(self, factory: Callable[[], Any], mode: str, input_names: Sequence[str] = ()) -> None:
+        built = factory()
+        if is_torch_like(built):
+            cell: Any = TorchLikeCell(built)
+        elif isinstance(built, ms.nn.Cell):
+            cell = built
+        else:
+            raise MindSporeSideError(f"the mindspore factory returned {type(built).__name__}, not a mindspore.nn.Cell"
+                                     f" nor a callable with named_parameters()/parameters_and_names()")
         self.cell = cell
         self.mode = mode
         # Captured once: wrapping the cell later (objectives, train steps) may rename parameters.
-        self._named = list(cell.parameters_and_names())
+        self._named = list(cell.named) if isinstance(cell, TorchLikeCell) else list(cell.parameters_and_names())
+        # What calls run: the cell itself, or a KeywordCall feeding the inputs by name (migcheck.util.calls).
+        names = keyword_names(entry_point(built), input_names, f"the MindSpore {type(built).__name__}")
+        self._call = KeywordCall(cell, names) if names else cell
         # GRAPH mode: seconds spent compiling graphs (Cell.compile before the first call; for gradients,
         # the first call's time beyond a second call's). Each new Cell instance compiles anew in 2.10.
         self.compile_s = 0.0
@@ -223,25 +234,27 @@ class MindSporeCell:
             self.compile_s += time.perf_counter() - started
 
     def params(self) -> List[ParamInfo]:
-        owners = {name: type(c).__name__ for name, c in self.cell.cells_and_names()}
+        owners = (self.cell.owners() if isinstance(self.cell, TorchLikeCell)
+                  else {name: type(c).__name__ for name, c in self.cell.cells_and_names()})
         out = []
         for name, p in self._named:
             owner = name.rpartition(".")[0]
             out.append(ParamInfo(name=name, shape=tuple(p.shape), dtype=_dtype_name(p),
-                                 owner_kind=owners.get(owner, "?"), trainable=bool(p.requires_grad),
-                                 is_buffer=not p.requires_grad))
+                                 owner_kind=owners.get(owner, "?"), trainable=_trainable(p),
+                                 is_buffer=not _trainable(p)))
         return out
 
     def load(self, weights: Mapping[str, np.ndarray]) -> None:
         for name, p in self._named:
-            p.set_data(ms.Tensor(contiguous(weights[name]), dtype=p.dtype))
+            load_value(p, contiguous(weights[name]))
 
     def forward(self, inputs: Sequence[np.ndarray], dtypes: Sequence[str], *, train: bool = False) -> Any:
         self.cell.set_train(train)
         args = [_tensor(x, d) for x, d in zip(inputs, dtypes)]
-        self._compile(self.cell, args)
-        with scratch_cwd(self.mode):
-            return to_numpy(self.cell(*args))
+        with graph_hint(self.cell, self.mode):
+            self._compile(self._call, args)
+            with scratch_cwd(self.mode):
+                return to_numpy(self._call(*args))
 
     def capture(self, inputs: Sequence[np.ndarray], dtypes: Sequence[str], *, train: bool = False) -> List[Any]:
         """One PYNATIVE forward with a hook on every sub-cell (hooks need PYNATIVE; the mode is restored)."""
@@ -254,7 +267,7 @@ class MindSporeCell:
                        for name, c in self.cell.cells_and_names()]
             try:
                 self.cell.set_train(train)
-                self.cell(*[_tensor(x, d) for x, d in zip(inputs, dtypes)])
+                self._call(*[_tensor(x, d) for x, d in zip(inputs, dtypes)])
             finally:
                 for h in handles:
                     h.remove()
@@ -312,7 +325,7 @@ class MindSporeCell:
         return type(cell).__name__, plain_config(cell)
 
     def state(self) -> Dict[str, np.ndarray]:
-        return {name: to_numpy(p.value()) for name, p in self._named}
+        return {name: to_numpy(read_value(p)) for name, p in self._named}
 
     def gradients(self, inputs: Sequence[np.ndarray], dtypes: Sequence[str], objective: Objective,
                   loss: Optional[Callable[[], Any]], *, train: bool = False) -> Gradients:
@@ -321,14 +334,14 @@ class MindSporeCell:
         self.cell.set_train(train)
         args = [_tensor(x, d) for x, d in zip(inputs, dtypes)]
         positions = tuple(i for i, a in enumerate(args) if ms.ops.is_floating_point(a))
-        named = [(n, p) for n, p in self._named if p.requires_grad]
+        named = [(n, p) for n, p in self._named if _trainable(p)]
         # With cotangents, the outputs come back as aux (no gradient flows through them): the caller
         # checks their shapes against torch's after this one pass (Gradients.output_shapes), instead of
         # running a forward pass of its own first.
         with_outputs = loss is None and bool(objective.cotangents)
-        fn = ms.grad(objective_cell(self.cell, objective, loss, with_outputs, self.loss_float32), grad_position=positions or None,
+        fn = ms.grad(objective_cell(self._call, objective, loss, with_outputs, self.loss_float32), grad_position=positions or None,
                      weights=[p for _, p in named] or None, has_aux=with_outputs)
-        with scratch_cwd(self.mode):
+        with scratch_cwd(self.mode), graph_hint(self.cell, self.mode):
             started = time.perf_counter()
             result = fn(*args)
             if self.mode == "graph":  # no compile call for a grad function: the first call minus a second
@@ -347,7 +360,7 @@ class MindSporeCell:
     def optimizer_groups(self, optimizer: Any) -> Tuple[str, Dict[str, Dict[str, Any]]]:
         """(optimizer class, MindSpore parameter name -> its hyperparameters in torch's names), read from the
         optimizer a step builds; per-parameter weight decay follows its decay flags (a name filter)."""
-        named = [(n, p) for n, p in self._named if p.requires_grad]
+        named = [(n, p) for n, p in self._named if _trainable(p)]
         opt = PRESETS[optimizer]([p for _, p in named]) if isinstance(optimizer, str) else optimizer([p for _, p in named])
         common: Dict[str, Any] = {}
         for torch_key, attrs in (("lr", ("learning_rate",)), ("eps", ("eps", "epsilon")), ("momentum", ("momentum",)),
@@ -369,17 +382,23 @@ class MindSporeCell:
               loss: Optional[Callable[[], Any]], optimizer: Any, count: int) -> List[Dict[str, Any]]:
         """Train-mode steps through TrainOneStepCell; after each: the loss and every parameter by name."""
         args = [_tensor(x, d) for x, d in zip(inputs, dtypes)]
-        params = [p for _, p in self._named if p.requires_grad]
+        params = [p for _, p in self._named if _trainable(p)]
         opt = PRESETS[optimizer](params) if isinstance(optimizer, str) else optimizer(params)
-        step = ms.nn.TrainOneStepCell(objective_cell(self.cell, objective, loss, loss_float32=self.loss_float32), opt)
+        step = ms.nn.TrainOneStepCell(objective_cell(self._call, objective, loss, loss_float32=self.loss_float32), opt)
         step.set_train(True)
-        self._compile(step, args)
         records = []
-        for _ in range(count):
-            with scratch_cwd(self.mode):
-                value = step(*args)
-            records.append({"loss": to_numpy(value), "state": self.state()})
+        with graph_hint(self.cell, self.mode):
+            self._compile(step, args)
+            for _ in range(count):
+                with scratch_cwd(self.mode):
+                    value = step(*args)
+                records.append({"loss": to_numpy(value), "state": self.state()})
         return records
+
+
+def _trainable(p: Any) -> bool:
+    """A Parameter that asks for gradients; a torch-like module's plain Tensor never gets one."""
+    return isinstance(p, ms.Parameter) and bool(p.requires_grad)
 
 
 def _scalar(value: Any) -> Optional[float]:

@@ -17,7 +17,11 @@ def error_outcome(exc: BaseException, item: Item, side: str = "") -> Outcome:
     where = side or "mindspore"
     text = _first_lines(str(exc), 3)
     message = f"{where} side raised {type(exc).__name__}: {text}"
-    if graph:
+    hint = getattr(exc, "migcheck_hint", "")  # set by a runner that knows why (a torch-like MindSpore module)
+    if hint and item.mode == "graph" and side != "torch":
+        kind = Kind.GRAPH_COMPILE_ERROR
+        message = f"GRAPH mode could not compile the port: {text}; hint: {hint}"
+    elif graph:
         message = (f"GRAPH mode could not compile the cell: {text}; hint: move numpy/Python-object work out of"
                    f" construct (into __init__) or run this case in PYNATIVE only (skip={{'graph': '...'}})")
     return Outcome(kind, message, error=_excerpt(exc, item.case.file))

@@ -112,7 +112,7 @@ def _run_mindspore_side(item: Item, options: RunOptions, ref: Reference) -> Outc
 
     case = item.case
     configure(item.mode, item.backend, options.device_id)
-    cell = MindSporeCell(case.mindspore, item.mode)
+    cell = MindSporeCell(case.mindspore, item.mode, case.network_inputs)
     mapping = map_weights(ref.params, cell.params(), case.weight_map, case.weight_transforms)
     problems = tuple(mapping.problems())
     if problems:
@@ -179,7 +179,7 @@ def _randomness(tensors: Tuple[TensorComparison, ...], item: Item, options: RunO
     from migcheck.runners.torch_side import TorchModule
 
     case = item.case
-    module = TorchModule(case.torch)
+    module = TorchModule(case.torch, input_names=case.network_inputs)
     module.load(ref.weights)
     apply_precision(case.precision, module)
     n_net = len(ref.input_names) - len(case.targets)

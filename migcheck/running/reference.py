@@ -147,7 +147,7 @@ def _compute_oracle(case: PairedCase, check: str, device: str, cache: Optional[s
     from migcheck.runners.torch_side import TorchModule
 
     ref = torch_reference(case, check, device=device, cache=cache)
-    module = TorchModule(case.torch, device)
+    module = TorchModule(case.torch, device, case.network_inputs)
     module.load(ref.weights)
     module.to_float64()
     n_net = len(ref.input_names) - len(case.targets)
@@ -185,7 +185,7 @@ def _compute_reference(case: PairedCase, check: str, device: str = "cpu") -> Ref
     inputs = tuple(drawn[n] for n in order)
     dtypes = tuple(specs[n].dtype for n in order)
     n_net = len(order) - len(case.targets)
-    module = TorchModule(case.torch, device)
+    module = TorchModule(case.torch, device, case.network_inputs)
     params = tuple(module.params())
     weights = make_weights(params, case_name=case.name, fill=case.weights, built=module.state())
     module.load(weights)
