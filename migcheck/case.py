@@ -132,8 +132,9 @@ def case_problems(case: PairedCase) -> list[Tuple[str, str]]:
     out: list[Tuple[str, str]] = []
     for side, value, method, kind in (("torch", case.torch, "forward", "torch.nn.Module"),
                                       ("mindspore", case.mindspore, "construct", "mindspore.nn.Cell")):
-        if not isinstance(value, type) and hasattr(value, method) and hasattr(value, "parameters_dict" if
-                                                                              side == "mindspore" else "parameters"):
+        torch_like = side == "mindspore" and hasattr(value, "forward") and hasattr(value, "named_parameters")
+        if not isinstance(value, type) and (torch_like or hasattr(value, method) and hasattr(
+                value, "parameters_dict" if side == "mindspore" else "parameters")):
             # An instance is callable too, but calling it with no arguments runs its forward: a framework TypeError.
             out.append((f"'{side}' is a {type(value).__name__} instance, not a factory",
                         f"pass the class or a function that returns a new {kind}, e.g. {side}=make_{side}"

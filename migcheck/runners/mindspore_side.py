@@ -396,6 +396,19 @@ class MindSporeCell:
         return records
 
 
+def initial_state(factory: Callable[[], Any], seed: int) -> Tuple[List[ParamInfo], Dict[str, np.ndarray]]:
+    """A port built with its own default initialization under one seed (mindspore.set_seed; numpy's
+    global generator too, put back afterwards): its parameters and their initial values."""
+    saved = np.random.get_state()
+    try:
+        ms.set_seed(seed)
+        np.random.seed(seed)
+        cell = MindSporeCell(factory, "pynative")
+        return cell.params(), cell.state()
+    finally:
+        np.random.set_state(saved)
+
+
 def _trainable(p: Any) -> bool:
     """A Parameter that asks for gradients; a torch-like module's plain Tensor never gets one."""
     return isinstance(p, ms.Parameter) and bool(p.requires_grad)

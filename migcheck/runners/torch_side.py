@@ -108,6 +108,20 @@ def _dtype_name(t: torch.Tensor) -> str:
     return "bfloat16" if t.dtype == torch.bfloat16 else str(t.dtype).replace("torch.", "")
 
 
+def initial_state(factory: Callable[[], Any], seed: int) -> Tuple[List[ParamInfo], Dict[str, np.ndarray]]:
+    """A module built with its own default initialization under one seed (torch's and numpy's global
+    generators, both put back afterwards): its parameters and their initial values."""
+    saved = np.random.get_state()
+    try:
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(seed)
+            np.random.seed(seed)
+            module = TorchModule(factory)
+            return module.params(), module.state()
+    finally:
+        np.random.set_state(saved)
+
+
 class TorchModule:
     def __init__(self, factory: Callable[[], Any], device: str = "cpu", input_names: Sequence[str] = ()) -> None:
         if device == "cuda":

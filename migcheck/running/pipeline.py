@@ -36,6 +36,8 @@ def skip_reason(item: Item, options: Optional[RunOptions] = None) -> Optional[st
     for key in (item.mode, item.check, f"{item.check}-{item.mode}"):
         if key in case.skip:
             return case.skip[key]
+    if item.check == "init" and item.mode == "graph":
+        return "the init check compiles nothing (it compares freshly built parameters): it runs in pynative mode only"
     if item.backend not in BACKENDS:
         return f"unknown backend {item.backend!r}"
     unsupported = unsupported_reason(as_precision(case.precision), item.backend)
@@ -97,6 +99,10 @@ def _run_item(item: Item, options: RunOptions) -> Verdict:
 
 def _run_check(item: Item, options: RunOptions) -> Outcome:
     case = item.case
+    if item.check == "init":  # no reference run: both sides are built fresh under several seeds
+        from migcheck.running.init_check import init_outcome
+
+        return init_outcome(item, options)
     try:
         ref, source = reference(case, item.check, options)
     except (SkipCheck, GoldenProblem):

@@ -179,6 +179,9 @@ def _torch_results(case: PairedCase, check: str, module: Side, inputs: Tuple[np.
 def _compute_reference(case: PairedCase, check: str, device: str = "cpu") -> Reference:
     from migcheck.runners.torch_side import TorchModule
 
+    if check == "init":
+        raise SkipCheck("the init check builds both sides fresh under several seeds; it has no torch reference to record")
+
     specs = dict(case.input_specs)
     order = [n for n in specs if n not in case.targets] + list(case.targets)
     drawn = make_inputs(case.name, list(specs.items()))
