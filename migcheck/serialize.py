@@ -18,8 +18,8 @@ from migcheck.judging.verdict import Verdict
 # 2 added a tensor's `error_sample` (for the HTML report's plots). A version-1 reader would reject
 # that field, hence the bump; this reader takes both (a version-1 tensor just has no sample).
 # 3 added a verdict's `framework_log` (native stderr captured during the item).
-SCHEMA_VERSION = 3
-READABLE_SCHEMA_VERSIONS = (1, 2, 3)
+SCHEMA_VERSION = 4
+READABLE_SCHEMA_VERSIONS = (1, 2, 3, 4)
 
 _NONFINITE = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
 

@@ -49,10 +49,44 @@ def summary(verdicts: Sequence[Verdict], errors: Sequence[str] = (), created: st
         "counts": {status: counts.get(status, 0) for status in STATUSES},
         "all_as_expected": all(v.as_expected for v in verdicts) and not errors and not partial and not not_run,
         "collection_errors": list(errors),
-        "verdicts": [verdict_to_json(v) for v in verdicts],
+        "verdicts": [summary_entry(v) for v in verdicts],
         # Items planned but never finished (an interrupted or dead run); absent when there are none.
         **({"not_run": list(not_run)} if not_run else {}),
     }
+
+
+# What summary.json leaves to cells/<case>.json (schema 4): per-tensor results, the weight mapping and the
+# localization's sub-cell rows. On real nets they are most of the bytes, and one file per case holds them.
+SUMMARY_LEAVES_OUT = ("tensors", "mapping", "skipped_params")
+
+
+def summary_entry(verdict: Verdict) -> Dict[str, Any]:
+    """A verdict as summary.json lists it: everything but the bulk, plus its tensor counts and its cell file."""
+    data = verdict_to_json(verdict)
+    for key in SUMMARY_LEAVES_OUT:
+        data[key] = []
+    if isinstance(data.get("localization"), dict):
+        data["localization"]["rows"] = []
+    data["tensor_counts"] = {"compared": len(verdict.tensors), "failing": sum(not t.ok for t in verdict.tensors)}
+    data["cell"] = f"cells/{safe_name(verdict.case)}.json"
+    return data
+
+
+def _cell_verdicts(summary_path: Path, cell: str, cache: Dict[str, Dict[str, Any]]) -> Dict[str, Any]:
+    """item id -> full verdict JSON from a cell file named by summary.json; {} when the file is absent (a
+    summary.json copied alone still reads, without per-tensor detail)."""
+    if cell not in cache:
+        path = summary_path.parent / cell
+        if Path(cell).is_absolute() or ".." in Path(cell).parts or not path.is_file():
+            cache[cell] = {}
+        else:
+            try:
+                record = json.loads(path.read_text())
+            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+                raise ValueError(f"{path}: not a valid cell file ({exc}); re-run, or re-render from the journal") from None
+            raw = record.get("verdicts") if isinstance(record, dict) else None
+            cache[cell] = {v.get("item"): v for v in raw if isinstance(v, dict)} if isinstance(raw, list) else {}
+    return cache[cell]
 
 
 def dumps(record: Any) -> str:
@@ -137,7 +171,10 @@ def read_run(path: Path) -> Run:
     if "verdicts" not in data:
         raise ValueError(f"{path}: field 'verdicts' is missing")
     verdicts = []
+    cells: Dict[str, Dict[str, Any]] = {}
     for i, raw in enumerate(data["verdicts"]):
+        if isinstance(raw, dict) and isinstance(raw.get("cell"), str):  # schema 4: the detail is in the cell file
+            raw = _cell_verdicts(path, raw["cell"], cells).get(raw.get("item"), raw)
         try:
             verdicts.append(verdict_from_json(raw))
         except Exception as exc:

@@ -11,6 +11,7 @@ import numpy as np
 from migcheck.case import BACKENDS, PRESET_BACKENDS, PairedCase
 from migcheck.golden.store import GoldenProblem
 from migcheck.judging.compare import TensorComparison, compare_trees, fmt_shape
+from migcheck.judging.error_sample import keep_detail
 from migcheck.judging.verdict import Verdict
 from migcheck.options import RunOptions
 from migcheck.planning.items import Item
@@ -344,5 +345,6 @@ def _outcome_from_tensors(tensors: Tuple[TensorComparison, ...], mapping: Weight
                        mapping=mapping, notes=notes)
     first = min(failing, key=lambda t: KIND_ORDER.index(t.kind))
     more = f" (+{len(failing) - 1} more failing tensor(s))" if len(failing) > 1 else ""
-    return Outcome(first.kind, first.message + more, tensors, mapping=mapping, notes=notes)
+    tensors, bounded = keep_detail(tensors, KIND_ORDER)  # the report's size stays bounded on real nets
+    return Outcome(first.kind, first.message + more, tensors, mapping=mapping, notes=notes + ((bounded,) if bounded else ()))
 

@@ -123,6 +123,7 @@ def test_cli_profile_option(write_case_file, capsys):
     import json
 
     (verdict,) = json.loads((path.parent.parent / "r" / "summary.json").read_text())["verdicts"]
-    assert verdict["profile"] == "strict" and verdict["tensors"][0]["profile"] == "strict"
+    (full,) = json.loads((path.parent.parent / "r" / verdict["cell"]).read_text())["verdicts"]
+    assert verdict["profile"] == "strict" and full["tensors"][0]["profile"] == "strict"
     assert main(["compare", str(path), "--profile", "tpu"]) == EXIT_USAGE
     assert "unknown profile 'tpu'; choose from cpu, gpu, ascend, strict" in capsys.readouterr().err
