@@ -15,9 +15,17 @@ GRAPH_HINT = ("the MindSpore port is a torch-like module ({name}), not a mindspo
 
 
 def is_torch_like(obj: Any) -> bool:
-    """A callable object listing its parameters the way torch (named_parameters) or MindSpore does."""
-    return (not isinstance(obj, ms.nn.Cell) and callable(obj)
-            and (callable(getattr(obj, "named_parameters", None)) or callable(getattr(obj, "parameters_and_names", None))))
+    """A callable object listing MindSpore parameters the way torch (named_parameters) or MindSpore does;
+    a torch module handed to the MindSpore side lists torch parameters, so it is not one."""
+    if isinstance(obj, ms.nn.Cell) or not callable(obj):
+        return False
+    listing = getattr(obj, "parameters_and_names", None) or getattr(obj, "named_parameters", None)
+    if not callable(listing):
+        return False
+    try:
+        return all(isinstance(p, ms.Tensor) for _, p in listing())
+    except Exception:  # a listing that fails is not one migcheck can use
+        return False
 
 
 def entry_point(obj: Any) -> Callable[..., Any]:
@@ -37,9 +45,6 @@ class TorchLikeCell(ms.nn.Cell):
         listing = getattr(module, "parameters_and_names", None) or module.named_parameters
         self.named: List[Tuple[str, Any]] = []
         for name, p in listing():
-            if not isinstance(p, ms.Tensor):  # Parameter is a Tensor
-                raise MindSporeSideError(f"parameter {name!r} of the torch-like MindSpore module {type(module).__name__}"
-                                         f" is a {type(p).__name__}; hold parameters as mindspore.Parameter or Tensor")
             if isinstance(p, ms.Parameter) and p.name != name:
                 p.name = name  # GRAPH mode needs unique names; torch-like layers often call every weight 'weight'
             self.named.append((name, p))
