@@ -87,7 +87,7 @@ def _gelu_tanh(blocks, mnn, which=7):
 
 def _norm_eps(blocks, mnn):
     for b in blocks:
-        b.norm2 = mnn.LayerNorm((DIM,))  # MindSpore's default epsilon 1e-7 where torch's is 1e-6
+        b.norm2 = mnn.LayerNorm((DIM,), epsilon=1e-3)  # a wrong epsilon in every block
 
 
 IMG = {"x": uniform(1, 3, 64, 64)}
@@ -99,8 +99,8 @@ resnet50_maxpool_same = PairedCase(torch=torch_resnet50, inputs=IMG, **BAD, mind
     lambda net, mnn: setattr(net, "maxpool", mnn.MaxPool2d(3, 2, pad_mode="same"))), doc="maxpool pad_mode='same'")
 resnet50_bn_eps = PairedCase(torch=torch_resnet50, inputs=IMG, **BAD, mindspore=_resnet(
     lambda net, mnn: _each_bn(net, mnn, 1e-3)), doc="every BatchNorm eps=1e-3")
-resnet50_relu6 = PairedCase(torch=torch_resnet50, inputs=IMG, **BAD, mindspore=_resnet(
-    lambda net, mnn: setattr(net, "relu", mnn.ReLU6())), doc="stem ReLU ported as ReLU6")
+resnet50_leaky_relu = PairedCase(torch=torch_resnet50, inputs=IMG, **BAD, mindspore=_resnet(
+    lambda net, mnn: setattr(net, "relu", mnn.LeakyReLU())), doc="stem ReLU ported as LeakyReLU (alpha 0.2)")
 resnet50_first_bn_eps = PairedCase(torch=torch_resnet50, inputs=IMG, **BAD, mindspore=_resnet(
     lambda net, mnn: setattr(net, "bn1", mnn.BatchNorm2d(64, eps=1e-1))), doc="stem BatchNorm eps=0.1")
 bert_gelu_tanh = PairedCase(torch=torch_bert_base, inputs=TOKENS, **BAD, mindspore=_bert(
@@ -117,6 +117,6 @@ bert_emb_ln_eps = PairedCase(torch=torch_bert_base, inputs=TOKENS, **BAD, mindsp
 vit_gelu_tanh_block7 = PairedCase(torch=_vit_pt, mindspore=_vit_ms(_gelu_tanh), inputs=VIT_IN, **BAD, doc="GELU tanh in block 7")
 vit_gelu_tanh_block0 = PairedCase(torch=_vit_pt, mindspore=_vit_ms(lambda b, m: _gelu_tanh(b, m, 0)), inputs=VIT_IN, **BAD,
                                   doc="GELU tanh in block 0")
-vit_norm_eps = PairedCase(torch=_vit_pt, mindspore=_vit_ms(_norm_eps), inputs=VIT_IN, **BAD, doc="LayerNorm default epsilon")
+vit_norm_eps = PairedCase(torch=_vit_pt, mindspore=_vit_ms(_norm_eps), inputs=VIT_IN, **BAD, doc="LayerNorm epsilon 1e-3 in every block")
 vit_gelu_tanh_all = PairedCase(torch=_vit_pt, mindspore=_vit_ms(lambda b, m: [_gelu_tanh(b, m, k) for k in range(DEPTH)]),
                                inputs=VIT_IN, **BAD, doc="GELU tanh everywhere")

@@ -140,7 +140,7 @@ def _sig(value: float, digits: int = 4) -> float:
 # A verdict's report keeps the bulk detail (error sample, hence a plot, and the first mismatches) of this many
 # failing tensors: on a real net one defect fails hundreds of gradients downstream of it, and their plots
 # repeat one story while costing megabytes and seconds each run. Every failing tensor keeps its metrics.
-DETAILED_PER_VERDICT = 6
+DETAILED_PER_VERDICT = 4
 
 
 def keep_detail(tensors: Tuple[Any, ...], kind_order: Tuple[str, ...], limit: int = DETAILED_PER_VERDICT) -> Tuple[Tuple[Any, ...], str]:

@@ -62,36 +62,49 @@ SUMMARY_LEAVES_OUT = ("tensors", "mapping", "skipped_params")
 
 def summary_entry(verdict: Verdict) -> Dict[str, Any]:
     """A verdict as summary.json lists it: everything but the bulk, plus its tensor counts and its cell file."""
-    data = verdict_to_json(verdict)
-    for key in SUMMARY_LEAVES_OUT:
-        data[key] = []
-    if isinstance(data.get("localization"), dict):
-        data["localization"]["rows"] = []
-    data["tensor_counts"] = {"compared": len(verdict.tensors), "failing": sum(not t.ok for t in verdict.tensors)}
-    data["cell"] = f"cells/{safe_name(verdict.case)}.json"
-    return data
+    return slim(verdict_to_json(verdict))
 
 
-def _cell_verdicts(summary_path: Path, cell: str, cache: Dict[str, Dict[str, Any]]) -> Dict[str, Any]:
-    """item id -> full verdict JSON from a cell file named by summary.json; {} when the file is absent (a
-    summary.json copied alone still reads, without per-tensor detail)."""
+def slim(data: Dict[str, Any]) -> Dict[str, Any]:
+    """A verdict's JSON without its bulk (SUMMARY_LEAVES_OUT, localization rows), naming the cell file that has it."""
+    if "cell" in data:
+        return data
+    tensors = data.get("tensors") or []
+    out = {**data, **{key: [] for key in SUMMARY_LEAVES_OUT}}
+    if isinstance(out.get("localization"), dict):
+        out["localization"] = {**out["localization"], "rows": []}
+    out["tensor_counts"] = {"compared": len(tensors), "failing": sum(not t.get("ok") for t in tensors if isinstance(t, dict))}
+    out["cell"] = f"cells/{safe_name(str(data.get('case', '')))}.json"
+    return out
+
+
+class CellFileError(ValueError):
+    """A cells/<case>.json that summary.json or the journal names cannot be read."""
+
+
+def cell_verdicts(folder: Path, cell: str, cache: Dict[str, Dict[str, Any]]) -> Dict[str, Any]:
+    """item id -> full verdict JSON from a cell file named by summary.json or the journal; {} when the file is
+    absent (a summary.json copied alone still reads, without per-tensor detail)."""
     if cell not in cache:
-        path = summary_path.parent / cell
+        path = folder / cell
         if Path(cell).is_absolute() or ".." in Path(cell).parts or not path.is_file():
             cache[cell] = {}
         else:
             try:
                 record = json.loads(path.read_text())
             except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-                raise ValueError(f"{path}: not a valid cell file ({exc}); re-run, or re-render from the journal") from None
+                raise CellFileError(f"{path}: not a valid cell file ({exc}); re-run, or re-render from the journal") from None
             raw = record.get("verdicts") if isinstance(record, dict) else None
             cache[cell] = {v.get("item"): v for v in raw if isinstance(v, dict)} if isinstance(raw, list) else {}
     return cache[cell]
 
 
-def dumps(record: Any) -> str:
+def dumps(record: Any, compact: bool = False) -> str:
     """json.dumps(record, indent=1), except that each tensor's error_sample is written on one line:
-    its thousands of numbers, one per indented line, would make the record several times larger."""
+    its thousands of numbers, one per indented line, would make the record several times larger.
+    compact: no indentation at all (the cell files: hundreds of tensors per verdict on a real net)."""
+    if compact:
+        return json.dumps(record, separators=(",", ":"))
     token = f"@migcheck-sample-{uuid.uuid4().hex}-"
     stashed: List[str] = []
 
@@ -122,7 +135,7 @@ def write_json_report(root: Path, verdicts: Sequence[Verdict], errors: Sequence[
     for case, items in by_case(verdicts).items():
         record = {"schema_version": SCHEMA_VERSION, "case": case, "file": items[0].file,
                   "verdicts": [verdict_to_json(v) for v in items]}
-        atomic_write_text(cells / f"{safe_name(case)}.json", dumps(record))
+        atomic_write_text(cells / f"{safe_name(case)}.json", dumps(record, compact=True))
     atomic_write_text(root / "summary.json", dumps(summary(verdicts, errors, created, partial, run_info, not_run)))
 
 
@@ -173,10 +186,14 @@ def read_run(path: Path) -> Run:
     verdicts = []
     cells: Dict[str, Dict[str, Any]] = {}
     for i, raw in enumerate(data["verdicts"]):
-        if isinstance(raw, dict) and isinstance(raw.get("cell"), str):  # schema 4: the detail is in the cell file
-            raw = _cell_verdicts(path, raw["cell"], cells).get(raw.get("item"), raw)
         try:
-            verdicts.append(verdict_from_json(raw))
+            verdict = verdict_from_json(raw)  # the summary's own entry must be whole, cell file or not
+            if isinstance(raw, dict) and isinstance(raw.get("cell"), str):  # schema 4: the detail is in the cell file
+                full = cell_verdicts(path.parent, raw["cell"], cells).get(raw.get("item"))
+                verdict = verdict_from_json(full) if full is not None else verdict
+            verdicts.append(verdict)
+        except CellFileError:
+            raise
         except Exception as exc:
             absent = re.search(r"missing \d+ required (?:keyword-only |positional )?arguments?: (.*)", str(exc))
             what = (f"missing field {exc}" if isinstance(exc, KeyError) else f"missing field {absent.group(1)}" if absent
