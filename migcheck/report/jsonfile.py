@@ -78,6 +78,9 @@ def slim(data: Dict[str, Any]) -> Dict[str, Any]:
     return out
 
 
+SHARED_IN_CELL = ("mapping", "skipped_params")
+
+
 class CellFileError(ValueError):
     """A cells/<case>.json that summary.json or the journal names cannot be read."""
 
@@ -95,7 +98,9 @@ def cell_verdicts(folder: Path, cell: str, cache: Dict[str, Dict[str, Any]]) -> 
             except (UnicodeDecodeError, json.JSONDecodeError) as exc:
                 raise CellFileError(f"{path}: not a valid cell file ({exc}); re-run, or re-render from the journal") from None
             raw = record.get("verdicts") if isinstance(record, dict) else None
-            cache[cell] = {v.get("item"): v for v in raw if isinstance(v, dict)} if isinstance(raw, list) else {}
+            shared = record.get("shared") if isinstance(record, dict) and isinstance(record.get("shared"), dict) else {}
+            cache[cell] = {v.get("item"): ({**v, **{k: x for k, x in shared.items() if x is not None}} if v.get("shared") else v)
+                           for v in raw if isinstance(v, dict)} if isinstance(raw, list) else {}
     return cache[cell]
 
 
@@ -134,7 +139,15 @@ def write_json_report(root: Path, verdicts: Sequence[Verdict], errors: Sequence[
     cells.mkdir(parents=True, exist_ok=True)
     for case, items in by_case(verdicts).items():
         record = {"schema_version": SCHEMA_VERSION, "case": case, "file": items[0].file,
-                  "verdicts": [verdict_to_json(v) for v in items]}
+                  "verdicts": [verdict_to_json(v, lean=True) for v in items]}
+        shared = {key: record["verdicts"][0].get(key) for key in SHARED_IN_CELL}
+        if len(items) > 1 and shared["mapping"] and all(all(v.get(k) == shared[k] for k in SHARED_IN_CELL)
+                                                        for v in record["verdicts"]):
+            record["shared"] = shared  # every check of a case maps the same weights: written once
+            for v in record["verdicts"]:
+                for key in SHARED_IN_CELL:
+                    v.pop(key, None)
+                v["shared"] = True
         atomic_write_text(cells / f"{safe_name(case)}.json", dumps(record, compact=True))
     atomic_write_text(root / "summary.json", dumps(summary(verdicts, errors, created, partial, run_info, not_run)))
 

@@ -66,17 +66,19 @@ def test_summary_schema(verdicts, tmp_path):
     # Schema 4: summary.json lists verdicts without their bulk; cells/<case>.json holds every tensor and mapping.
     assert (first["tensors"], first["mapping"], first["cell"]) == ([], [], "cells/dense_relu.json")
     assert first["tensor_counts"] == {"compared": 1, "failing": 1}
-    first = json.loads((tmp_path / "cells" / "dense_relu.json").read_text())["verdicts"][0]
     assert {k: first[k] for k in ("case", "check", "mode", "backend", "status", "kind", "expected", "item")} == {
         "case": "dense_relu", "check": "forward", "mode": "pynative", "backend": "cpu", "status": "fail",
         "kind": "value", "expected": "pass", "item": "dense_relu[forward-pynative-cpu]"}
+    # The cell file leaves out fields at their defaults (read back filled in), e.g. expected='pass'.
+    first = json.loads((tmp_path / "cells" / "dense_relu.json").read_text())["verdicts"][0]
+    assert "expected" not in first and first["status"] == "fail"
     [t] = first["tensors"]
     assert (t["name"], t["kind"], t["mismatched"], t["total"], t["max_abs_err"]) == ("out", "value", 1, 4, 0.5)
     assert t["max_abs_at"] == {"index": [1, 1], "torch": 4.0, "mindspore": 4.5}
     assert t["torch_shape"] == [2, 2] and t["tolerance_source"] == "float32 default"
     assert first["mapping"][0] == {"torch_name": "bn.running_var", "ms_name": "bn.moving_variance",
                                    "torch_shape": [3], "ms_shape": [3],
-                                   "how": "rule BatchNorm.running_var->moving_variance", "transform": ""}
+                                   "how": "rule BatchNorm.running_var->moving_variance"}  # transform '' by default
 
 
 def test_summary_is_strict_json_with_non_finite_metrics_as_strings(verdicts, tmp_path):
@@ -146,6 +148,18 @@ def test_cells_hold_one_json_one_markdown_and_one_html_page_per_case(verdicts, t
     assert cell["schema_version"] == SCHEMA_VERSION and cell["case"] == "conv_default_pad"
     assert cell["file"] == "/src/cases/conv_default_pad.py"
     assert [v["status"] for v in cell["verdicts"]] == ["xfail", "skip"]
+
+
+
+def test_a_cell_holds_a_case_s_shared_mapping_once(verdicts, tmp_path):
+    both = [verdicts[1], dataclasses.replace(verdicts[1], check="backward")]  # every check maps the same weights
+    write_report(tmp_path, both)
+    cell = json.loads((tmp_path / "cells" / "dense_relu.json").read_text())
+    assert cell["shared"]["mapping"][0]["ms_name"] == "bn.moving_variance"
+    assert all(v["shared"] and "mapping" not in v for v in cell["verdicts"])
+    back = read_summary(tmp_path / "summary.json")
+    assert [v.mapping for v in back] == [verdicts[1].mapping] * 2
+    assert [v.skipped_params for v in back] == [verdicts[1].skipped_params] * 2
 
 
 def test_markdown_has_the_failing_tensor_table_and_weight_mapping(verdicts, tmp_path):
