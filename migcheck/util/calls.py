@@ -2,8 +2,9 @@
 
 The rule, per side: when the case names its inputs (a dict) and the callable has a parameter of that
 name for every network input, all of them are passed by keyword (a port whose second positional
-parameter is `past_key_values` still gets `attention_mask=` right). Otherwise they are passed by
-position, in the order the case lists them, as before. A mix (some names match a parameter at another
+parameter is `past_key_values` still gets `attention_mask=` right), unless they are its leading
+parameters in that order (then position means the same, and sub-module hooks see the inputs).
+Otherwise they are passed by position, in the order the case lists them, as before. A mix (some names match a parameter at another
 position) would feed a tensor to the wrong parameter silently, so it is refused with the fix.
 """
 from __future__ import annotations
@@ -36,9 +37,11 @@ def keyword_names(fn: Callable[..., Any], names: Sequence[str], what: str) -> Tu
     params = [p for p in sig.parameters.values() if p.name != "self"]
     by_keyword = {p.name: i for i, p in enumerate(params)
                   if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if list(names) == positional[:len(names)]:
+        return ()  # the leading parameters in order: position means the same, and forward hooks see the inputs
     if all(n in by_keyword for n in names):
         return tuple(names)
-    positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     for i, name in enumerate(names):
         if name in by_keyword and (i >= len(positional) or positional[i] != name):
             missing = [n for n in names if n not in by_keyword]

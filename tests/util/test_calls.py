@@ -23,6 +23,8 @@ def test_every_name_a_parameter_means_keywords_even_past_a_positional_gap():
 
 def test_unnamed_or_default_names_stay_positional():
     assert keyword_names(plain, ["x0", "x1"], "plain") == ()
+    assert keyword_names(plain, ["x", "y"], "plain") == ()  # the leading parameters in order: same meaning
+    assert keyword_names(plain, ["y", "x"], "plain") == ("y", "x")  # named out of order: by keyword
     assert keyword_names(plain, [], "plain") == ()
     assert split_call([1, 2], ()) == ((1, 2), {})
 
