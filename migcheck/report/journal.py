@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from migcheck.judging.verdict import Verdict
-from migcheck.report.jsonfile import cell_verdicts, slim
+from migcheck.report.jsonfile import cell_verdicts, slim, with_bulk
 from migcheck.serialize import SCHEMA_VERSION, verdict_from_json, verdict_to_json
 from migcheck.util.atomic import atomic_write_text
 
@@ -165,7 +165,8 @@ def read_journal(directory: os.PathLike) -> JournalRun:
                 planned.extend(value)
             elif key == "verdict":
                 if isinstance(value, dict) and isinstance(value.get("cell"), str):  # compacted: the cell has the rest
-                    value = cell_verdicts(Path(directory), value["cell"], cells).get(value.get("item"), value)
+                    full = cell_verdicts(Path(directory), value["cell"], cells).get(value.get("item"))
+                    value = with_bulk(value, full) if full is not None else value
                 try:
                     verdict = decode_verdict(value)
                 except Exception as exc:

@@ -81,6 +81,14 @@ def slim(data: Dict[str, Any]) -> Dict[str, Any]:
 SHARED_IN_CELL = ("mapping", "skipped_params")
 
 
+def with_bulk(entry: Dict[str, Any], full: Dict[str, Any]) -> Dict[str, Any]:
+    """A summary (or compacted journal) entry with the bulk its cell file holds: the entry's own fields win."""
+    out = {**entry, **{key: full.get(key, []) for key in SUMMARY_LEAVES_OUT}}
+    if isinstance(entry.get("localization"), dict) and isinstance(full.get("localization"), dict):
+        out["localization"] = {**entry["localization"], "rows": full["localization"].get("rows", [])}
+    return out
+
+
 class CellFileError(ValueError):
     """A cells/<case>.json that summary.json or the journal names cannot be read."""
 
@@ -203,7 +211,7 @@ def read_run(path: Path) -> Run:
             verdict = verdict_from_json(raw)  # the summary's own entry must be whole, cell file or not
             if isinstance(raw, dict) and isinstance(raw.get("cell"), str):  # schema 4: the detail is in the cell file
                 full = cell_verdicts(path.parent, raw["cell"], cells).get(raw.get("item"))
-                verdict = verdict_from_json(full) if full is not None else verdict
+                verdict = verdict_from_json(with_bulk(raw, full)) if full is not None else verdict
             verdicts.append(verdict)
         except CellFileError:
             raise
