@@ -50,13 +50,13 @@ def _timed(fn):
 
 def instrument() -> None:
     """Wrap every public method of the two runners (and MindSpore's configure) with the timer."""
-    from migcheck.runners import mindspore_side, torch_side
+    from migcheck.runners import mindspore_context, mindspore_side, torch_side
 
     for cls in (torch_side.TorchModule, mindspore_side.MindSporeCell):
         for name, value in list(vars(cls).items()):
             if callable(value) and (not name.startswith("_") or name == "__init__"):
                 setattr(cls, name, _timed(value))
-    mindspore_side.configure = _timed(mindspore_side.configure)
+    mindspore_context.configure = _timed(mindspore_context.configure)
     import migcheck.running.pipeline  # noqa: F401  (the engine imports configure inside functions: patched above)
 
 

@@ -203,7 +203,7 @@ def main() -> None:
         child(args.child, args.net, size, args.check)
         return
 
-    from migcheck.runners.mindspore_side import configure
+    from migcheck.runners.mindspore_context import configure
 
     configure("pynative", "cpu")  # what run_item does first; the bare script relies on the same device
     print(f"{args.net} {args.check}, size {size}, batch 1, PYNATIVE on CPU; {load_note()}", flush=True)

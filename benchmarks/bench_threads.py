@@ -27,7 +27,7 @@ os.environ["GLOG_v"] = "3"
 import numpy as np, mindspore as ms, torch
 n = int(sys.argv[1])
 if n:
-    from migcheck.runners.mindspore_side import set_threads
+    from migcheck.runners.mindspore_context import set_threads
     from migcheck.runners.torch_side import set_threads as set_torch_threads
     set_threads(n); set_torch_threads(n)
 ms.set_device("CPU"); ms.set_context(mode=ms.PYNATIVE_MODE)

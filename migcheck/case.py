@@ -108,6 +108,12 @@ class PairedCase:
         """Inputs as (name, spec) pairs in call order."""
         return normalize_inputs(self.inputs)
 
+    @property
+    def network_inputs(self) -> Tuple[str, ...]:
+        """Names of the inputs that feed the network (targets feed the loss), in call order. Passed by
+        keyword when the callable names them all, else by position (migcheck.util.calls)."""
+        return tuple(n for n, _ in self.input_specs if n not in self.targets)
+
 
 def normalize_inputs(inputs: Any) -> Tuple[Tuple[str, InputSpec], ...]:
     if isinstance(inputs, Mapping):
@@ -131,8 +137,9 @@ def case_problems(case: PairedCase) -> list[Tuple[str, str]]:
     out: list[Tuple[str, str]] = []
     for side, value, method, kind in (("torch", case.torch, "forward", "torch.nn.Module"),
                                       ("mindspore", case.mindspore, "construct", "mindspore.nn.Cell")):
-        if not isinstance(value, type) and hasattr(value, method) and hasattr(value, "parameters_dict" if
-                                                                              side == "mindspore" else "parameters"):
+        torch_like = side == "mindspore" and hasattr(value, "forward") and hasattr(value, "named_parameters")
+        if not isinstance(value, type) and (torch_like or hasattr(value, method) and hasattr(
+                value, "parameters_dict" if side == "mindspore" else "parameters")):
             # An instance is callable too, but calling it with no arguments runs its forward: a framework TypeError.
             out.append((f"'{side}' is a {type(value).__name__} instance, not a factory",
                         f"pass the class or a function that returns a new {kind}, e.g. {side}=make_{side}"

@@ -173,7 +173,7 @@ def resolve_backends(chosen: Tuple[str, ...]) -> Tuple[str, ...]:
     """'auto' becomes the backend mindspore.hal reports here (Ascend, else GPU, else CPU)."""
     if "auto" not in chosen:
         return tuple(chosen)
-    from migcheck.runners.mindspore_side import auto_backend
+    from migcheck.runners.mindspore_context import auto_backend
 
     here = auto_backend()
     return tuple(dict.fromkeys(here if b == "auto" else b for b in chosen))

@@ -198,7 +198,7 @@ class MigcheckSession:
         self.threads_limited = True
         count = worker_threads(self.config)
         if count is not None:  # before this worker's first kernel: MindSpore takes it only then
-            from migcheck.runners.mindspore_side import set_threads
+            from migcheck.runners.mindspore_context import set_threads
 
             set_threads(count)
             if not self.options.golden:  # golden mode never imports torch

@@ -18,17 +18,37 @@ from migcheck.judging.verdict import Verdict
 # 2 added a tensor's `error_sample` (for the HTML report's plots). A version-1 reader would reject
 # that field, hence the bump; this reader takes both (a version-1 tensor just has no sample).
 # 3 added a verdict's `framework_log` (native stderr captured during the item).
-SCHEMA_VERSION = 3
-READABLE_SCHEMA_VERSIONS = (1, 2, 3)
+# 4 moved summary.json's bulk (tensors, mapping, localization rows) to the cell files, which may leave
+# out fields at their defaults and hold a case's shared mapping once (migcheck.report.jsonfile).
+SCHEMA_VERSION = 4
+READABLE_SCHEMA_VERSIONS = (1, 2, 3, 4)
 
 _NONFINITE = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
 
 
-def verdict_to_json(verdict: Verdict) -> Dict[str, Any]:
-    """A JSON-ready dict: the dataclass fields, the item id, non-finite floats as strings."""
-    data = dataclasses.asdict(verdict)
+def verdict_to_json(verdict: Verdict, lean: bool = False) -> Dict[str, Any]:
+    """A JSON-ready dict: the dataclass fields, the item id, non-finite floats as strings.
+    lean: fields (of the verdict and everything in it) at their default are left out; reading fills them in."""
+    data = _lean(verdict) if lean else dataclasses.asdict(verdict)
     data["item"] = verdict.item
     return json_safe(data)
+
+
+def _lean(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        out = {}
+        for f in dataclasses.fields(value):
+            v = getattr(value, f.name)
+            default = (f.default if f.default is not dataclasses.MISSING else f.default_factory()
+                       if f.default_factory is not dataclasses.MISSING else dataclasses.MISSING)
+            if default is dataclasses.MISSING or type(v) is not type(default) or v != default:
+                out[f.name] = _lean(v)
+        return out
+    if isinstance(value, (list, tuple)):
+        return [_lean(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _lean(v) for k, v in value.items()}
+    return value
 
 
 def verdict_from_json(data: Dict[str, Any]) -> Verdict:

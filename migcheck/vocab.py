@@ -30,6 +30,7 @@ class Check(Word):
     BACKWARD = "backward"
     TRAIN = "train"
     STEP = "step"
+    INIT = "init"  # opt-in: default initializations compared by distribution (migcheck.running.init_check)
 
 
 class Mode(Word):

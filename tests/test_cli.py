@@ -137,7 +137,7 @@ bad_spec = PairedCase(torch=torch_linear, mindspore=ms_dense, inputs={"x": unifo
 @pytest.mark.parametrize("argv, message", [
     (["--mode", "eager"], "argument --mode: unknown mode 'eager'; choose from pynative, graph"),
     (["--mode", ""], "argument --mode: unknown mode ''; choose from pynative, graph"),
-    (["--check", "forwards"], "argument --check: unknown check 'forwards'; choose from forward, backward, train, step"),
+    (["--check", "forwards"], "argument --check: unknown check 'forwards'; choose from forward, backward, train, step, init"),
     (["--backend", "tpu"], "argument --backend: unknown backend 'tpu'; choose from cpu, gpu, ascend"),
     (["--atol", "-1"], "argument --atol: '-1' must be a finite non-negative number"),
     (["--atol", "inf"], "argument --atol: 'inf' is infinite: every value would pass; give a finite tolerance"),

@@ -132,7 +132,7 @@ def test_expectation_fields():
 
 
 def test_checks_modes_and_weights():
-    assert problems(checks=("forwards",)) == [("unknown check 'forwards'", "use some of forward, backward, train, step")]
+    assert problems(checks=("forwards",)) == [("unknown check 'forwards'", "use some of forward, backward, train, step, init")]
     [(problem, fix)] = problems(fails_on=("backward",), expect="fail", fails_with="value")
     assert problem == "fails_on names 'backward', which the case does not run" and fix
     assert problems(modes=("eager",)) == [("unknown mode 'eager'", "use some of pynative, graph")]

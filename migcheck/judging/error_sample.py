@@ -135,3 +135,28 @@ def chunked_error_sample(chunks: Iterable[Tuple[int, Any]], shape: Tuple[int, ..
 def _sig(value: float, digits: int = 4) -> float:
     """value rounded to `digits` significant figures: short in JSON, exact through a JSON round trip."""
     return float(f"{value:.{digits}g}")
+
+
+# A verdict's report keeps the bulk detail (error sample, hence a plot, and the first mismatches) of this many
+# failing tensors: on a real net one defect fails hundreds of gradients downstream of it, and their plots
+# repeat one story while costing megabytes and seconds each run. Every failing tensor keeps its metrics.
+DETAILED_PER_VERDICT = 4
+
+
+def keep_detail(tensors: Tuple[Any, ...], kind_order: Tuple[str, ...], limit: int = DETAILED_PER_VERDICT) -> Tuple[Tuple[Any, ...], str]:
+    """(tensors, note): the `limit` most telling failing tensors keep error_sample and first_mismatches; the
+    others lose them. Most telling: the most fundamental kind first, then the verdict's output before gradients
+    and states (result order), then the largest share of mismatched elements. note says what was left out ("" if nothing)."""
+    import dataclasses
+
+    failing = [i for i, t in enumerate(tensors) if not t.ok and (t.error_sample is not None or t.first_mismatches)]
+    if len(failing) <= limit:
+        return tensors, ""
+    rank = {kind: k for k, kind in enumerate(kind_order)}
+    chosen = set(sorted(failing, key=lambda i: (rank.get(tensors[i].kind, len(rank)), not tensors[i].name.startswith("out"),
+                                                -tensors[i].mismatched_fraction, i))[:limit])
+    out = tuple(t if i in chosen or i not in failing else dataclasses.replace(t, error_sample=None, first_mismatches=())
+                for i, t in enumerate(tensors))
+    names = ", ".join(tensors[i].name for i in sorted(chosen))
+    return out, (f"error plots and first mismatches kept for {limit} of {len(failing)} failing tensors ({names}):"
+                 f" the most fundamental kind, outputs first, then the most mismatched; every failing tensor keeps its metrics")

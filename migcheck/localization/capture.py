@@ -29,7 +29,7 @@ def locate(case: Any, check: str, ref: Any, cell: Any, mapping: WeightMapping,
            tensors: Sequence[TensorComparison], tolerance_for: ToleranceFor) -> Localization:
     from migcheck.runners.torch_side import TorchModule
 
-    module = TorchModule(case.torch)
+    module = TorchModule(case.torch, input_names=case.network_inputs)
     module.load(ref.weights)
     apply_precision(case.precision, module)
     n_net = len(ref.input_names) - len(case.targets)

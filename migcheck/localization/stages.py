@@ -48,7 +48,7 @@ def blame_step(case: Any, ref: Any, cell: Any, mapping: WeightMapping, ms_result
     failing = [t.name for t in tensors if not t.ok]
     if "step1.loss" in failing:
         return None
-    module = TorchModule(case.torch)
+    module = TorchModule(case.torch, input_names=case.network_inputs)
     module.load(ref.weights)
     apply_precision(case.precision, module)
     loss_t = case.loss.torch if case.loss else None

@@ -41,6 +41,8 @@ def plan(cases: Sequence["PairedCase"], options: Any) -> List[Item]:
     items = []
     for case in cases:
         checks = [c for c in effective_checks(case) if options.checks is None or c in options.checks]
+        if options.checks is not None and "init" in options.checks and "init" not in checks:
+            checks.append("init")  # opt-in for every case: --check init
         for check in checks:
             for mode in options.modes:
                 for backend in options.backends:

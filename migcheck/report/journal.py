@@ -27,7 +27,9 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from migcheck.judging.verdict import Verdict
+from migcheck.report.jsonfile import cell_verdicts, slim, with_bulk
 from migcheck.serialize import SCHEMA_VERSION, verdict_from_json, verdict_to_json
+from migcheck.util.atomic import atomic_write_text
 
 JOURNAL = "journal.jsonl"
 WORKER_GLOB = "journal-*.jsonl"
@@ -146,6 +148,7 @@ def read_journal(directory: os.PathLike) -> JournalRun:
     planned: List[str] = []
     created, ended, partial, reason = "", False, False, ""
     run = None
+    cells: Dict[str, Dict[str, Any]] = {}
     for path in files:
         for number, record in enumerate(_records(path), 1):
             (key, value), = record.items()
@@ -161,6 +164,9 @@ def read_journal(directory: os.PathLike) -> JournalRun:
             elif key == "planned":
                 planned.extend(value)
             elif key == "verdict":
+                if isinstance(value, dict) and isinstance(value.get("cell"), str):  # compacted: the cell has the rest
+                    full = cell_verdicts(Path(directory), value["cell"], cells).get(value.get("item"))
+                    value = with_bulk(value, full) if full is not None else value
                 try:
                     verdict = decode_verdict(value)
                 except Exception as exc:
@@ -174,6 +180,20 @@ def read_journal(directory: os.PathLike) -> JournalRun:
                 raise JournalError(f"{path}: record {number}: unknown key {key!r}")
     return JournalRun(verdicts=tuple(verdicts.values()), errors=tuple(dict.fromkeys(errors)), planned=tuple(dict.fromkeys(planned)),
                       created=created, ended=ended, partial=partial or not ended, reason=reason)
+
+
+def compact(directory: os.PathLike) -> None:
+    """Once a run's report is written and its journal ended: each verdict record keeps what summary.json
+    keeps, and names the cell file that holds the rest (read_journal reads it back whole). The journal
+    stays a full record of the run at a fraction of the size; left as it was if it cannot be rewritten."""
+    for path in journal_files(directory):
+        try:
+            records = _records(path)
+            lines = [json.dumps({"verdict": slim(r["verdict"])} if "verdict" in r and isinstance(r["verdict"], dict) else r,
+                                separators=(",", ":")) for r in records]
+            atomic_write_text(path, "".join(line + "\n" for line in lines))
+        except (OSError, ValueError):
+            continue
 
 
 def command_line() -> List[str]:

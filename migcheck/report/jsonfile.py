@@ -49,15 +49,75 @@ def summary(verdicts: Sequence[Verdict], errors: Sequence[str] = (), created: st
         "counts": {status: counts.get(status, 0) for status in STATUSES},
         "all_as_expected": all(v.as_expected for v in verdicts) and not errors and not partial and not not_run,
         "collection_errors": list(errors),
-        "verdicts": [verdict_to_json(v) for v in verdicts],
+        "verdicts": [summary_entry(v) for v in verdicts],
         # Items planned but never finished (an interrupted or dead run); absent when there are none.
         **({"not_run": list(not_run)} if not_run else {}),
     }
 
 
-def dumps(record: Any) -> str:
+# What summary.json leaves to cells/<case>.json (schema 4): per-tensor results, the weight mapping and the
+# localization's sub-cell rows. On real nets they are most of the bytes, and one file per case holds them.
+SUMMARY_LEAVES_OUT = ("tensors", "mapping", "skipped_params")
+
+
+def summary_entry(verdict: Verdict) -> Dict[str, Any]:
+    """A verdict as summary.json lists it: everything but the bulk, plus its tensor counts and its cell file."""
+    return slim(verdict_to_json(verdict))
+
+
+def slim(data: Dict[str, Any]) -> Dict[str, Any]:
+    """A verdict's JSON without its bulk (SUMMARY_LEAVES_OUT, localization rows), naming the cell file that has it."""
+    if "cell" in data:
+        return data
+    tensors = data.get("tensors") or []
+    out = {**data, **{key: [] for key in SUMMARY_LEAVES_OUT}}
+    if isinstance(out.get("localization"), dict):
+        out["localization"] = {**out["localization"], "rows": []}
+    out["tensor_counts"] = {"compared": len(tensors), "failing": sum(not t.get("ok") for t in tensors if isinstance(t, dict))}
+    out["cell"] = f"cells/{safe_name(str(data.get('case', '')))}.json"
+    return out
+
+
+SHARED_IN_CELL = ("mapping", "skipped_params")
+
+
+def with_bulk(entry: Dict[str, Any], full: Dict[str, Any]) -> Dict[str, Any]:
+    """A summary (or compacted journal) entry with the bulk its cell file holds: the entry's own fields win."""
+    out = {**entry, **{key: full.get(key, []) for key in SUMMARY_LEAVES_OUT}}
+    if isinstance(entry.get("localization"), dict) and isinstance(full.get("localization"), dict):
+        out["localization"] = {**entry["localization"], "rows": full["localization"].get("rows", [])}
+    return out
+
+
+class CellFileError(ValueError):
+    """A cells/<case>.json that summary.json or the journal names cannot be read."""
+
+
+def cell_verdicts(folder: Path, cell: str, cache: Dict[str, Dict[str, Any]]) -> Dict[str, Any]:
+    """item id -> full verdict JSON from a cell file named by summary.json or the journal; {} when the file is
+    absent (a summary.json copied alone still reads, without per-tensor detail)."""
+    if cell not in cache:
+        path = folder / cell
+        if Path(cell).is_absolute() or ".." in Path(cell).parts or not path.is_file():
+            cache[cell] = {}
+        else:
+            try:
+                record = json.loads(path.read_text())
+            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+                raise CellFileError(f"{path}: not a valid cell file ({exc}); re-run, or re-render from the journal") from None
+            raw = record.get("verdicts") if isinstance(record, dict) else None
+            shared = record.get("shared") if isinstance(record, dict) and isinstance(record.get("shared"), dict) else {}
+            cache[cell] = {v.get("item"): ({**v, **{k: x for k, x in shared.items() if x is not None}} if v.get("shared") else v)
+                           for v in raw if isinstance(v, dict)} if isinstance(raw, list) else {}
+    return cache[cell]
+
+
+def dumps(record: Any, compact: bool = False) -> str:
     """json.dumps(record, indent=1), except that each tensor's error_sample is written on one line:
-    its thousands of numbers, one per indented line, would make the record several times larger."""
+    its thousands of numbers, one per indented line, would make the record several times larger.
+    compact: no indentation at all (the cell files: hundreds of tensors per verdict on a real net)."""
+    if compact:
+        return json.dumps(record, separators=(",", ":"))
     token = f"@migcheck-sample-{uuid.uuid4().hex}-"
     stashed: List[str] = []
 
@@ -87,8 +147,16 @@ def write_json_report(root: Path, verdicts: Sequence[Verdict], errors: Sequence[
     cells.mkdir(parents=True, exist_ok=True)
     for case, items in by_case(verdicts).items():
         record = {"schema_version": SCHEMA_VERSION, "case": case, "file": items[0].file,
-                  "verdicts": [verdict_to_json(v) for v in items]}
-        atomic_write_text(cells / f"{safe_name(case)}.json", dumps(record))
+                  "verdicts": [verdict_to_json(v, lean=True) for v in items]}
+        shared = {key: record["verdicts"][0].get(key) for key in SHARED_IN_CELL}
+        if len(items) > 1 and shared["mapping"] and all(all(v.get(k) == shared[k] for k in SHARED_IN_CELL)
+                                                        for v in record["verdicts"]):
+            record["shared"] = shared  # every check of a case maps the same weights: written once
+            for v in record["verdicts"]:
+                for key in SHARED_IN_CELL:
+                    v.pop(key, None)
+                v["shared"] = True
+        atomic_write_text(cells / f"{safe_name(case)}.json", dumps(record, compact=True))
     atomic_write_text(root / "summary.json", dumps(summary(verdicts, errors, created, partial, run_info, not_run)))
 
 
@@ -137,9 +205,16 @@ def read_run(path: Path) -> Run:
     if "verdicts" not in data:
         raise ValueError(f"{path}: field 'verdicts' is missing")
     verdicts = []
+    cells: Dict[str, Dict[str, Any]] = {}
     for i, raw in enumerate(data["verdicts"]):
         try:
-            verdicts.append(verdict_from_json(raw))
+            verdict = verdict_from_json(raw)  # the summary's own entry must be whole, cell file or not
+            if isinstance(raw, dict) and isinstance(raw.get("cell"), str):  # schema 4: the detail is in the cell file
+                full = cell_verdicts(path.parent, raw["cell"], cells).get(raw.get("item"))
+                verdict = verdict_from_json(with_bulk(raw, full)) if full is not None else verdict
+            verdicts.append(verdict)
+        except CellFileError:
+            raise
         except Exception as exc:
             absent = re.search(r"missing \d+ required (?:keyword-only |positional )?arguments?: (.*)", str(exc))
             what = (f"missing field {exc}" if isinstance(exc, KeyError) else f"missing field {absent.group(1)}" if absent

@@ -42,8 +42,9 @@ class Objective:
     # One entry per flattened output leaf; None where the leaf is excluded (integer/bool).
     cotangents: Tuple[Optional[np.ndarray], ...]
     notes: Tuple[str, ...] = ()
-    # The index path to each leaf, e.g. (1, 0) for h in an LSTM's (out, (h, c)); () for a bare tensor.
-    paths: Tuple[Tuple[int, ...], ...] = ()
+    # The index path to each leaf, e.g. (1, 0) for h in an LSTM's (out, (h, c)), ("logits",) for a model
+    # output's field; () for a bare tensor.
+    paths: Tuple[Tuple[Any, ...], ...] = ()
 
 
 @dataclass(frozen=True)

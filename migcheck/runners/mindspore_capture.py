@@ -18,6 +18,10 @@ def raising_subcell(network: Any, args: Sequence[Any], pynative: Any, *, train: 
         if stack:
             stack.pop()
 
+    import mindspore as ms
+
+    synchronous = ms.get_context("pynative_synchronize")
+    ms.set_context(pynative_synchronize=True)  # a kernel error surfaces at its op, with its sub-cell running
     with pynative():
         handles = []
         for name, c in network.cells_and_names():
@@ -31,5 +35,6 @@ def raising_subcell(network: Any, args: Sequence[Any], pynative: Any, *, train: 
         finally:
             for h in handles:
                 h.remove()
+            ms.set_context(pynative_synchronize=synchronous)
     return None
 

@@ -26,6 +26,21 @@ def split_grads(result: Any, has_inputs: bool, has_params: bool) -> Tuple[tuple,
     return as_tuple(inputs), as_tuple(params)
 
 
+class KeywordCall(ms.nn.Cell):
+    """Calls a network with its leading inputs as keywords (migcheck.util.calls); its parameters keep their names."""
+
+    def __init__(self, net: Any, names: Tuple[str, ...]) -> None:
+        super().__init__(auto_prefix=False)
+        self.net = net
+        self.names = names
+
+    def construct(self, *args):
+        kwargs = {}
+        for i in range(len(self.names)):
+            kwargs[self.names[i]] = args[i]
+        return self.net(*args[len(self.names):], **kwargs)
+
+
 class _LossObjective(ms.nn.Cell):
     def __init__(self, net: Any, loss: Any, n_net: int) -> None:
         super().__init__(auto_prefix=False)  # keep the backbone's parameter names
@@ -54,8 +69,12 @@ class _CotangentObjective(ms.nn.Cell):
             leaf = out
             found = True
             for i in path:
-                if found and isinstance(leaf, (tuple, list)) and i < len(leaf):
+                if found and isinstance(leaf, (tuple, list)) and isinstance(i, int) and i < len(leaf):
                     leaf = leaf[i]
+                elif found and isinstance(leaf, dict) and isinstance(i, str) and i in leaf:
+                    leaf = leaf[i]  # a model-output field, by name
+                elif found and isinstance(i, str) and hasattr(leaf, i):
+                    leaf = getattr(leaf, i)  # a dataclass output (PYNATIVE)
                 else:
                     found = False
             # A leaf missing, or shaped unlike torch's, is left out rather than raising: an exception

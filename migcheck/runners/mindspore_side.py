@@ -1,13 +1,9 @@
 """The MindSpore side: configure mode and backend, load mapped numpy weights, run, return numpy trees."""
 from __future__ import annotations
 
-import atexit
-import contextlib
 import os
-import shutil
-import tempfile
 import time
-from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 # MindSpore's C++ logger prints every warning to stderr; keep errors only unless the user chose.
 os.environ.setdefault("GLOG_v", "3")
@@ -16,10 +12,13 @@ import mindspore as ms  # noqa: E402
 import numpy as np  # noqa: E402
 
 from migcheck.runners.base import Gradients, Objective
-from migcheck.runners.mindspore_objective import MindSporeSideError, objective_cell, split_grads
+from migcheck.runners.mindspore_context import pynative, scratch_cwd
+from migcheck.runners.mindspore_module import TorchLikeCell, entry_point, graph_hint, is_torch_like, load_value, read_value
+from migcheck.runners.mindspore_objective import KeywordCall, MindSporeSideError, objective_cell, split_grads
 from migcheck.runners.base import ParamInfo
 from migcheck.precision import Precision, kept, unmatched
-from migcheck.util.tree import contiguous, flatten, lenient
+from migcheck.util.calls import keyword_names
+from migcheck.util.tree import contiguous, flatten, lenient, record_fields
 
 # Optimizer presets paired with torch_side.PRESETS. Weight decay is given per group so that it
 # reaches every parameter, as in torch (a plain float would be filtered by parameter name).
@@ -32,156 +31,14 @@ PRESETS: Mapping[str, Callable[[list], Any]] = {
     "adamw": lambda params: ms.mint.optim.AdamW(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2),
 }
 
-_MODES = {"pynative": ms.PYNATIVE_MODE, "graph": ms.GRAPH_MODE}
-_TARGETS = {"cpu": "CPU", "gpu": "GPU", "ascend": "Ascend"}
-_configured: Dict[str, Optional[str]] = {"backend": None}
-GRAPH_ERROR_MARKER = "The Traceback of Net Construct Code"
-
-
-def backend_unavailable(backend: str, device_id: Optional[int] = None) -> Optional[str]:
-    """None when the backend (and device id) can run here, else the reason (public API: mindspore.hal)."""
-    target = _TARGETS.get(backend)
-    if target is None:
-        return f"unknown backend {backend!r}; use one of {', '.join(_TARGETS)}"
-    try:
-        available = ms.hal.is_available(target)
-    except Exception as exc:  # a broken plugin must read as "not here", not crash the run
-        return f"MindSpore cannot probe {target}: {exc}"
-    if not available:  # said first: it holds whatever this process ran before
-        return (f"MindSpore {target} backend is not available on this machine (mindspore.hal.is_available({target!r})"
-                f" is False); use --backend cpu, or --backend auto for what is here")
-    if _configured["backend"] not in (None, backend):
-        return f"this process already runs MindSpore on {_configured['backend']}; run {backend} in its own process"
-    if device_id is not None and backend != "cpu":
-        try:
-            count = ms.hal.device_count(target)
-        except Exception as exc:
-            return f"MindSpore cannot count {target} devices: {exc}"
-        if not 0 <= device_id < count:
-            return f"MindSpore sees {count} {target} device(s) here; device id {device_id} does not exist"
-    return None
-
-
-def set_threads(count: int) -> bool:
-    """Threads for MindSpore's CPU kernels (public mindspore.device_context.cpu.op_tuning.threads_num; its
-    default is 25). Only before the first kernel runs, once per process: False when it can no longer be set."""
-    try:
-        ms.device_context.cpu.op_tuning.threads_num(count)
-    except (RuntimeError, AttributeError):
-        return False
-    return True
-
-
-def auto_backend() -> str:
-    """The backend --backend auto means: Ascend, else GPU, else CPU, whichever mindspore.hal reports first."""
-    for backend in ("ascend", "gpu", "cpu"):
-        try:
-            if ms.hal.is_available(_TARGETS[backend]):
-                return backend
-        except Exception:  # a broken plugin reads as "not here"
-            continue
-    return "cpu"
-
-
-def configure(mode: str, backend: str, device_id: Optional[int] = None) -> None:
-    if _configured["backend"] is None:
-        try:
-            if device_id is None:
-                ms.set_device(_TARGETS[backend])
-            else:
-                ms.set_device(_TARGETS[backend], device_id)
-            # Without this, a CPU kernel error can surface on a later, unrelated op.
-            ms.runtime.launch_blocking()
-        except RuntimeError:
-            # The runtime already started (kernels ran before migcheck was asked): fine on the same target.
-            if ms.get_context("device_target") != _TARGETS[backend]:
-                raise
-        _configured["backend"] = backend
-    ms.set_context(mode=_MODES[mode])
-
-
-@contextlib.contextmanager
-def scratch_cwd(mode: str) -> Iterator[None]:
-    """GRAPH-mode failures write rank_0/ into the working directory: keep it out of the user's tree."""
-    if mode != "graph":
-        yield
-        return
-    here = os.getcwd()
-    os.chdir(_scratch_dir())
-    try:
-        yield
-    finally:
-        os.chdir(here)
-
-
-_SCRATCH: Dict[str, str] = {}
-
-
-def _scratch_dir() -> str:
-    if "dir" not in _SCRATCH:
-        _SCRATCH["dir"] = tempfile.mkdtemp(prefix="migcheck-ms-")
-        atexit.register(shutil.rmtree, _SCRATCH["dir"], ignore_errors=True)
-    return _SCRATCH["dir"]
-
-
-IR_LINES = 80  # of an analyze_fail.ir: its head names the exception and the failing node
-
-
-def take_ir_dumps() -> str:
-    """The analyze_fail*.ir files MindSpore wrote during the last item (GRAPH compile failures), as an
-    excerpt, and remove them: the scratch folder is deleted at exit, so the logs' "See file
-    '.../analyze_fail.ir'" would otherwise point at nothing. "" when there are none."""
-    root = _SCRATCH.get("dir")
-    if not root or not os.path.isdir(root):
-        return ""
-    parts = []
-    for dirpath, _, names in sorted(os.walk(root)):
-        for name in sorted(names):
-            if not (name.startswith("analyze_fail") and name.endswith(".ir")):
-                continue
-            path = os.path.join(dirpath, name)
-            try:
-                with open(path, encoding="utf-8", errors="replace") as f:
-                    lines = [next(f, "") for _ in range(IR_LINES)]
-                os.unlink(path)
-            except OSError:
-                continue
-            text = "".join(lines).rstrip("\n")
-            parts.append(f"--- {name} (MindSpore's file, first {IR_LINES} lines; copied here, then deleted) ---\n{text}")
-    return "\n".join(parts)
-
-
-@contextlib.contextmanager
-def pynative() -> Iterator[None]:
-    """Run a block in PYNATIVE mode (forward hooks work only there), then restore the mode."""
-    before = ms.get_context("mode")
-    ms.set_context(mode=ms.PYNATIVE_MODE)
-    try:
-        yield
-    finally:
-        ms.set_context(mode=before)
-
-
-def flush_pending_errors() -> None:
-    """Wait for MindSpore's queued kernels and drop what they raise: after a failing item, so that an error
-    still in flight surfaces there, not on the next item's first op (PYNATIVE launches asynchronously)."""
-    try:
-        ms.runtime.synchronize()
-    except Exception:  # the failure already reported
-        pass
-
-
-def is_graph_compile_error(exc: BaseException) -> bool:
-    return GRAPH_ERROR_MARKER in str(exc)
-
-
 def to_numpy(tree: Any) -> Any:
     if isinstance(tree, ms.Tensor):
         if tree.dtype == ms.bfloat16:
             tree = tree.astype(ms.float32)
         return tree.asnumpy().copy()
-    if isinstance(tree, Mapping):
-        return {k: to_numpy(v) for k, v in tree.items()}
+    fields = record_fields(tree)  # model-output objects: by field name
+    if fields is not None:
+        return {k: to_numpy(v) for k, v in fields}
     if isinstance(tree, (tuple, list)):
         return [to_numpy(v) for v in tree]
     if isinstance(tree, (bool, int, float, np.ndarray, np.generic)):
@@ -194,14 +51,22 @@ def _dtype_name(p: Any) -> str:
 
 
 class MindSporeCell:
-    def __init__(self, factory: Callable[[], Any], mode: str) -> None:
-        cell = factory()
-        if not isinstance(cell, ms.nn.Cell):
-            raise MindSporeSideError(f"the mindspore factory returned {type(cell).__name__}, not a mindspore.nn.Cell")
+    def __init__(self, factory: Callable[[], Any], mode: str, input_names: Sequence[str] = ()) -> None:
+        built = factory()
+        if is_torch_like(built):
+            cell: Any = TorchLikeCell(built)
+        elif isinstance(built, ms.nn.Cell):
+            cell = built
+        else:
+            raise MindSporeSideError(f"the mindspore factory returned {type(built).__name__}, not a mindspore.nn.Cell"
+                                     f" nor a callable with named_parameters()/parameters_and_names()")
         self.cell = cell
         self.mode = mode
         # Captured once: wrapping the cell later (objectives, train steps) may rename parameters.
-        self._named = list(cell.parameters_and_names())
+        self._named = list(cell.named) if isinstance(cell, TorchLikeCell) else list(cell.parameters_and_names())
+        # What calls run: the cell itself, or a KeywordCall feeding the inputs by name (migcheck.util.calls).
+        names = keyword_names(entry_point(built), input_names, f"the MindSpore {type(built).__name__}")
+        self._call = KeywordCall(cell, names) if names else cell
         # GRAPH mode: seconds spent compiling graphs (Cell.compile before the first call; for gradients,
         # the first call's time beyond a second call's). Each new Cell instance compiles anew in 2.10.
         self.compile_s = 0.0
@@ -232,25 +97,27 @@ class MindSporeCell:
             self.compile_s += time.perf_counter() - started
 
     def params(self) -> List[ParamInfo]:
-        owners = {name: type(c).__name__ for name, c in self.cell.cells_and_names()}
+        owners = (self.cell.owners() if isinstance(self.cell, TorchLikeCell)
+                  else {name: type(c).__name__ for name, c in self.cell.cells_and_names()})
         out = []
         for name, p in self._named:
             owner = name.rpartition(".")[0]
             out.append(ParamInfo(name=name, shape=tuple(p.shape), dtype=_dtype_name(p),
-                                 owner_kind=owners.get(owner, "?"), trainable=bool(p.requires_grad),
-                                 is_buffer=not p.requires_grad))
+                                 owner_kind=owners.get(owner, "?"), trainable=_trainable(p),
+                                 is_buffer=not _trainable(p)))
         return out
 
     def load(self, weights: Mapping[str, np.ndarray]) -> None:
         for name, p in self._named:
-            p.set_data(ms.Tensor(contiguous(weights[name]), dtype=p.dtype))
+            load_value(p, contiguous(weights[name]))
 
     def forward(self, inputs: Sequence[np.ndarray], dtypes: Sequence[str], *, train: bool = False) -> Any:
         self.cell.set_train(train)
         args = [_tensor(x, d) for x, d in zip(inputs, dtypes)]
-        self._compile(self.cell, args)
-        with scratch_cwd(self.mode):
-            return to_numpy(self.cell(*args))
+        with graph_hint(self.cell, self.mode):
+            self._compile(self._call, args)
+            with scratch_cwd(self.mode):
+                return to_numpy(self._call(*args))
 
     def capture(self, inputs: Sequence[np.ndarray], dtypes: Sequence[str], *, train: bool = False) -> List[Any]:
         """One PYNATIVE forward with a hook on every sub-cell (hooks need PYNATIVE; the mode is restored)."""
@@ -263,7 +130,7 @@ class MindSporeCell:
                        for name, c in self.cell.cells_and_names()]
             try:
                 self.cell.set_train(train)
-                self.cell(*[_tensor(x, d) for x, d in zip(inputs, dtypes)])
+                self._call(*[_tensor(x, d) for x, d in zip(inputs, dtypes)])
             finally:
                 for h in handles:
                     h.remove()
@@ -363,7 +230,7 @@ class MindSporeCell:
         return type(cell).__name__, plain_config(cell)
 
     def state(self) -> Dict[str, np.ndarray]:
-        return {name: to_numpy(p.value()) for name, p in self._named}
+        return {name: to_numpy(read_value(p)) for name, p in self._named}
 
     def gradients(self, inputs: Sequence[np.ndarray], dtypes: Sequence[str], objective: Objective,
                   loss: Optional[Callable[[], Any]], *, train: bool = False) -> Gradients:
@@ -372,14 +239,14 @@ class MindSporeCell:
         self.cell.set_train(train)
         args = [_tensor(x, d) for x, d in zip(inputs, dtypes)]
         positions = tuple(i for i, a in enumerate(args) if ms.ops.is_floating_point(a))
-        named = [(n, p) for n, p in self._named if p.requires_grad]
+        named = [(n, p) for n, p in self._named if _trainable(p)]
         # With cotangents, the outputs come back as aux (no gradient flows through them): the caller
         # checks their shapes against torch's after this one pass (Gradients.output_shapes), instead of
         # running a forward pass of its own first.
         with_outputs = loss is None and bool(objective.cotangents)
-        fn = ms.grad(objective_cell(self.cell, objective, loss, with_outputs, self.loss_float32), grad_position=positions or None,
+        fn = ms.grad(objective_cell(self._call, objective, loss, with_outputs, self.loss_float32), grad_position=positions or None,
                      weights=[p for _, p in named] or None, has_aux=with_outputs)
-        with scratch_cwd(self.mode):
+        with scratch_cwd(self.mode), graph_hint(self.cell, self.mode):
             started = time.perf_counter()
             result = fn(*args)
             if self.mode == "graph":  # no compile call for a grad function: the first call minus a second
@@ -398,7 +265,7 @@ class MindSporeCell:
     def optimizer_groups(self, optimizer: Any) -> Tuple[str, Dict[str, Dict[str, Any]]]:
         """(optimizer class, MindSpore parameter name -> its hyperparameters in torch's names), read from the
         optimizer a step builds; per-parameter weight decay follows its decay flags (a name filter)."""
-        named = [(n, p) for n, p in self._named if p.requires_grad]
+        named = [(n, p) for n, p in self._named if _trainable(p)]
         opt = PRESETS[optimizer]([p for _, p in named]) if isinstance(optimizer, str) else optimizer([p for _, p in named])
         common: Dict[str, Any] = {}
         for torch_key, attrs in (("lr", ("learning_rate",)), ("eps", ("eps", "epsilon")), ("momentum", ("momentum",)),
@@ -420,17 +287,36 @@ class MindSporeCell:
               loss: Optional[Callable[[], Any]], optimizer: Any, count: int) -> List[Dict[str, Any]]:
         """Train-mode steps through TrainOneStepCell; after each: the loss and every parameter by name."""
         args = [_tensor(x, d) for x, d in zip(inputs, dtypes)]
-        params = [p for _, p in self._named if p.requires_grad]
+        params = [p for _, p in self._named if _trainable(p)]
         opt = PRESETS[optimizer](params) if isinstance(optimizer, str) else optimizer(params)
-        step = ms.nn.TrainOneStepCell(objective_cell(self.cell, objective, loss, loss_float32=self.loss_float32), opt)
+        step = ms.nn.TrainOneStepCell(objective_cell(self._call, objective, loss, loss_float32=self.loss_float32), opt)
         step.set_train(True)
-        self._compile(step, args)
         records = []
-        for _ in range(count):
-            with scratch_cwd(self.mode):
-                value = step(*args)
-            records.append({"loss": to_numpy(value), "state": self.state()})
+        with graph_hint(self.cell, self.mode):
+            self._compile(step, args)
+            for _ in range(count):
+                with scratch_cwd(self.mode):
+                    value = step(*args)
+                records.append({"loss": to_numpy(value), "state": self.state()})
         return records
+
+
+def initial_state(factory: Callable[[], Any], seed: int) -> Tuple[List[ParamInfo], Dict[str, np.ndarray]]:
+    """A port built with its own default initialization under one seed (mindspore.set_seed; numpy's
+    global generator too, put back afterwards): its parameters and their initial values."""
+    saved = np.random.get_state()
+    try:
+        ms.set_seed(seed)
+        np.random.seed(seed)
+        cell = MindSporeCell(factory, "pynative")
+        return cell.params(), cell.state()
+    finally:
+        np.random.set_state(saved)
+
+
+def _trainable(p: Any) -> bool:
+    """A Parameter that asks for gradients; a torch-like module's plain Tensor never gets one."""
+    return isinstance(p, ms.Parameter) and bool(p.requires_grad)
 
 
 def _scalar(value: Any) -> Optional[float]:

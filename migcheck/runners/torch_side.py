@@ -11,7 +11,8 @@ import torch
 from migcheck.runners.base import Gradients, LazyObjective, Objective
 from migcheck.runners.base import ParamInfo
 from migcheck.precision import Precision, layer_dtypes, unmatched
-from migcheck.util.tree import contiguous, flatten
+from migcheck.util.calls import keyword_names, split_call
+from migcheck.util.tree import contiguous, flatten, record_fields
 
 # Optimizer presets: torch's own hyper-parameter names; mindspore_side holds the paired port.
 PRESETS: Mapping[str, Callable[[List[torch.nn.Parameter]], torch.optim.Optimizer]] = {
@@ -80,8 +81,9 @@ def to_numpy(tree: Any) -> Any:
         if t.dtype == torch.bfloat16:
             t = t.float()  # numpy has no bfloat16
         return t.numpy().copy()
-    if isinstance(tree, Mapping):
-        return {k: to_numpy(v) for k, v in tree.items()}
+    fields = record_fields(tree)  # model-output objects (dataclass, namedtuple, dict-like): by field name
+    if fields is not None:
+        return {k: to_numpy(v) for k, v in fields}
     if isinstance(tree, (tuple, list)):
         return [to_numpy(v) for v in tree]
     if isinstance(tree, (bool, int, float, np.ndarray, np.generic)):
@@ -94,8 +96,9 @@ def _placeholders(tree: Any) -> Any:
     if isinstance(tree, torch.Tensor):
         dtype = np.float32 if tree.dtype == torch.bfloat16 else torch.empty((), dtype=tree.dtype).numpy().dtype
         return np.broadcast_to(np.zeros((), dtype), tuple(tree.shape))
-    if isinstance(tree, Mapping):
-        return {k: _placeholders(v) for k, v in tree.items()}
+    fields = record_fields(tree)
+    if fields is not None:
+        return {k: _placeholders(v) for k, v in fields}
     if isinstance(tree, (tuple, list)):
         return [_placeholders(v) for v in tree]
     return to_numpy(tree)
@@ -105,8 +108,22 @@ def _dtype_name(t: torch.Tensor) -> str:
     return "bfloat16" if t.dtype == torch.bfloat16 else str(t.dtype).replace("torch.", "")
 
 
+def initial_state(factory: Callable[[], Any], seed: int) -> Tuple[List[ParamInfo], Dict[str, np.ndarray]]:
+    """A module built with its own default initialization under one seed (torch's and numpy's global
+    generators, both put back afterwards): its parameters and their initial values."""
+    saved = np.random.get_state()
+    try:
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(seed)
+            np.random.seed(seed)
+            module = TorchModule(factory)
+            return module.params(), module.state()
+    finally:
+        np.random.set_state(saved)
+
+
 class TorchModule:
-    def __init__(self, factory: Callable[[], Any], device: str = "cpu") -> None:
+    def __init__(self, factory: Callable[[], Any], device: str = "cpu", input_names: Sequence[str] = ()) -> None:
         if device == "cuda":
             _prepare_cuda()
         module = factory()
@@ -114,6 +131,8 @@ class TorchModule:
             raise TorchSideError(f"the torch factory returned {type(module).__name__}, not a torch.nn.Module")
         self.device = torch.device(device)
         self.module = module.to(self.device)
+        # Network inputs passed by keyword when forward names them all (migcheck.util.calls).
+        self.keywords = keyword_names(module.forward, input_names, f"the torch {type(module).__name__}.forward")
         self.float64 = False
         self._cast: Optional["_CastToLayerDtype"] = None  # set by set_precision
         self._loss_float32 = False
@@ -134,10 +153,11 @@ class TorchModule:
         self._loss_float32 = precision.loss_float32
 
     def _run(self, args: Sequence[torch.Tensor]) -> Any:
+        positional, keywords = split_call(args, self.keywords)
         if self._cast is None:
-            return self.module(*args)
+            return self.module(*positional, **keywords)
         with self._cast:
-            return self.module(*args)
+            return self.module(*positional, **keywords)
 
     def to_float64(self) -> None:
         """The error-budget oracle: every float parameter and buffer, input, cotangent and loss in float64."""

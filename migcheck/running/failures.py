@@ -15,7 +15,7 @@ def error_outcome(exc: BaseException, item: Item, side: str = "",
     """pynative_runs: re-runs the item in PYNATIVE and says whether it got through; asked only for a
     MindSpore failure in GRAPH mode, so that the GRAPH hint is given only where GRAPH alone fails."""
     from migcheck.localization.exceptions import classify
-    from migcheck.runners import mindspore_side
+    from migcheck.runners import mindspore_context
 
     where = side or "mindspore"
     ms_failed = side != "torch"
@@ -24,8 +24,12 @@ def error_outcome(exc: BaseException, item: Item, side: str = "",
     graph_only = None
     if item.mode == "graph" and ms_failed and pynative_runs is not None:
         graph_only = pynative_runs()
-    banner = item.mode == "graph" and ms_failed and mindspore_side.is_graph_compile_error(exc)
+    banner = item.mode == "graph" and ms_failed and mindspore_context.is_graph_compile_error(exc)
     notes: Tuple[str, ...] = ()
+    hint = getattr(exc, "migcheck_hint", "")  # set by a runner that knows why (a torch-like MindSpore module)
+    if hint and item.mode == "graph" and ms_failed:
+        return Outcome(Kind.GRAPH_COMPILE_ERROR, f"GRAPH mode could not compile the port: {text}; hint: {hint}",
+                       error=_excerpt(exc, item.case.file))
     if graph_only or (banner and graph_only is None):
         checked = "; the same item runs in PYNATIVE (re-run), so only GRAPH compilation fails" if graph_only else ""
         message = (f"GRAPH mode could not compile the cell: {text}{checked}; what GRAPH cannot compile is in"

@@ -27,8 +27,13 @@ def make_cotangents(case_name: str, outputs: Any) -> Tuple[Tuple[Optional[np.nda
 
 
 def output_layout_problem(outputs: Any) -> Optional[str]:
-    """The MindSpore objective reaches leaves by index paths, so dicts are refused."""
-    if isinstance(outputs, dict) or (isinstance(outputs, (list, tuple)) and
-                                     any(output_layout_problem(o) for o in outputs)):
-        return "the objective supports tensors in (nested) tuples; this output holds a dict"
+    """The MindSpore objective reaches leaves by index paths (positions and field names), so a dict
+    keyed by anything but strings is refused (GRAPH mode indexes dicts by constant strings only)."""
+    if isinstance(outputs, dict):
+        bad = [k for k in outputs if not isinstance(k, str)]
+        if bad:
+            return f"the objective reaches output fields by name; this output holds a dict keyed by {bad[0]!r}"
+        return next((p for p in map(output_layout_problem, outputs.values()) if p), None)
+    if isinstance(outputs, (list, tuple)):
+        return next((p for p in map(output_layout_problem, outputs) if p), None)
     return None

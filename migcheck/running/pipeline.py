@@ -11,6 +11,7 @@ import numpy as np
 from migcheck.case import BACKENDS, PRESET_BACKENDS, PairedCase
 from migcheck.golden.store import GoldenProblem
 from migcheck.judging.compare import TensorComparison, compare_trees, fmt_shape
+from migcheck.judging.error_sample import keep_detail
 from migcheck.judging.verdict import Verdict
 from migcheck.options import RunOptions
 from migcheck.planning.items import Item
@@ -38,6 +39,8 @@ def skip_reason(item: Item, options: Optional[RunOptions] = None) -> Optional[st
     for key in (item.mode, item.check, f"{item.check}-{item.mode}"):
         if key in case.skip:
             return case.skip[key]
+    if item.check == "init" and item.mode == "graph":
+        return "the init check compiles nothing (it compares freshly built parameters): it runs in pynative mode only"
     if item.backend not in BACKENDS:
         return f"unknown backend {item.backend!r}"
     unsupported = unsupported_reason(as_precision(case.precision), item.backend)
@@ -47,7 +50,7 @@ def skip_reason(item: Item, options: Optional[RunOptions] = None) -> Optional[st
     if item.check == "step" and needs and item.backend not in needs:
         return (f"the {case.optimizer!r} preset's MindSpore optimizer runs on {', '.join(needs)} only;"
                 f" pass optimizer=FrameworkPair(...) to step on {item.backend}")
-    from migcheck.runners.mindspore_side import backend_unavailable
+    from migcheck.runners.mindspore_context import backend_unavailable
 
     reason = backend_unavailable(item.backend, options.device_id if options else None)
     if reason is None and options is not None and not options.golden and options.torch_device != "cpu":
@@ -69,8 +72,8 @@ def run_item(item: Item, options: RunOptions = RunOptions()) -> Verdict:
     with captured_stderr(options.capture_logs) as captured:
         verdict = _run_item(item, options)
     ir = ""
-    if "migcheck.runners.mindspore_side" in sys.modules:  # never import MindSpore just to look
-        ir = sys.modules["migcheck.runners.mindspore_side"].take_ir_dumps()
+    if "migcheck.runners.mindspore_context" in sys.modules:  # never import MindSpore just to look
+        ir = sys.modules["migcheck.runners.mindspore_context"].take_ir_dumps()
     log = "\n".join(p for p in (excerpt(captured.text), ir) if p.strip())
     if verdict.status not in _LOG_KEPT or not log:
         return verdict
@@ -111,6 +114,10 @@ def _runs_in_pynative(item: Item, options: RunOptions) -> Optional[bool]:
 
 def _run_check(item: Item, options: RunOptions) -> Outcome:
     case = item.case
+    if item.check == "init":  # no reference run: both sides are built fresh under several seeds
+        from migcheck.running.init_check import init_outcome
+
+        return init_outcome(item, options)
     try:
         ref, source = reference(case, item.check, options)
     except (SkipCheck, GoldenProblem):
@@ -122,11 +129,12 @@ def _run_check(item: Item, options: RunOptions) -> Outcome:
 
 
 def _run_mindspore_side(item: Item, options: RunOptions, ref: Reference) -> Outcome:
-    from migcheck.runners.mindspore_side import MindSporeCell, configure
+    from migcheck.runners.mindspore_context import configure
+    from migcheck.runners.mindspore_side import MindSporeCell
 
     case = item.case
     configure(item.mode, item.backend, options.device_id)
-    cell = MindSporeCell(case.mindspore, item.mode)
+    cell = MindSporeCell(case.mindspore, item.mode, case.network_inputs)
     n_net = len(ref.input_names) - len(case.targets)
     torch_side = None if options.golden else (lambda: _torch_module(case))
     mapping = build_mapping(case, ref.params, cell, torch_side, ref.inputs[:n_net], ref.input_dtypes, ref.weights)
@@ -163,7 +171,7 @@ def _compare_mapped(item: Item, options: RunOptions, ref: Reference, cell: Any, 
 
 
 def _raised(exc: Exception, item: Item, options: RunOptions, ref: Reference, cell: Any, mapping: WeightMapping) -> Outcome:
-    from migcheck.runners.mindspore_side import flush_pending_errors
+    from migcheck.runners.mindspore_context import flush_pending_errors
 
     flush_pending_errors()
     try:
@@ -181,11 +189,17 @@ def _diagnosed_error(exc: Exception, item: Item, options: RunOptions, ref: Refer
 
     try:
         site = locate_raise(item.case, ref, cell, mapping, _tolerance_for(item, options, "forward"))
-    except Exception:  # localizing is best effort: the error verdict stands as it is
-        return outcome
+    except Exception as exc2:  # localizing is best effort: the error verdict stands, and says why it has no place
+        return dataclasses.replace(outcome, notes=outcome.notes + (
+            f"where it raised could not be located ({type(exc2).__name__}: {_first_line(exc2)})",))
     if site is None:
-        return outcome
+        return dataclasses.replace(outcome, notes=outcome.notes + (
+            "where it raised could not be located: a PYNATIVE re-run with hooks went through",))
     return dataclasses.replace(outcome, localization=site.as_localization())
+
+
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [""])[0][:200]
 
 
 def _compared(item: Item, options: RunOptions, ref: Reference, cell: Any, mapping: WeightMapping) -> Outcome:
@@ -248,7 +262,7 @@ def _randomness(tensors: Tuple[TensorComparison, ...], item: Item, options: RunO
     from migcheck.runners.torch_side import TorchModule
 
     case = item.case
-    module = TorchModule(case.torch)
+    module = TorchModule(case.torch, input_names=case.network_inputs)
     module.load(ref.weights)
     apply_precision(case.precision, module)
     n_net = len(ref.input_names) - len(case.targets)
@@ -333,7 +347,8 @@ def mapping_for(case: PairedCase, mode: str = "pynative", backend: str = "cpu", 
     """Build both sides and map their weights: what `migcheck map` shows. Ambiguous pairings are settled
     by one forward pass per candidate on the case's seeded inputs (resolve=False: no forward pass)."""
     from migcheck.running.fixtures import make_inputs, make_weights
-    from migcheck.runners.mindspore_side import MindSporeCell, configure
+    from migcheck.runners.mindspore_context import configure
+    from migcheck.runners.mindspore_side import MindSporeCell
     from migcheck.runners.torch_side import TorchModule
 
     configure(mode, backend)
@@ -414,5 +429,6 @@ def _outcome_from_tensors(tensors: Tuple[TensorComparison, ...], mapping: Weight
                        mapping=mapping, notes=notes)
     first = min(failing, key=lambda t: KIND_ORDER.index(t.kind))
     more = f" (+{len(failing) - 1} more failing tensor(s))" if len(failing) > 1 else ""
-    return Outcome(first.kind, first.message + more, tensors, mapping=mapping, notes=notes)
+    tensors, bounded = keep_detail(tensors, KIND_ORDER)  # the report's size stays bounded on real nets
+    return Outcome(first.kind, first.message + more, tensors, mapping=mapping, notes=notes + ((bounded,) if bounded else ()))
 

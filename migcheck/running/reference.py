@@ -149,7 +149,7 @@ def _compute_oracle(case: PairedCase, check: str, device: str, cache: Optional[s
     from migcheck.runners.torch_side import TorchModule
 
     ref = torch_reference(case, check, device=device, cache=cache)
-    module = TorchModule(case.torch, device)
+    module = TorchModule(case.torch, device, case.network_inputs)
     module.load(ref.weights)
     module.to_float64()
     n_net = len(ref.input_names) - len(case.targets)
@@ -181,13 +181,16 @@ def _torch_results(case: PairedCase, check: str, module: Side, inputs: Tuple[np.
 def _compute_reference(case: PairedCase, check: str, device: str = "cpu") -> Reference:
     from migcheck.runners.torch_side import TorchModule
 
+    if check == "init":
+        raise SkipCheck("the init check builds both sides fresh under several seeds; it has no torch reference to record")
+
     specs = dict(case.input_specs)
     order = [n for n in specs if n not in case.targets] + list(case.targets)
     drawn = make_inputs(case.name, list(specs.items()))
     inputs = tuple(drawn[n] for n in order)
     dtypes = tuple(specs[n].dtype for n in order)
     n_net = len(order) - len(case.targets)
-    module = TorchModule(case.torch, device)
+    module = TorchModule(case.torch, device, case.network_inputs)
     params = tuple(module.params())
     weights = make_weights(params, case_name=case.name, fill=case.weights, built=module.state())
     module.load(weights)

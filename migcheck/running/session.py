@@ -158,6 +158,10 @@ def run(sources: Union[CaseSource, Sequence[CaseSource]] = "cases", *, keyword: 
         info.setdefault("started", journal.created)
         written = write_report_from_journal(report, partial=stopped is not None, run_info=info)
         journal.end(partial=stopped is not None, reason=signals.describe(stopped) if stopped is not None else "")
+        if written is not None:  # the cells now hold each verdict's bulk: the journal need not repeat it
+            from migcheck.report.journal import compact
+
+            compact(report)
     return RunResult(tuple(items), tuple(verdicts), tuple(errors), stopped is not None, written,
                      terminated=stopped is not None and signals.exit_code(stopped) == signals.EXIT_TERMINATED)
 

@@ -241,8 +241,11 @@ def test_error_text_is_escaped(report):
 
 def test_a_schema_1_report_renders_without_plots(report, tmp_path):
     root, verdicts = report
+    from migcheck.serialize import verdict_to_json
+
     data = json.loads((root / "summary.json").read_text())
     data["schema_version"] = 1
+    data["verdicts"] = [verdict_to_json(v) for v in verdicts]  # schema 1 held every tensor in summary.json
     for v in data["verdicts"]:
         for t in v["tensors"]:
             del t["error_sample"]  # what migcheck 0.1 wrote
@@ -312,7 +315,7 @@ def test_report_command_with_a_baseline(report, tmp_path, capsys):
     assert captured.err == "migcheck: 1 item(s) got worse than the baseline (--allow-worse accepts that)\n"
     assert "NEWLY-FAILING  dense_relu[forward-pynative-cpu]  pass -> fail: value mismatch in out" in out
     assert "ADDED          claims_bad[forward-pynative-cpu]  new item: xpass" in out
-    assert ", 6 unchanged ==" in out and out.rstrip().endswith(f"report: {new / 'index.html'} (8 verdict(s), schema 3)")
+    assert ", 6 unchanged ==" in out and out.rstrip().endswith(f"report: {new / 'index.html'} (8 verdict(s), schema 4)")
     page = read(new / "index.html")
     changes = page.rows("changes")
     assert [(r["_attrs"]["data-category"], r["item"], r["status was"], r["status now"]) for r in changes] == [
@@ -408,8 +411,8 @@ def test_real_failing_run_on_a_terminal(write_case_file, tmp_path, monkeypatch):
     assert [img["data-tensor"] for img in page.images] == ["out"]
     assert png_size(base64.b64decode(page.images[0]["src"].split(",", 1)[1]))[0] > 300
     assert [(r["torch"], r["mindspore"]) for r in page.rows("mapping")] == [("weight", "weight"), ("bias", "bias")]
-    summary = json.loads((root / "summary.json").read_text())
-    sample = summary["verdicts"][1]["tensors"][0]["error_sample"]
+    cell = json.loads((root / "cells" / "dense_relu.json").read_text())
+    sample = cell["verdicts"][0]["tensors"][0]["error_sample"]
     assert sample["map_axes"] == [0, 1] and len(sample["map"]) == 4 and len(sample["map"][0]) == 2
 
 

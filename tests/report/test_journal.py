@@ -137,3 +137,28 @@ def test_file_names_from_long_case_names_are_bounded_and_unique(tmp_path):
     assert len(safe_name(long_a)) <= 100 and safe_name(long_a) != safe_name(long_b)
     write_report(tmp_path, [_verdict(long_a), _verdict(long_b)])
     assert len(list((tmp_path / "cells").glob("*.json"))) == 2
+
+
+def test_a_finished_journal_is_compacted_and_still_reads_back_whole(tmp_path):
+    import numpy as np
+
+    from migcheck.judging.compare import compare_arrays
+    from migcheck.report.journal import compact
+    from migcheck.tolerance import Tolerance
+
+    tensors = tuple(compare_arrays(f"grad.param.l{k}", np.zeros((8, 8), np.float32), np.full((8, 8), 0.1 * k, np.float32),
+                                   Tolerance(rtol=1e-6, atol=1e-6)) for k in range(20))
+    verdict = Verdict(case="big", check="backward", mode="pynative", backend="cpu", status="fail", kind="value",
+                      message="value mismatch", file="/cases/a.py", tensors=tensors)
+    journal = Journal(tmp_path / "journal.jsonl", planned=[verdict.item])
+    journal.verdict(verdict)
+    write_report_from_journal(tmp_path, partial=False)
+    journal.end(partial=False)
+    before = (tmp_path / "journal.jsonl").stat().st_size
+    compact(tmp_path)
+    assert (tmp_path / "journal.jsonl").stat().st_size < before / 5
+    run = read_journal(tmp_path)
+    assert run.ended and [v.tensors for v in run.verdicts] == [tensors]  # the cell file gives the rest back
+    (tmp_path / "summary.json").unlink()  # a re-render from the compacted journal keeps every tensor
+    write_report_from_journal(tmp_path)
+    assert json.loads((tmp_path / "cells" / "big.json").read_text())["verdicts"][0]["tensors"][19]["name"] == "grad.param.l19"

@@ -55,7 +55,7 @@ def verdicts():
 def test_summary_schema(verdicts, tmp_path):
     write_report(tmp_path, verdicts, ["cases/bad.py: syntax error at line 2: x"])
     data = json.loads((tmp_path / "summary.json").read_text())
-    assert data["schema_version"] == SCHEMA_VERSION == 3
+    assert data["schema_version"] == SCHEMA_VERSION == 4
     assert data["counts"] == {"pass": 1, "fail": 2, "error": 0, "skip": 1, "xfail": 1, "xpass": 0, "crashed": 0,
                               "timeout": 0}
     assert data["partial"] is False
@@ -63,16 +63,22 @@ def test_summary_schema(verdicts, tmp_path):
     assert data["all_as_expected"] is False
     assert data["collection_errors"] == ["cases/bad.py: syntax error at line 2: x"]
     first = data["verdicts"][1]
+    # Schema 4: summary.json lists verdicts without their bulk; cells/<case>.json holds every tensor and mapping.
+    assert (first["tensors"], first["mapping"], first["cell"]) == ([], [], "cells/dense_relu.json")
+    assert first["tensor_counts"] == {"compared": 1, "failing": 1}
     assert {k: first[k] for k in ("case", "check", "mode", "backend", "status", "kind", "expected", "item")} == {
         "case": "dense_relu", "check": "forward", "mode": "pynative", "backend": "cpu", "status": "fail",
         "kind": "value", "expected": "pass", "item": "dense_relu[forward-pynative-cpu]"}
+    # The cell file leaves out fields at their defaults (read back filled in), e.g. expected='pass'.
+    first = json.loads((tmp_path / "cells" / "dense_relu.json").read_text())["verdicts"][0]
+    assert "expected" not in first and first["status"] == "fail"
     [t] = first["tensors"]
     assert (t["name"], t["kind"], t["mismatched"], t["total"], t["max_abs_err"]) == ("out", "value", 1, 4, 0.5)
     assert t["max_abs_at"] == {"index": [1, 1], "torch": 4.0, "mindspore": 4.5}
     assert t["torch_shape"] == [2, 2] and t["tolerance_source"] == "float32 default"
     assert first["mapping"][0] == {"torch_name": "bn.running_var", "ms_name": "bn.moving_variance",
                                    "torch_shape": [3], "ms_shape": [3],
-                                   "how": "rule BatchNorm.running_var->moving_variance", "transform": ""}
+                                   "how": "rule BatchNorm.running_var->moving_variance"}  # transform '' by default
 
 
 def test_summary_is_strict_json_with_non_finite_metrics_as_strings(verdicts, tmp_path):
@@ -82,9 +88,10 @@ def test_summary_is_strict_json_with_non_finite_metrics_as_strings(verdicts, tmp
     def reject(constant):
         raise AssertionError(f"non-standard JSON constant {constant}")
 
-    data = json.loads((tmp_path / "summary.json").read_text(), parse_constant=reject)
+    json.loads((tmp_path / "summary.json").read_text(), parse_constant=reject)
+    data = json.loads((tmp_path / "cells" / "dense_ok.json").read_text(), parse_constant=reject)
     assert data["verdicts"][0]["tensors"][0]["cosine"] == "nan"
-    zero_ref = data["verdicts"][4]["tensors"][0]
+    zero_ref = json.loads((tmp_path / "cells" / "zero_ref.json").read_text(), parse_constant=reject)["verdicts"][0]["tensors"][0]
     assert (zero_ref["max_rel_err"], zero_ref["min_rtol"]) == ("inf", "inf")
 
 
@@ -109,12 +116,25 @@ def test_text_fields_that_look_like_numbers_stay_text(tmp_path):
     assert read_summary(tmp_path / "summary.json") == [v]
 
 
+def test_summary_reads_back_whole_from_its_cells_and_alone_without_them(verdicts, tmp_path):
+    write_report(tmp_path, verdicts)
+    back = read_summary(tmp_path / "summary.json")
+    assert [v.tensors for v in back] == [v.tensors for v in verdicts]
+    assert back[1].mapping == verdicts[1].mapping
+    (tmp_path / "cells" / "dense_relu.json").unlink()  # a summary.json copied alone: verdicts, no tensors
+    alone = read_summary(tmp_path / "summary.json")
+    assert (alone[1].status, alone[1].tensors) == ("fail", ())
+    (tmp_path / "cells" / "dense_ok.json").write_text("{not json")
+    with pytest.raises(ValueError, match="dense_ok.json: not a valid cell file"):
+        read_summary(tmp_path / "summary.json")
+
+
 def test_read_summary_rejects_another_schema_version(verdicts, tmp_path):
     data = summary(verdicts)
     data["schema_version"] = 99
     path = tmp_path / "summary.json"
     path.write_text(json.dumps(data))
-    with pytest.raises(ValueError, match="schema_version 99, this migcheck reads 1 or 2 or 3"):
+    with pytest.raises(ValueError, match="schema_version 99, this migcheck reads 1 or 2 or 3 or 4"):
         read_summary(path)
 
 
@@ -128,6 +148,18 @@ def test_cells_hold_one_json_one_markdown_and_one_html_page_per_case(verdicts, t
     assert cell["schema_version"] == SCHEMA_VERSION and cell["case"] == "conv_default_pad"
     assert cell["file"] == "/src/cases/conv_default_pad.py"
     assert [v["status"] for v in cell["verdicts"]] == ["xfail", "skip"]
+
+
+
+def test_a_cell_holds_a_case_s_shared_mapping_once(verdicts, tmp_path):
+    both = [verdicts[1], dataclasses.replace(verdicts[1], check="backward")]  # every check maps the same weights
+    write_report(tmp_path, both)
+    cell = json.loads((tmp_path / "cells" / "dense_relu.json").read_text())
+    assert cell["shared"]["mapping"][0]["ms_name"] == "bn.moving_variance"
+    assert all(v["shared"] and "mapping" not in v for v in cell["verdicts"])
+    back = read_summary(tmp_path / "summary.json")
+    assert [v.mapping for v in back] == [verdicts[1].mapping] * 2
+    assert [v.skipped_params for v in back] == [verdicts[1].skipped_params] * 2
 
 
 def test_markdown_has_the_failing_tensor_table_and_weight_mapping(verdicts, tmp_path):

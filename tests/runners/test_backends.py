@@ -21,7 +21,7 @@ from migcheck import PairedCase, Tolerance, uniform
 from migcheck.cli import EXIT_OK, EXIT_USAGE, main
 from migcheck.options import RunOptions
 from migcheck.running.pipeline import Item, run_item
-from migcheck.runners.mindspore_side import backend_unavailable
+from migcheck.runners.mindspore_context import backend_unavailable
 from migcheck.tolerance import PROFILES, Profile, register_profile, resolve
 
 HAS_GPU = ms.hal.is_available("GPU")
@@ -123,6 +123,7 @@ def test_cli_profile_option(write_case_file, capsys):
     import json
 
     (verdict,) = json.loads((path.parent.parent / "r" / "summary.json").read_text())["verdicts"]
-    assert verdict["profile"] == "strict" and verdict["tensors"][0]["profile"] == "strict"
+    (full,) = json.loads((path.parent.parent / "r" / verdict["cell"]).read_text())["verdicts"]
+    assert verdict["profile"] == "strict" and full["tensors"][0]["profile"] == "strict"
     assert main(["compare", str(path), "--profile", "tpu"]) == EXIT_USAGE
     assert "unknown profile 'tpu'; choose from cpu, gpu, ascend, strict" in capsys.readouterr().err

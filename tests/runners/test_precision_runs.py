@@ -22,7 +22,8 @@ from migcheck.planning.discovery import load_file
 from migcheck.running.pipeline import Item, run_item
 from migcheck.golden.fingerprint import case_fingerprint
 from migcheck.precision import FLOAT16_BATCHNORM_FLOAT32
-from migcheck.runners.mindspore_side import MindSporeCell, MindSporeSideError, configure
+from migcheck.runners.mindspore_context import configure
+from migcheck.runners.mindspore_side import MindSporeCell, MindSporeSideError
 from migcheck.runners.torch_side import TorchModule, TorchSideError
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -132,7 +132,7 @@ def test_the_twin_with_the_fix_applied_passes():
 
 def test_a_raise_in_the_network_s_own_construct_names_no_setting():
     v = _verdict(ShapeBug, "pynative")
-    assert v.localization is not None, v.message
+    assert v.localization is not None, (v.message, v.notes)
     where = v.localization.summary
     assert not v.localization.findings
     assert "raised in MindSpore's ShapeBug itself (the network; no sub-cell of it was running)" in where and "fix:" not in where
