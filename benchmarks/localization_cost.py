@@ -22,7 +22,7 @@ from migcheck.localization.capture import _isolated_pass, _tol, locate  # noqa: 
 from migcheck.localization.dataflow import pair_calls  # noqa: E402
 from migcheck.localization.locate import module_pairs  # noqa: E402
 from migcheck.options import RunOptions  # noqa: E402
-from migcheck.running.mapping import map_weights, to_mindspore  # noqa: E402
+from migcheck.mapping.transfer import map_weights, to_mindspore  # noqa: E402
 from migcheck.running.pipeline import Item, _tolerance_for  # noqa: E402
 from migcheck.running.reference import torch_reference  # noqa: E402
 from migcheck.runners.mindspore_side import MindSporeCell, configure  # noqa: E402

@@ -177,7 +177,7 @@ def case_problems(case: PairedCase) -> list[Tuple[str, str]]:
             out.append((f"weight_transforms[{pattern!r}] is {transform!r}",
                         "use migcheck.transforms.transpose(1, 0), reshape(), split(), concat() or reorder_blocks(...)"))
     if case.weight_map is not None:
-        from migcheck.running.mapping_rules import Explicit
+        from migcheck.mapping.rules import Explicit
 
         try:
             Explicit.of(case.weight_map)

@@ -206,7 +206,7 @@ def _map(args: argparse.Namespace) -> int:
     from migcheck.report.mapping_table import render_mapping
 
     case = _find_case(args)
-    from migcheck.running.mapping_suggest import evidence, suggest
+    from migcheck.mapping.suggest import evidence, suggest
 
     mapping = mapping_for(case, resolve=not args.no_activations)
     text, complete = suggest(mapping) if args.suggest else (render_mapping(case.name, mapping) + evidence(mapping), True)

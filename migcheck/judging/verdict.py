@@ -6,7 +6,7 @@ from typing import Optional, Tuple
 
 from migcheck.judging.compare import TensorComparison
 from migcheck.localization.locate import Localization
-from migcheck.running.mapping import MappedParam, SkippedParam
+from migcheck.mapping.transfer import MappedParam, SkippedParam
 from migcheck.vocab import ERROR_KINDS, EXPECTED_STATUSES, STATUSES, Status, item_id, plain  # noqa: F401  (STATUSES re-exported)
 
 

@@ -17,7 +17,7 @@ from migcheck.localization.owners import diagnose_pair as _diagnose_pair, first_
 from migcheck.localization.owners import hidden_confirmer as _hidden_confirmer, owners_of as _owners_of
 from migcheck.localization.locate import Defect, Localization, SubcellRow, module_pairs, rows_from_flow, summarize
 from migcheck.localization.rules import Finding, diagnose_precision, diagnose_update_pattern
-from migcheck.running.mapping import WeightMapping, to_torch
+from migcheck.mapping.transfer import WeightMapping, to_torch
 from migcheck.precision import apply_precision, as_precision
 from migcheck.tolerance import Tolerance
 

@@ -10,7 +10,7 @@ import numpy as np
 from migcheck.localization.confirm import _fix_text
 from migcheck.localization.correspondence import differences
 from migcheck.localization.rules import Finding, diagnose
-from migcheck.running.mapping import WeightMapping, to_torch
+from migcheck.mapping.transfer import WeightMapping, to_torch
 
 
 def hidden_confirmer(case: Any, check: str, ref: Any, module: Any, cell: Any, mapping: WeightMapping,

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import List
 
 from migcheck.judging.compare import fmt_shape
-from migcheck.running.mapping import WeightMapping
+from migcheck.mapping.transfer import WeightMapping
 
 
 def render_mapping(case: str, mapping: WeightMapping) -> str:

@@ -19,7 +19,7 @@ import mindspore as ms
 import numpy as np
 import torch
 
-from migcheck.running.mapping import BOOKKEEPING, WeightMapping, to_mindspore, to_torch
+from migcheck.mapping.transfer import BOOKKEEPING, WeightMapping, to_mindspore, to_torch
 from migcheck.util.tree import contiguous
 
 TORCH_SUFFIXES = (".pt", ".pth", ".bin", ".safetensors")

@@ -9,19 +9,22 @@ from typing import Any, List, Optional, Sequence, Tuple
 def raising_subcell(network: Any, args: Sequence[Any], pynative: Any, *, train: bool = False) -> Optional[Tuple[str, str]]:
     """(name, class) of the innermost sub-cell that started and never finished in a PYNATIVE forward that
     raises ("" is the network's own construct); None when the forward runs through."""
+    import mindspore as ms
+
     stack: List[Tuple[str, str]] = []
 
+    # Ops may run asynchronously, so an error can surface after its cell has finished: wait for the queue at
+    # every cell boundary, so it surfaces while the cell that launched it (or its parent, between two
+    # children) is still on the stack.
     def enter(name: str, cell: Any, _args: tuple) -> None:
+        ms.runtime.synchronize()
         stack.append((name, type(cell).__name__))
 
     def leave(_cell: Any, _args: tuple, _out: Any) -> None:
+        ms.runtime.synchronize()
         if stack:
             stack.pop()
 
-    import mindspore as ms
-
-    synchronous = ms.get_context("pynative_synchronize")
-    ms.set_context(pynative_synchronize=True)  # a kernel error surfaces at its op, with its sub-cell running
     with pynative():
         handles = []
         for name, c in network.cells_and_names():
@@ -30,11 +33,11 @@ def raising_subcell(network: Any, args: Sequence[Any], pynative: Any, *, train: 
         try:
             network.set_train(train)
             network(*args)
+            ms.runtime.synchronize()
         except Exception:  # the very failure being located
             return stack[-1] if stack else None
         finally:
             for h in handles:
                 h.remove()
-            ms.set_context(pynative_synchronize=synchronous)
     return None
 

@@ -8,7 +8,7 @@ from typing import Dict
 from migcheck.judging.init_dist import ALPHA, SEEDS, compare_inits, draws_by_name
 from migcheck.options import RunOptions
 from migcheck.planning.items import Item
-from migcheck.running.mapping import map_weights, to_torch
+from migcheck.mapping.transfer import map_weights, to_torch
 from migcheck.running.outcome import Outcome
 from migcheck.running.reference import SkipCheck
 from migcheck.util.seeding import rng_for

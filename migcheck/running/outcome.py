@@ -8,7 +8,7 @@ from migcheck.judging.compare import TensorComparison
 from migcheck.judging.verdict import Verdict, expectation, judge, judge_diagnosis
 from migcheck.options import RunOptions
 from migcheck.planning.items import Item
-from migcheck.running.mapping import WeightMapping
+from migcheck.mapping.transfer import WeightMapping
 from migcheck.tolerance import default_profile
 
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from migcheck.judging.compare import compare_arrays
-from migcheck.running.mapping import map_weights
+from migcheck.mapping.transfer import map_weights
 from migcheck.runners.base import ParamInfo
 from migcheck.tolerance import Tolerance
 from migcheck.judging.verdict import EXPECTED_STATUSES, STATUSES, Verdict, expectation, judge, judge_diagnosis

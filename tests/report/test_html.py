@@ -25,7 +25,7 @@ import pytest
 
 from migcheck.cli import EXIT_OK, EXIT_UNEXPECTED, EXIT_USAGE, main
 from migcheck.judging.compare import ceil_sig, compare_arrays
-from migcheck.running.mapping import map_weights
+from migcheck.mapping.transfer import map_weights
 from migcheck.runners.base import ParamInfo
 from migcheck.report import render_report, write_report
 from migcheck.report.baseline import diff_runs, render_terminal

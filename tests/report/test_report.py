@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from migcheck.judging.compare import compare_arrays
-from migcheck.running.mapping import map_weights
+from migcheck.mapping.transfer import map_weights
 from migcheck.runners.base import ParamInfo
 from migcheck.report import write_report
 from migcheck.report.jsonfile import read_summary, safe_name, summary

@@ -6,7 +6,7 @@ import torch.nn as tnn
 
 import migcheck
 from migcheck import PairedCase, uniform
-from migcheck.running.mapping import map_weights
+from migcheck.mapping.transfer import map_weights
 from migcheck.runners.base import ParamInfo
 
 pytestmark = [pytest.mark.needs_torch, pytest.mark.needs_mindspore]

@@ -1,12 +1,12 @@
 """Pair torch parameters with MindSpore parameters. Pure: works on ParamInfo lists only.
 
-Order of evidence: the case's explicit map (migcheck.running.mapping_rules; built-in layer rules
+Order of evidence: the case's explicit map (migcheck.mapping.rules; built-in layer rules
 still apply to a renamed target), then name rules per layer kind, then structural pairing of what
-is left (migcheck.running.mapping_structure: family, shapes and order, with a confidence per
+is left (migcheck.mapping.structure: family, shapes and order, with a confidence per
 layer). Every pairing says how it was made; anything that cannot be paired is a problem naming
-both dotted paths (migcheck.running.mapping_diagnosis says what the port lacks). Nothing is
+both dotted paths (migcheck.mapping.diagnosis says what the port lacks). Nothing is
 dropped silently and nothing ambiguous is guessed: activations may settle an ambiguity later
-(migcheck.running.pairing), else it is a problem listing its candidates.
+(migcheck.mapping.pairing), else it is a problem listing its candidates.
 """
 from __future__ import annotations
 
@@ -17,9 +17,9 @@ from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Uni
 import numpy as np
 
 from migcheck.runners.base import ParamInfo
-from migcheck.running.layer_rules import LEAF_RULES, ms_leaf, rule_of
-from migcheck.running.mapping_rules import Explicit, transform_warnings, with_leaf_rule
-from migcheck.running.mapping_structure import Ambiguity, Inference, layers, pair_layers, pair_leaves
+from migcheck.mapping.layer_rules import LEAF_RULES, ms_leaf, rule_of
+from migcheck.mapping.rules import Explicit, transform_warnings, with_leaf_rule
+from migcheck.mapping.structure import Ambiguity, Inference, layers, pair_layers, pair_leaves
 from migcheck.transforms import IDENTITY, Transform, concat, fits, reshape, same_but_singletons, split
 from migcheck.util.tree import contiguous
 
@@ -100,7 +100,7 @@ class WeightMapping:
 
     def problems(self) -> List[str]:
         """One message per problem, each naming both dotted paths where there are two."""
-        from migcheck.running.mapping_diagnosis import diagnose
+        from migcheck.mapping.diagnosis import diagnose
 
         out = [f"weight_map sends torch '{t}' to MindSpore '{target}', which does not exist"
                for t, target in self.bad_targets]
@@ -149,7 +149,7 @@ def map_weights(torch_params: Sequence[ParamInfo], ms_params: Sequence[ParamInfo
     """Pair every torch parameter with MindSpore ones: the case's map, name rules, then structure.
 
     constant: MindSpore names (globs) that are constant by design and fed by no torch parameter.
-    resolved: torch layer -> MindSpore layer pairings that activations settled (migcheck.running.pairing).
+    resolved: torch layer -> MindSpore layer pairings that activations settled (migcheck.mapping.pairing).
     """
     ms_by_name: Dict[str, ParamInfo] = {p.name: p for p in ms_params}
     torch_by_name: Dict[str, ParamInfo] = {p.name: p for p in torch_params}

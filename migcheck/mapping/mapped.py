@@ -11,7 +11,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from migcheck.running.mapping import WeightMapping, map_weights
+from migcheck.mapping.transfer import WeightMapping, map_weights
 from migcheck.running.outcome import Outcome
 from migcheck.vocab import Kind
 
@@ -38,7 +38,7 @@ def build_mapping(case: Any, torch_params: Sequence[Any], cell: Any, torch_side:
     if unsure and key in _SETTLED:  # settled once per process for every check and mode
         mapping = _SETTLED[key]
     elif unsure:
-        from migcheck.running.pairing import resolve
+        from migcheck.mapping.pairing import resolve
 
         try:
             mapping = resolve(mapping, remap, torch_side(), cell, inputs, dtypes, weights)

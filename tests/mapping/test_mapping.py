@@ -1,11 +1,11 @@
-"""Name-based weight mapping (migcheck.running.mapping), on plain ParamInfo lists and on real layers."""
+"""Name-based weight mapping (migcheck.mapping.transfer), on plain ParamInfo lists and on real layers."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
 from migcheck.running.fixtures import make_weights
-from migcheck.running.mapping import BOOKKEEPING, MappedParam, SkippedParam, map_weights, to_mindspore
+from migcheck.mapping.transfer import BOOKKEEPING, MappedParam, SkippedParam, map_weights, to_mindspore
 from migcheck.runners.base import ParamInfo
 
 

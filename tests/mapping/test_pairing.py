@@ -16,7 +16,7 @@ import torch.nn as tnn
 from migcheck import PairedCase, Tolerance, uniform
 from migcheck.cli import main
 from migcheck.planning.discovery import load_file
-from migcheck.running.mapping_suggest import suggest
+from migcheck.mapping.suggest import suggest
 from migcheck.running.pipeline import Item, mapping_for, run_item
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -149,8 +149,8 @@ def test_partly_aligned_pairings_are_checked_by_activations_and_a_wrong_one_is_s
 
 
 def test_a_repeated_block_reuses_the_settled_pattern(monkeypatch):
-    import migcheck.running.mapped as mapped
-    import migcheck.running.pairing as pairing
+    import migcheck.mapping.mapped as mapped
+    import migcheck.mapping.pairing as pairing
 
     monkeypatch.setattr(mapped, "_SETTLED", {})  # settle afresh, not from an earlier test's run
     runs = []

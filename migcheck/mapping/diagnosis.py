@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from typing import Any, Dict, List
 
-from migcheck.running.mapping_structure import family
+from migcheck.mapping.structure import family
 
 _NORM_AFFINE = ("gamma", "beta")
 
 
 def diagnose(mapping: Any) -> List[str]:
     """One message per unmapped torch parameter and per unset MindSpore parameter."""
-    from migcheck.running.layer_rules import ms_leaf
+    from migcheck.mapping.layer_rules import ms_leaf
 
     rows = [(r.torch_name, r.ms_name) for r in mapping.pairs]
     to_ms: Dict[str, str] = {}

@@ -6,8 +6,8 @@ even when it renames and regroups everything); layers at matching positions pair
 by exactly one leftover layer on each side pairs wherever it sits. Adjacent layers with the same
 signature (q/k/v projections, fc1/fc2 of one size) can be paired by nothing but their order, which
 a port may change: they are an Ambiguity with its candidates, which activations may later resolve
-(migcheck.running.pairing). A second, relaxed pass ignores biases, so a layer whose port dropped or
-added a bias still has its weight transferred and the bias diagnosed (migcheck.running.mapping).
+(migcheck.mapping.pairing). A second, relaxed pass ignores biases, so a layer whose port dropped or
+added a bias still has its weight transferred and the bias diagnosed (migcheck.mapping.transfer).
 """
 from __future__ import annotations
 

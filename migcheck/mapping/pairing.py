@@ -18,7 +18,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 from migcheck.localization.dataflow import close
-from migcheck.running.mapping import WeightMapping, to_mindspore
+from migcheck.mapping.transfer import WeightMapping, to_mindspore
 
 Remap = Callable[[Mapping[str, str]], WeightMapping]
 MAX_PERMUTED = 4  # groups up to this size try every assignment (4! = 24 runs); larger ones try two orders

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Tuple
 
-from migcheck.running.mapping import WeightMapping
+from migcheck.mapping.transfer import WeightMapping
 
 _BY_NAME = ("same name", "rule ")
 
@@ -56,7 +56,7 @@ def suggest(mapping: WeightMapping) -> Tuple[str, bool]:
 
 def _leaves(mapping: WeightMapping, t_layer: str, m_layer: str) -> Dict[str, str]:
     """torch name -> MindSpore name for two layers' parameters, by (translated) leaf."""
-    from migcheck.running.layer_rules import ms_leaf
+    from migcheck.mapping.layer_rules import ms_leaf
 
     ms = {p.leaf: p.name for p in mapping.ms_params if p.owner_path == m_layer}
     return {p.name: ms[ms_leaf(p)] for p in mapping.torch_params if p.owner_path == t_layer and ms_leaf(p) in ms}

@@ -1,7 +1,7 @@
 """Explicit maps, rename rules, transforms and structural pairing, on plain ParamInfo lists."""
 import numpy as np
 
-from migcheck.running.mapping import map_weights, to_mindspore, to_torch
+from migcheck.mapping.transfer import map_weights, to_mindspore, to_torch
 from migcheck.runners.base import ParamInfo
 from migcheck.transforms import transpose
 

@@ -5,8 +5,8 @@ import pytest
 
 from migcheck import PairedCase
 from migcheck.case import case_problems
-from migcheck.running.mapping import map_weights, to_mindspore
-from migcheck.running.mapping_rules import tolerance_warnings
+from migcheck.mapping.transfer import map_weights, to_mindspore
+from migcheck.mapping.rules import tolerance_warnings
 from migcheck.runners.base import ParamInfo
 
 
