@@ -70,6 +70,10 @@ def blame_step(case: Any, ref: Any, cell: Any, mapping: WeightMapping, ms_result
                 " so forward and backward are right")
     if not first:
         later = sorted({n.split(".", 1)[0] for n in failing})
+        confirmed = _later_steps_cause(case, ref, module, cell, mapping, ms_results, failing, tolerance_for, loss_t)
+        if confirmed is not None:
+            return StageBlame("optimizer", f"{evidence}; the first update agrees and {', '.join(later)} differ(s):"
+                                           f" {confirmed.cause}", (confirmed,))
         return StageBlame("optimizer", f"{evidence}; the first update agrees and {', '.join(later)} differ(s): the"
                                        " optimizer's state (momentum, moments or accumulators) evolves differently",
                           (Finding("optimizer-state", "optimizer", f"{evidence}; the first update agrees but later"
@@ -111,3 +115,29 @@ def _compare(name: str, torch_grad: np.ndarray, ms_grad: Optional[np.ndarray], t
     tol, source = tolerance_for(param_grad_name(name), str(np.asarray(torch_grad).dtype))
     return compare_arrays(param_grad_name(name), torch_grad, ms_grad, tol, source)
 
+
+def _later_steps_cause(case: Any, ref: Any, module: Any, cell: Any, mapping: WeightMapping, ms_results: Mapping[str, Any],
+                       failing: Sequence[str], tolerance_for: Callable[[str, str], Any], loss: Any) -> Optional[Finding]:
+    """The one hyperparameter whose MindSpore value, given to torch's optimizer, reproduces MindSpore's later steps."""
+    from migcheck.localization.optimizer_state import differing, patched, reproduces, shown
+    from migcheck.runners.torch_side import PRESETS
+
+    torch_opt = optimizer_for(case, "torch")
+    torch_class, groups = module.optimizer_groups(torch_opt)
+    ms_class, ms_groups = cell.optimizer_groups(optimizer_for(case, "mindspore"))
+    by_ms = {r.ms_name: r.torch_name for r in mapping.pairs}
+    ms_by_torch = {by_ms[n]: g for n, g in ms_groups.items() if n in by_ms}
+    for key, torch_value, ms_value in differing(groups, ms_by_torch):
+        try:
+            module.load(ref.weights)
+            records = module.steps(ref.inputs, ref.input_dtypes, ref.objective, loss,
+                                   patched(torch_opt, key, ms_value, PRESETS), case.steps)
+        except Exception:  # a value torch's optimizer refuses: not confirmable
+            continue
+        if reproduces(records, ms_results, failing, tolerance_for):
+            cause = (f"the optimizers' {key} differs: torch {torch_class} {shown(torch_value)}, MindSpore {ms_class}"
+                     f" {shown(ms_value)}; torch stepped with MindSpore's value reproduces MindSpore's later steps")
+            return Finding(f"optimizer-{key}", f"optimizer (torch {torch_class} / MindSpore {ms_class})", cause,
+                           "none shown (not re-run on the port)", "high", True, False,
+                           evidence="re-running torch's steps with MindSpore's hyperparameter")
+    return None

@@ -269,7 +269,8 @@ class MindSporeCell:
         opt = PRESETS[optimizer]([p for _, p in named]) if isinstance(optimizer, str) else optimizer([p for _, p in named])
         common: Dict[str, Any] = {}
         for torch_key, attrs in (("lr", ("learning_rate",)), ("eps", ("eps", "epsilon")), ("momentum", ("momentum",)),
-                                 ("alpha", ("decay",)), ("nesterov", ("use_nesterov", "nesterov"))):
+                                 ("alpha", ("decay",)), ("nesterov", ("use_nesterov", "nesterov")),
+                                 ("amsgrad", ("use_amsgrad", "amsgrad"))):
             for attr in attrs:
                 value = _scalar(getattr(opt, attr, None))
                 if value is not None:
