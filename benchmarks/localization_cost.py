@@ -15,7 +15,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import mindspore.nn as mnn  # noqa: E402
-import torch.nn as tnn  # noqa: E402
 
 from migcheck import PairedCase, uniform  # noqa: E402
 from migcheck.localization.capture import _isolated_pass, _tol, locate  # noqa: E402
@@ -25,39 +24,17 @@ from migcheck.options import RunOptions  # noqa: E402
 from migcheck.mapping.transfer import map_weights, to_mindspore  # noqa: E402
 from migcheck.running.pipeline import Item, _tolerance_for  # noqa: E402
 from migcheck.running.reference import torch_reference  # noqa: E402
-from migcheck.runners.mindspore_side import MindSporeCell, configure  # noqa: E402
+from migcheck.runners.mindspore_context import configure  # noqa: E402
+from migcheck.runners.mindspore_side import MindSporeCell  # noqa: E402
 from migcheck.runners.torch_side import TorchModule  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "cases"))
-from localization import BlockMs, BlockPt  # noqa: E402
-from nets import ms_resnet50, torch_resnet50  # noqa: E402
-
-DIM, DEPTH = 768, 12
+from nets import VIT_DEPTH as DEPTH, VIT_DIM as DIM, ms_resnet50, ms_vit_b, torch_resnet50, torch_vit_b  # noqa: E402
 
 
-class VitPt(tnn.Module):
-    def __init__(self):
-        super().__init__()
-        self.patch = tnn.Conv2d(3, DIM, 4, stride=4)
-        self.blocks = tnn.Sequential(*[BlockPt(DIM, 1e-6) for _ in range(DEPTH)])
-        self.head = tnn.Linear(DIM, 10)
-
-    def forward(self, x):
-        return self.head(self.blocks(self.patch(x).flatten(2).transpose(1, 2)).mean(dim=1))
-
-
-class VitMs(mnn.Cell):
-    def __init__(self):
-        super().__init__()
-        self.patch = mnn.Conv2d(3, DIM, 4, stride=4, pad_mode="valid", has_bias=True)
-        blocks = [BlockMs(DIM, 1e-6) for _ in range(DEPTH)]
-        # planted defect: block 7's GELU left at the tanh approximation
-        blocks[7].mlp = mnn.SequentialCell([mnn.Dense(DIM, 16), mnn.GELU(approximate=True), mnn.Dense(16, DIM)])
-        self.blocks = mnn.SequentialCell(blocks)
-        self.head = mnn.Dense(DIM, 10)
-
-    def construct(self, x):
-        return self.head(self.blocks(self.patch(x).reshape(x.shape[0], DIM, -1).transpose(0, 2, 1)).mean(axis=1))
+def vit_ms_bad():
+    def gelu_tanh_block7(blocks, nn):  # planted defect: block 7's GELU left at the tanh approximation
+        blocks[7].mlp = nn.SequentialCell([nn.Dense(DIM, 16), nn.GELU(approximate=True), nn.Dense(16, DIM)])
+    return ms_vit_b(gelu_tanh_block7)
 
 
 def resnet_ms_bad():
@@ -109,7 +86,7 @@ def main():
                                             inputs={"x": uniform(1, 3, size, size)}, checks=("forward",)),
                                  name="resnet50_bench", file="<bench>")
     measure(f"ResNet-50, input 1x3x{size}x{size}", resnet)
-    vit = dataclasses.replace(PairedCase(torch=VitPt, mindspore=VitMs, inputs={"x": uniform(1, 3, 32, 32)},
+    vit = dataclasses.replace(PairedCase(torch=torch_vit_b, mindspore=vit_ms_bad, inputs={"x": uniform(1, 3, 32, 32)},
                                          checks=("forward",)), name="vitb_bench", file="<bench>")
     measure(f"ViT-B-sized (dim {DIM}, {DEPTH} blocks, 64 tokens)", vit)
 

@@ -248,3 +248,62 @@ def ms_bert_base():
             return x, ops.tanh(self.pooler(x[:, 0]))
 
     return Bert()
+
+
+# ------------------------------------------------------------------------------------ ViT-B-sized encoder
+# 12 blocks of hidden 768 (cases/localization.py's BlockPt/BlockMs: LayerNorm eps 1e-6, a small MLP), a 4x4
+# patch conv and a 10-class head: the shape of ViT-B's compute, for localization cost and report size.
+VIT_DIM, VIT_DEPTH = 768, 12
+
+
+def _blocks_module():
+    import sys
+    from pathlib import Path
+
+    cases = str(Path(__file__).resolve().parents[1] / "cases")
+    if cases not in sys.path:
+        sys.path.insert(0, cases)
+    import localization
+
+    return localization
+
+
+def torch_vit_b():
+    import torch.nn as tnn
+
+    BlockPt = _blocks_module().BlockPt
+
+    class VitPt(tnn.Module):
+        def __init__(self):
+            super().__init__()
+            self.patch = tnn.Conv2d(3, VIT_DIM, 4, stride=4)
+            self.blocks = tnn.Sequential(*[BlockPt(VIT_DIM, 1e-6) for _ in range(VIT_DEPTH)])
+            self.head = tnn.Linear(VIT_DIM, 10)
+
+        def forward(self, x):
+            return self.head(self.blocks(self.patch(x).flatten(2).transpose(1, 2)).mean(dim=1))
+
+    return VitPt()
+
+
+def ms_vit_b(defect=None):
+    """defect(blocks, mindspore.nn): plants a porting mistake in the list of blocks before they are wrapped."""
+    import mindspore.nn as mnn
+
+    BlockMs = _blocks_module().BlockMs
+
+    class VitMs(mnn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.patch = mnn.Conv2d(3, VIT_DIM, 4, stride=4, pad_mode="valid", has_bias=True)
+            blocks = [BlockMs(VIT_DIM, 1e-6) for _ in range(VIT_DEPTH)]
+            if defect is not None:
+                defect(blocks, mnn)
+            self.blocks = mnn.SequentialCell(blocks)
+            self.head = mnn.Dense(VIT_DIM, 10)
+
+        def construct(self, x):
+            return self.head(self.blocks(self.patch(x).reshape(x.shape[0], VIT_DIM, -1).transpose(0, 2, 1)).mean(axis=1))
+
+    return VitMs()
+

@@ -8,10 +8,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "cases"))
 
 from migcheck import PairedCase, integers, uniform  # noqa: E402
-from nets import ms_bert_base, ms_resnet50, torch_bert_base, torch_resnet50  # noqa: E402
-
-DIM, DEPTH = 768, 12
-
+from nets import VIT_DEPTH as DEPTH, VIT_DIM as DIM, ms_bert_base, ms_resnet50, ms_vit_b, torch_bert_base, torch_resnet50, torch_vit_b  # noqa: E402,E501
 
 def _resnet(patch):
     def build():
@@ -45,40 +42,8 @@ def _bert_layers(net, fn):
         fn(layer)
 
 
-def _vit_pt():
-    import torch.nn as tnn
-    from localization import BlockPt
-
-    class VitPt(tnn.Module):
-        def __init__(self):
-            super().__init__()
-            self.patch = tnn.Conv2d(3, DIM, 4, stride=4)
-            self.blocks = tnn.Sequential(*[BlockPt(DIM, 1e-6) for _ in range(DEPTH)])
-            self.head = tnn.Linear(DIM, 10)
-
-        def forward(self, x):
-            return self.head(self.blocks(self.patch(x).flatten(2).transpose(1, 2)).mean(dim=1))
-    return VitPt()
-
-
 def _vit_ms(defect):
-    def build():
-        import mindspore.nn as mnn
-        from localization import BlockMs
-
-        class VitMs(mnn.Cell):
-            def __init__(self):
-                super().__init__()
-                self.patch = mnn.Conv2d(3, DIM, 4, stride=4, pad_mode="valid", has_bias=True)
-                blocks = [BlockMs(DIM, 1e-6) for _ in range(DEPTH)]
-                defect(blocks, mnn)
-                self.blocks = mnn.SequentialCell(blocks)
-                self.head = mnn.Dense(DIM, 10)
-
-            def construct(self, x):
-                return self.head(self.blocks(self.patch(x).reshape(x.shape[0], DIM, -1).transpose(0, 2, 1)).mean(axis=1))
-        return VitMs()
-    return build
+    return lambda: ms_vit_b(defect)
 
 
 def _gelu_tanh(blocks, mnn, which=7):
@@ -114,9 +79,9 @@ bert_scale = PairedCase(torch=torch_bert_base, inputs=TOKENS, **BAD, mindspore=_
 bert_emb_ln_eps = PairedCase(torch=torch_bert_base, inputs=TOKENS, **BAD, mindspore=_bert(
     lambda net, mnn: setattr(net.embeddings, "LayerNorm", mnn.LayerNorm((768,), epsilon=1e-2))),
     doc="embedding LayerNorm epsilon 1e-2")
-vit_gelu_tanh_block7 = PairedCase(torch=_vit_pt, mindspore=_vit_ms(_gelu_tanh), inputs=VIT_IN, **BAD, doc="GELU tanh in block 7")
-vit_gelu_tanh_block0 = PairedCase(torch=_vit_pt, mindspore=_vit_ms(lambda b, m: _gelu_tanh(b, m, 0)), inputs=VIT_IN, **BAD,
+vit_gelu_tanh_block7 = PairedCase(torch=torch_vit_b, mindspore=_vit_ms(_gelu_tanh), inputs=VIT_IN, **BAD, doc="GELU tanh in block 7")
+vit_gelu_tanh_block0 = PairedCase(torch=torch_vit_b, mindspore=_vit_ms(lambda b, m: _gelu_tanh(b, m, 0)), inputs=VIT_IN, **BAD,
                                   doc="GELU tanh in block 0")
-vit_norm_eps = PairedCase(torch=_vit_pt, mindspore=_vit_ms(_norm_eps), inputs=VIT_IN, **BAD, doc="LayerNorm epsilon 1e-3 in every block")
-vit_gelu_tanh_all = PairedCase(torch=_vit_pt, mindspore=_vit_ms(lambda b, m: [_gelu_tanh(b, m, k) for k in range(DEPTH)]),
+vit_norm_eps = PairedCase(torch=torch_vit_b, mindspore=_vit_ms(_norm_eps), inputs=VIT_IN, **BAD, doc="LayerNorm epsilon 1e-3 in every block")
+vit_gelu_tanh_all = PairedCase(torch=torch_vit_b, mindspore=_vit_ms(lambda b, m: [_gelu_tanh(b, m, k) for k in range(DEPTH)]),
                                inputs=VIT_IN, **BAD, doc="GELU tanh everywhere")

@@ -157,7 +157,7 @@ class MindSporeCell:
     def subcell_vjp(self, name: str, inputs: Sequence[np.ndarray], cotangents: Sequence[np.ndarray]) -> Tuple[Any, ...]:
         """One sub-cell's gradients with respect to its inputs, for given output cotangents (mindspore.vjp, in
         PYNATIVE): the isolated backward pass. A cell's own bprop is what runs, as in training."""
-        cell = dict(self.cell.cells_and_names())[name]
+        cell = self.subcell(name)
         with pynative():
             cell.set_train(False)
             args = [ms.Tensor(contiguous(x)) for x in inputs]
@@ -168,7 +168,7 @@ class MindSporeCell:
 
     def run_subcell(self, name: str, inputs: Sequence[np.ndarray]) -> Any:
         """Call one sub-cell on given inputs (the isolated pass), in PYNATIVE."""
-        cell = dict(self.cell.cells_and_names())[name]
+        cell = self.subcell(name)
         with pynative():
             return lenient(cell(*[ms.Tensor(contiguous(x)) for x in inputs]), to_numpy, MindSporeSideError)
 
@@ -180,7 +180,7 @@ class MindSporeCell:
 
         from migcheck.localization.rules import plain_config
 
-        cell = dict(self.cell.cells_and_names())[name]
+        cell = self.subcell(name)
         config = plain_config(cell)
         accepted = inspect.signature(type(cell).__init__).parameters
         # an attribute that shares a constructor argument's name but holds an operator's encoding (AvgPool2d's
@@ -208,7 +208,7 @@ class MindSporeCell:
 
     def rerun_with_attributes(self, name: str, inputs: Sequence[np.ndarray], override: Mapping[str, Any]) -> Any:
         """One live sub-cell run with some attributes set to other values (a setting read at call time)."""
-        return self._rerun_with_attributes(dict(self.cell.cells_and_names())[name], inputs, override)
+        return self._rerun_with_attributes(self.subcell(name), inputs, override)
 
     def _rerun_with_attributes(self, cell: Any, inputs: Sequence[np.ndarray], override: Mapping[str, Any]) -> Any:
         """The live cell with some attributes set to other values for one PYNATIVE call, then put back."""
@@ -226,7 +226,7 @@ class MindSporeCell:
     def config(self, name: str) -> Tuple[str, Dict[str, Any]]:
         from migcheck.localization.rules import plain_config
 
-        cell = dict(self.cell.cells_and_names())[name]
+        cell = self.subcell(name)
         return type(cell).__name__, plain_config(cell)
 
     def state(self) -> Dict[str, np.ndarray]:

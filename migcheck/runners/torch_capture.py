@@ -10,6 +10,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 import torch
 
+from migcheck.localization.op_trace import OpCall, describe
 from migcheck.runners.base import Objective
 from migcheck.runners.torch_replay import keep_call, replayable
 
@@ -86,8 +87,6 @@ class _OpRecorder(torch.overrides.TorchFunctionMode):
     def __torch_function__(self, func: Any, types: Any, args: tuple = (), kwargs: Optional[dict] = None) -> Any:
         kwargs = kwargs or {}
         if self.stack:
-            from migcheck.localization.op_trace import OpCall, describe
-
             plain = (bool, int, float, str, type(None), tuple, list)
             text = describe(getattr(func, "__name__", ""), getattr(func, "__qualname__", ""),
                             getattr(func, "__module__", "") or "",

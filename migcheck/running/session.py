@@ -175,9 +175,7 @@ def open_journal(directory: Union[str, "os.PathLike[str]"], planned: Sequence[st
     try:
         prepare(directory)
         journal = Journal(os.path.join(directory, JOURNAL), command=command_line(), planned=planned)
-    except OSError as exc:
-        raise OutputError(f"{directory}: {exc}") from None
-    except OutputError as exc:
+    except (OSError, OutputError) as exc:  # OutputError is a ValueError: both named with the folder
         raise OutputError(f"{directory}: {exc}") from None
     for e in errors:
         journal.collection_error(e)
