@@ -14,7 +14,9 @@ from typing import List, Tuple
 from migcheck.case import PairedCase
 
 # "blind" / "blind-port": the blind held-out corpus (blind*.py), written without reading the localization code.
-FAMILIES = ("layer", "functional", "loss", "optimizer", "real-port", "third-party", "blind", "blind-port")
+# "h3" / "h3-port": held-out set 3 (heldout3*.py), blind, scored once before issue 22's methods.
+FAMILIES = ("layer", "functional", "loss", "optimizer", "real-port", "third-party", "blind", "blind-port", "h3",
+            "h3-port")
 
 
 @dataclass(frozen=True)
@@ -26,6 +28,9 @@ class Entry:
     correct: PairedCase
     layers: Tuple[str, ...]  # one per independent defect
     causes: Tuple[str, ...]  # one per independent defect, same order
+    # A regex (re.IGNORECASE) the cause/fix fields alone must match; when set, the scorer uses it instead of
+    # `causes` (which then only documents the defect in words).
+    cause_pattern: str = ""
 
     def problems(self) -> List[str]:
         out = []
@@ -37,6 +42,13 @@ class Entry:
             out.append("the naive port must expect 'fail' and the correct port 'pass'")
         if not self.source:
             out.append("source is empty")
+        if self.cause_pattern:
+            import re
+
+            try:
+                re.compile(self.cause_pattern)
+            except re.error as exc:
+                out.append(f"cause_pattern does not compile: {exc}")
         return out
 
 
@@ -53,10 +65,10 @@ def entries(thirdparty: bool = True) -> List[Entry]:
 
     The third-party family (diffusers vs mindone) is included when both are importable and `thirdparty` is true.
     """
-    from evaluation.corpus import (blind, blind_ops, blind_ports, functional, heldout, layers, losses, optimizers,
-                                   real_ports)
+    from evaluation.corpus import (blind, blind_ops, blind_ports, functional, heldout, heldout3, layers, losses,
+                                   optimizers, real_ports)
 
-    modules = [layers, functional, losses, optimizers, real_ports, heldout, blind, blind_ops, blind_ports]
+    modules = [layers, functional, losses, optimizers, real_ports, heldout, blind, blind_ops, blind_ports, heldout3]
     if thirdparty and not thirdparty_missing():
         from evaluation.corpus import thirdparty as third
 

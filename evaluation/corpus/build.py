@@ -13,14 +13,14 @@ PAGES = "docs/mindspore/source_en/note/api_mapping/pytorch_diff/"
 def entry(name: str, family: str, source: str, torch: Callable[[], Any], naive: Callable[[], Any],
           correct: Callable[[], Any], layers: Sequence[str], causes: Sequence[str], *, inputs: Any,
           checks: Tuple[str, ...] = ("forward",), fails_with: str = "value", diagnosis: Optional[str] = None,
-          **case_fields: Any) -> Entry:
+          cause_pattern: str = "", **case_fields: Any) -> Entry:
     """One Entry whose two cases differ only in the MindSpore factory."""
     base = PairedCase(torch=torch, mindspore=correct, inputs=inputs, checks=checks, modes=("pynative",),
                       name=f"{name}_correct", doc=f"correct port ({source})", tags=("corpus", family), **case_fields)
     bad = dataclasses.replace(base, mindspore=naive, name=f"{name}_naive", doc=f"naive port ({source})",
                               expect="fail", fails_with=fails_with, diagnosis=diagnosis)
     src = source if "/" in source or source.startswith("model:") else PAGES + source + ".md"
-    return Entry(name, family, src, bad, base, tuple(layers), tuple(causes))
+    return Entry(name, family, src, bad, base, tuple(layers), tuple(causes), cause_pattern)
 
 
 NORM_LEAVES = {"weight": "gamma", "bias": "beta", "running_mean": "moving_mean", "running_var": "moving_variance"}
