@@ -5,9 +5,12 @@ corpus entries' causes. Each pitfall comes from MindSpore's documented PyTorch A
 probing torch 2.13 / MindSpore 2.10 on CPU; every naive port was checked to give different numbers (or
 raise) and every correct twin to agree. Each entry carries a `cause_pattern` that only the finding's
 cause/fix fields may match.
+
+heldout3_ops: functional ops in construct; heldout3_layers: layers and Embedding gradient options;
+heldout3_grads: backward-only kinks and learning-rate schedules; heldout3_ports: small model blocks.
 """
 from __future__ import annotations
 
-from evaluation.corpus import heldout3_ops
+from evaluation.corpus import heldout3_grads, heldout3_layers, heldout3_ops
 
-ENTRIES = list(heldout3_ops.ENTRIES)
+ENTRIES = list(heldout3_ops.ENTRIES) + list(heldout3_layers.ENTRIES) + list(heldout3_grads.ENTRIES)
