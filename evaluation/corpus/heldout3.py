@@ -11,6 +11,7 @@ heldout3_grads: backward-only kinks and learning-rate schedules; heldout3_ports:
 """
 from __future__ import annotations
 
-from evaluation.corpus import heldout3_grads, heldout3_layers, heldout3_ops
+from evaluation.corpus import heldout3_grads, heldout3_layers, heldout3_ops, heldout3_ports
 
-ENTRIES = list(heldout3_ops.ENTRIES) + list(heldout3_layers.ENTRIES) + list(heldout3_grads.ENTRIES)
+ENTRIES = (list(heldout3_ops.ENTRIES) + list(heldout3_layers.ENTRIES) + list(heldout3_grads.ENTRIES)
+           + list(heldout3_ports.ENTRIES))
