@@ -7,7 +7,6 @@ MindSpore 2.10 CPU). The schedule entries use the step check with a scheduler st
 """
 from __future__ import annotations
 
-import mindspore as ms
 import torch
 import torch.nn.functional as F
 from mindspore import nn as mnn
@@ -30,6 +29,11 @@ def m_ste(op):
     return lambda h: op(ops.stop_gradient(ops.round(h)) + (h - ops.stop_gradient(h)))
 
 
+def kink_pattern(op: str) -> str:
+    """The op named together with its gradient (or bound) in one sentence, in either order."""
+    return rf"\b{op}\b[^.]*\b(grad\w*|bound\w*|kink|edge)\b|\b(grad\w*|bound\w*)\b[^.]*\b{op}\b"
+
+
 def kink(name, source, t_op, naive_op, correct_op, pattern, words, *, fails_with="value", x=None):
     return entry(name, FAM, source, t_net(t_ste(t_op)), m_net(m_ste(naive_op)), m_net(m_ste(correct_op)),
                  ("after:fc1",), (words,), inputs={"x": x or uniform(6, 4, low=-2.0, high=2.0)},
@@ -44,16 +48,18 @@ def _m_relu6_torch_grad(x):
 
 relu6_at_6 = kink(
     "h3_relu6_gradient_at_upper_bound", "ReLU6", lambda q: F.relu6(q + 5.0), lambda q: ops.relu6(q + 5.0),
-    lambda q: _m_relu6_torch_grad(q + 5.0), r"\brelu6\b", "relu6")
+    lambda q: _m_relu6_torch_grad(q + 5.0), kink_pattern(r"relu6"), "relu6")
 
 clip_bounds = kink(
     "h3_clamp_as_clip_by_value_gradient_at_bounds", "clamp", lambda q: q.clamp(-1.0, 1.0),
     lambda q: ops.clip_by_value(q, -1.0, 1.0), lambda q: ops.clamp(q, -1.0, 1.0),
-    r"\bclip_by_value\b|\bclamp\b", "clip_by_value|clamp")
+    r"\bclip_by_value\b|\bclamp\b[^.]*\b(grad\w*|bound\w*)\b|\bgrad\w*\b[^.]*\bclamp\b",
+    "clip_by_value|clamp")
 
 leaky_at_0 = kink(
     "h3_leaky_relu_gradient_at_zero", "LeakyReLU", lambda q: F.leaky_relu(q, 0.1),
-    lambda q: ops.leaky_relu(q, 0.1), lambda q: ops.where(q > 0, q, q * 0.1), r"\bleaky_?relu\b", "leaky_relu")
+    lambda q: ops.leaky_relu(q, 0.1), lambda q: ops.where(q > 0, q, q * 0.1), kink_pattern(r"leaky_?relu"),
+    "leaky_relu")
 
 
 def _m_hardswish_torch_grad(x):
@@ -62,7 +68,8 @@ def _m_hardswish_torch_grad(x):
 
 hardswish_at_3 = kink(
     "h3_hardswish_gradient_at_plus_minus_3", "Hardswish", lambda q: F.hardswish(q * 3.0),
-    lambda q: ops.hardswish(q * 3.0), lambda q: _m_hardswish_torch_grad(q * 3.0), r"\bhard_?swish\b", "hardswish")
+    lambda q: ops.hardswish(q * 3.0), lambda q: _m_hardswish_torch_grad(q * 3.0), kink_pattern(r"hard_?swish"),
+    "hardswish")
 
 
 def _m_atan2_safe(q):
@@ -76,7 +83,8 @@ atan2_origin = entry(
     t_net(t_ste(lambda q: torch.atan2(q[:, :3], q[:, 3:])), dop=3),
     m_net(m_ste(lambda q: ops.atan2(q[:, :3], q[:, 3:])), dop=3), m_net(m_ste(_m_atan2_safe), dop=3),
     ("after:fc1",), ("atan2",), inputs={"x": uniform(8, 4, low=-0.6, high=0.6)}, checks=("forward", "backward"),
-    fails_with="nonfinite", fails_on=("backward",), cause_pattern=r"\batan2\b")
+    fails_with="nonfinite", fails_on=("backward",),
+    cause_pattern=r"\batan2\b[^.]*\b(grad\w*|origin|nan|zero)\b|\b(grad\w*|nan)\b[^.]*\batan2\b")
 
 
 def _m_norm_safe(v):
@@ -90,7 +98,8 @@ norm_zero = entry(
     m_net(m_ste(lambda q: ops.norm(ops.reshape(q, (-1, 2, 3)), dim=-1)), dop=2),
     m_net(m_ste(lambda q: _m_norm_safe(ops.reshape(q, (-1, 2, 3)))), dop=2),
     ("after:fc1",), ("norm",), inputs={"x": uniform(8, 4, low=-0.5, high=0.5)}, checks=("forward", "backward"),
-    fails_with="nonfinite", fails_on=("backward",), cause_pattern=r"\bnorm\b|\bsqrt\b")
+    fails_with="nonfinite", fails_on=("backward",),
+    cause_pattern=r"\bnorm\b[^.]*\b(grad\w*|zero|nan)\b|\b(grad\w*|nan)\b[^.]*\bnorm\b")
 
 
 # -- learning-rate schedules ported as another rule -------------------------------------------------------

@@ -63,7 +63,8 @@ bn_batch_stats = layer_pair(
 rrelu_eval = layer_pair(
     "h3_rrelu_random_in_eval", "RReLU", lambda: torch.nn.RReLU(0.1, 0.3),
     lambda: mnn.RReLU(0.1, 0.3), lambda: mnn.LeakyReLU(0.2),
-    r"\bRReLU\b[^.]*\beval|\bLeakyReLU\b[^.]*\b0\.2\b|\b(negative_)?slope\b[^.]*\b0\.2\b|\b(lower|upper)\b[^.]*\bmean\b",
+    r"\bRReLU\b[^.]*\beval|\bLeakyReLU\b[^.]*\b0\.2\b|\b(negative_)?slope\b[^.]*\b0\.2\b"
+    r"|\b(lower|upper)\b[^.]*\bmean\b",
     "RReLU|LeakyReLU(0.2)")
 
 
@@ -162,7 +163,7 @@ embedding_scale_grad = entry(
     "h3_embedding_scale_grad_by_freq", FAM, "Embedding", t_bag(scale_grad_by_freq=True),
     m_bag(lambda: mnn.Embedding(6, 4)), m_bag(FreqScaledEmbedding), ("emb",), ("scale_grad_by_freq",),
     inputs={"ids": IDS}, checks=("step",), optimizer="sgd", steps=2, weight_map=EMB_MAP,
-    cause_pattern=r"\bscale_grad_by_freq\b|\bfrequency\b")
+    cause_pattern=r"\bscale_grad_by_freq\b|\b(frequency|count)\b[^.]*\bgrad")
 
 ENTRIES = [bn_batch_stats, rrelu_eval, lrn_alpha, groupnorm_eps, layernorm_axes, embedding_padding_idx,
            embedding_scale_grad]

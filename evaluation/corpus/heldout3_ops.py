@@ -13,7 +13,7 @@ from mindspore import nn as mnn
 from mindspore import ops
 
 from evaluation.corpus.build import entry
-from migcheck.specs import given, integers, mask, uniform
+from migcheck.specs import integers, mask, uniform
 
 FAM = "h3"
 
@@ -111,7 +111,8 @@ tensor_split = pair(
     lambda h: torch.cat(list(torch.tensor_split(h, 3, dim=-1))[::-1], -1),
     lambda h: ops.cat(list(ops.chunk(h, 3, axis=-1))[::-1], -1),
     lambda h: ops.cat(list(ops.tensor_split(h, 3, axis=-1))[::-1], -1),
-    r"\btensor_split\b|\bchunk\b", "tensor_split|chunk", dims={"dmid": 7})
+    r"\bchunk\b[^.]*\btensor_split\b|\btensor_split\b[^.]*\bchunk\b|\bops\.tensor_split\b", "tensor_split|chunk",
+    dims={"dmid": 7})
 
 repeat_tile = pair(
     "h3_repeat_as_repeat_interleave", "repeat", lambda h: h.repeat(1, 2),
@@ -155,7 +156,7 @@ pad_symmetric = pair(
     lambda h: F.pad(h.view(-1, 2, 3), (2, 2), mode="reflect").flatten(1),
     lambda h: ops.flatten(ops.MirrorPad(mode="SYMMETRIC")(ops.reshape(h, (-1, 2, 3)), _PADS)),
     lambda h: ops.flatten(ops.MirrorPad(mode="REFLECT")(ops.reshape(h, (-1, 2, 3)), _PADS)),
-    r"\bsymmetric\b|\breflect\b", "symmetric|reflect", dims={"dop": 14})
+    r"\bsymmetric\b|\bMirrorPad\b[^.]*\bREFLECT\b|\bmode\s*=\s*['\"]?reflect", "symmetric|reflect", dims={"dop": 14})
 
 
 # -- masking before softmax / logsumexp ---------------------------------------------------------------------
@@ -175,7 +176,8 @@ mask_softmax = pair(
     lambda h, m: F.softmax(h.masked_fill(~_keep(m), float("-inf")), -1),
     lambda h, m: ops.softmax(h * _m_keep(m).astype(F32), -1),
     lambda h, m: ops.softmax(ops.masked_fill(h, ops.logical_not(_m_keep(m)), float("-inf")), -1),
-    r"(-|minus\s*|negative\s*)inf(inity)?\b|\bmasked_fill\b", "-inf|masked_fill",
+    r"\bmask\w*\b[^.]*(-\s*inf|\binfinity\b|multipl)|(-\s*inf|\binfinity\b|multipl\w*)[^.]*\bmask",
+    "-inf|masked_fill",
     inputs={"x": uniform(2, 4), "m": mask(2, 6, p=0.6)})
 
 mask_logsumexp = pair(
@@ -183,7 +185,8 @@ mask_logsumexp = pair(
     lambda h, m: h - torch.logsumexp(h.masked_fill(~_keep(m), float("-inf")), -1, keepdim=True),
     lambda h, m: h - ops.logsumexp(ops.masked_fill(h, ops.logical_not(_m_keep(m)), 0.0), -1, True),
     lambda h, m: h - ops.logsumexp(ops.masked_fill(h, ops.logical_not(_m_keep(m)), float("-inf")), -1, True),
-    r"(-|minus\s*|negative\s*)inf(inity)?\b|\bfill\b[^.]*\b0(\.0)?\b", "-inf|fill",
+    r"\bmask\w*\b[^.]*(-\s*inf|\binfinity\b|\bfill\w*\b[^.]*\b0(\.0)?\b)|(-\s*inf|\binfinity\b)[^.]*\bmask",
+    "-inf|fill",
     inputs={"x": uniform(2, 4), "m": mask(2, 6, p=0.6)})
 
 # -- wrong API calls whose error surfaces later -------------------------------------------------------------
@@ -203,8 +206,6 @@ argmax_with_value = pair(
     r"\bArgMaxWithValue\b|\b(index|indices)\b[^.]*\bfirst\b|\border\b[^.]*\b(index|indices|values)\b",
     "ArgMaxWithValue|indices", dims={"dop": 2}, fails_with="error")
 
-_FREQS_T = None
-
 
 def _t_arange(h):
     return h * torch.arange(1.0, 2.2, 0.1)  # 13 values: ceil((2.2 - 1.0) / 0.1) in double
@@ -214,7 +215,8 @@ arange_float = pair(
     "h3_arange_float_step_length", "arange", _t_arange,
     lambda h: h * ops.arange(1.0, 2.2, 0.1),  # 12 values in MindSpore 2.10
     lambda h: h * (ops.arange(0, 13).astype(F32) * 0.1 + 1.0),
-    r"\barange\b|\blinspace\b", "arange|linspace", dims={"dmid": 13}, fails_with="error")
+    r"\barange\b[^.]*\b(12|13|length|count|elements?|end(point)?|step)\b|\blinspace\b|\barange\(0,\s*13\)",
+    "arange|linspace", dims={"dmid": 13}, fails_with="error")
 
 ENTRIES = [var_ddof, l2normalize_eps, norm_matrix, nanmean, inplace_mul, tensor_split, repeat_tile,
            clamp_positional, cumsum_exclusive, resize_linear, resize_bilinear, pad_symmetric, mask_softmax,

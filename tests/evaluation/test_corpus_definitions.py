@@ -25,3 +25,36 @@ def test_cause_and_layer_matching_is_strict_about_keywords():
     assert matches_cause("pad-mode", "pad-mode", "")
     assert matches_cause("axis|dim", "op-softmax", "softmax computed with axis=-2")
     assert not matches_cause("eps", "pad-mode", "the padding each side applies differs")
+
+
+def test_keywords_match_whole_words_only():
+    from evaluation.score import matches_cause
+
+    assert not matches_cause("eps", "", "the learning rate differs after 3 steps")
+    assert matches_cause("eps", "", "LayerNorm eps=1e-05 in torch, 1e-07 in MindSpore")
+    assert matches_cause("-inf|masked_fill", "", "fill with -inf before softmax")
+
+
+def test_a_cause_pattern_reads_only_the_cause_and_fix_fields():
+    from evaluation.score import Said, matches_pattern
+
+    eps = r"\beps(ilon)?\b[^.]*1e-0?5"
+    assert matches_pattern(eps, Said("x", "GroupNorm eps differs: 1e-05 vs 1e-2", "", False, "medium", None))
+    assert matches_pattern(eps, Said("x", "", "nn.GroupNorm(2, 6, eps=1e-05)", True, "high", True))
+    # the rule id and a vague cause do not count
+    assert not matches_pattern(eps, Said("layernorm-eps", "values differ after 3 steps (1e-05)", "", False, "low", None))
+
+
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
+def test_held_out_set_3_is_blind_sized_and_every_entry_has_a_precise_pattern():
+    import re
+
+    from evaluation.corpus import heldout3
+
+    found = heldout3.ENTRIES
+    assert sum(e.family == "h3" for e in found) >= 25 and sum(e.family == "h3-port" for e in found) >= 4
+    for e in found:
+        assert e.name.startswith(("h3_", "h3p_")) and e.cause_pattern, e.name
+        re.compile(e.cause_pattern)
+        assert not re.search(e.cause_pattern, "no known-difference rule matched; values differ", re.IGNORECASE), e.name
