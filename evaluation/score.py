@@ -78,6 +78,11 @@ def matches_pattern(pattern: str, said: Said) -> bool:
     return re.search(pattern, f"{said.cause}\n{said.fix}", re.IGNORECASE) is not None
 
 
+def is_fix(text: str) -> bool:
+    """A printed fix, not a placeholder such as "none shown (no candidate fix re-ran to agreement)"."""
+    return bool(text.strip()) and re.match(r"\s*(none|no)\b", text, re.IGNORECASE) is None
+
+
 def _hit(entry: Any, cause: str, said: Said) -> bool:
     pattern = getattr(entry, "cause_pattern", "")
     if pattern:
@@ -134,9 +139,9 @@ def score_entry(entry: Any, naive: Sequence[Any], correct: Sequence[Any], second
             hits = [f for f in found if _hit(entry, cause, f)]
             causes += bool(hits)
             confirmed += any(h.confirmed for h in hits)
-            printed += any(h.fix.strip() for h in hits)
+            printed += any(is_fix(h.fix) for h in hits)
             if checked is not None:
-                checked += any(h.fix.strip() and h.fix_checked for h in hits)
+                checked += any(is_fix(h.fix) and h.fix_checked for h in hits)
         for f in found:
             if f.confidence == "high" and not any(_hit(entry, c, f) for c in entry.causes):
                 wrong.append(f"{f.rule}: {f.cause[:100]} {f.fix[:40]}".strip())

@@ -36,13 +36,15 @@ def test_keywords_match_whole_words_only():
 
 
 def test_a_cause_pattern_reads_only_the_cause_and_fix_fields():
-    from evaluation.score import Said, matches_pattern
+    from evaluation.score import Said, is_fix, matches_pattern
 
     eps = r"\beps(ilon)?\b[^.]*1e-0?5"
     assert matches_pattern(eps, Said("x", "GroupNorm eps differs: 1e-05 vs 1e-2", "", False, "medium", None))
     assert matches_pattern(eps, Said("x", "", "nn.GroupNorm(2, 6, eps=1e-05)", True, "high", True))
     # the rule id and a vague cause do not count
     assert not matches_pattern(eps, Said("layernorm-eps", "values differ after 3 steps (1e-05)", "", False, "low", None))
+    assert is_fix("nn.GroupNorm(2, 6, eps=1e-2)") and not is_fix("none shown (no candidate fix re-ran to agreement)")
+    assert not is_fix("  ")
 
 
 @pytest.mark.needs_torch
