@@ -13,7 +13,7 @@ from mindspore import nn as mnn
 from mindspore import ops
 
 from evaluation.corpus.build import entry
-from evaluation.corpus.heldout3_ops import m_net, t_net
+from evaluation.corpus.heldout3_ops import PROBE, m_net, t_net
 from migcheck.case import FrameworkPair
 from migcheck.specs import uniform
 
@@ -47,17 +47,17 @@ def _m_relu6_torch_grad(x):
 
 
 relu6_at_6 = kink(
-    "h3_relu6_gradient_at_upper_bound", "ReLU6", lambda q: F.relu6(q + 5.0), lambda q: ops.relu6(q + 5.0),
+    "h3_relu6_gradient_at_upper_bound", PROBE + "ReLU6", lambda q: F.relu6(q + 5.0), lambda q: ops.relu6(q + 5.0),
     lambda q: _m_relu6_torch_grad(q + 5.0), kink_pattern(r"relu6"), "relu6")
 
 clip_bounds = kink(
-    "h3_clamp_as_clip_by_value_gradient_at_bounds", "clamp", lambda q: q.clamp(-1.0, 1.0),
+    "h3_clamp_as_clip_by_value_gradient_at_bounds", PROBE + "clip_by_value", lambda q: q.clamp(-1.0, 1.0),
     lambda q: ops.clip_by_value(q, -1.0, 1.0), lambda q: ops.clamp(q, -1.0, 1.0),
     r"\bclip_by_value\b|\bclamp\b[^.]*\b(grad\w*|bound\w*)\b|\bgrad\w*\b[^.]*\bclamp\b",
     "clip_by_value|clamp")
 
 leaky_at_0 = kink(
-    "h3_leaky_relu_gradient_at_zero", "LeakyReLU", lambda q: F.leaky_relu(q, 0.1),
+    "h3_leaky_relu_gradient_at_zero", PROBE + "leaky_relu", lambda q: F.leaky_relu(q, 0.1),
     lambda q: ops.leaky_relu(q, 0.1), lambda q: ops.where(q > 0, q, q * 0.1), kink_pattern(r"leaky_?relu"),
     "leaky_relu")
 
@@ -67,7 +67,7 @@ def _m_hardswish_torch_grad(x):
 
 
 hardswish_at_3 = kink(
-    "h3_hardswish_gradient_at_plus_minus_3", "Hardswish", lambda q: F.hardswish(q * 3.0),
+    "h3_hardswish_gradient_at_plus_minus_3", PROBE + "hardswish", lambda q: F.hardswish(q * 3.0),
     lambda q: ops.hardswish(q * 3.0), lambda q: _m_hardswish_torch_grad(q * 3.0), kink_pattern(r"hard_?swish"),
     "hardswish")
 
@@ -79,7 +79,7 @@ def _m_atan2_safe(q):
 
 
 atan2_origin = entry(
-    "h3_atan2_gradient_at_origin", FAM, "atan2",
+    "h3_atan2_gradient_at_origin", FAM, PROBE + "atan2",
     t_net(t_ste(lambda q: torch.atan2(q[:, :3], q[:, 3:])), dop=3),
     m_net(m_ste(lambda q: ops.atan2(q[:, :3], q[:, 3:])), dop=3), m_net(m_ste(_m_atan2_safe), dop=3),
     ("after:fc1",), ("atan2",), inputs={"x": uniform(8, 4, low=-0.6, high=0.6)}, checks=("forward", "backward"),
@@ -93,7 +93,7 @@ def _m_norm_safe(v):
 
 
 norm_zero = entry(
-    "h3_vector_norm_gradient_at_zero", FAM, "norm",
+    "h3_vector_norm_gradient_at_zero", FAM, PROBE + "norm",
     t_net(t_ste(lambda q: torch.linalg.vector_norm(q.view(-1, 2, 3), dim=-1)), dop=2),
     m_net(m_ste(lambda q: ops.norm(ops.reshape(q, (-1, 2, 3)), dim=-1)), dop=2),
     m_net(m_ste(lambda q: _m_norm_safe(ops.reshape(q, (-1, 2, 3)))), dop=2),
@@ -144,13 +144,13 @@ def _with_optimizers(e_name, source, torch_opt, naive_opt, correct_opt, pattern,
 
 
 steplr = _with_optimizers(
-    "h3_steplr_as_continuous_exponential_decay", "model:StepLR", StepLRSGD,
+    "h3_steplr_as_continuous_exponential_decay", "ExponentialDecayLR", StepLRSGD,
     lambda params: mnn.SGD(params, learning_rate=mnn.ExponentialDecayLR(0.1, 0.5, 2)),
     lambda params: mnn.SGD(params, learning_rate=mnn.ExponentialDecayLR(0.1, 0.5, 2, is_stair=True)),
     r"\bis_stair\b|\bStepLR\b|\bstair(case)?\b", "is_stair|StepLR", steps=3)
 
 warmup_linear = _with_optimizers(
-    "h3_warmup_linear_decay_as_warmuplr", "model:LambdaLR", WarmupLinearSGD,
+    "h3_warmup_linear_decay_as_warmuplr", PROBE + "WarmUpLR", WarmupLinearSGD,
     lambda params: mnn.SGD(params, learning_rate=mnn.WarmUpLR(0.1, 2)),
     lambda params: mnn.SGD(params, learning_rate=[0.1 * _warmup_then_linear(s) for s in range(6)]),
     r"\b(linear|polynomial)[- ]decay\b|\bPolynomialDecayLR\b|\bLambdaLR\b|\blr_lambda\b|\bWarmUpLR\b",

@@ -12,6 +12,7 @@ from mindspore import nn as mnn
 from mindspore import ops
 
 from evaluation.corpus.build import entry
+from evaluation.corpus.heldout3_ops import PROBE
 from migcheck.specs import given, uniform
 
 FAM = "h3"
@@ -61,7 +62,7 @@ bn_batch_stats = layer_pair(
     r"\buse_batch_statistics\b|\bbatch statistics\b", "use_batch_statistics|batch statistics")
 
 rrelu_eval = layer_pair(
-    "h3_rrelu_random_in_eval", "RReLU", lambda: torch.nn.RReLU(0.1, 0.3),
+    "h3_rrelu_random_in_eval", PROBE + "RReLU", lambda: torch.nn.RReLU(0.1, 0.3),
     lambda: mnn.RReLU(0.1, 0.3), lambda: mnn.LeakyReLU(0.2),
     r"\bRReLU\b[^.]*\beval|\bLeakyReLU\b[^.]*\b0\.2\b|\b(negative_)?slope\b[^.]*\b0\.2\b"
     r"|\b(lower|upper)\b[^.]*\bmean\b",
@@ -80,7 +81,7 @@ class Lrn(mnn.Cell):
 
 
 lrn_alpha = layer_pair(
-    "h3_lrn_alpha_not_divided_by_size", "LocalResponseNorm",
+    "h3_lrn_alpha_not_divided_by_size", "LRN",
     lambda: torch.nn.LocalResponseNorm(3, alpha=0.5, beta=0.75, k=1.0),
     lambda: Lrn(0.5), lambda: Lrn(0.5 / 3),
     r"\balpha\b", "alpha / size", dims={"dmid": 8, "shape": (4, 1, 2)})
@@ -155,12 +156,12 @@ class FreqScaledEmbedding(mnn.Cell):
 EMB_MAP = {"emb.weight": "emb.embedding_table", "fc.weight": "fc.weight", "fc.bias": "fc.bias"}
 
 embedding_padding_idx = entry(
-    "h3_embedding_padding_idx_gradient", FAM, "Embedding", t_bag(padding_idx=0),
+    "h3_embedding_padding_idx_gradient", FAM, PROBE + "Embedding", t_bag(padding_idx=0),
     m_bag(lambda: mnn.Embedding(6, 4, padding_idx=0)), m_bag(PaddedEmbedding), ("emb",), ("padding_idx",),
     inputs={"ids": IDS}, checks=("backward",), weight_map=EMB_MAP, cause_pattern=r"\bpadding_idx\b")
 
 embedding_scale_grad = entry(
-    "h3_embedding_scale_grad_by_freq", FAM, "Embedding", t_bag(scale_grad_by_freq=True),
+    "h3_embedding_scale_grad_by_freq", FAM, PROBE + "Embedding", t_bag(scale_grad_by_freq=True),
     m_bag(lambda: mnn.Embedding(6, 4)), m_bag(FreqScaledEmbedding), ("emb",), ("scale_grad_by_freq",),
     inputs={"ids": IDS}, checks=("step",), optimizer="sgd", steps=2, weight_map=EMB_MAP,
     cause_pattern=r"\bscale_grad_by_freq\b|\b(frequency|count)\b[^.]*\bgrad")

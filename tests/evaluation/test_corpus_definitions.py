@@ -60,3 +60,16 @@ def test_held_out_set_3_is_blind_sized_and_every_entry_has_a_precise_pattern():
         assert e.name.startswith(("h3_", "h3p_")) and e.cause_pattern, e.name
         re.compile(e.cause_pattern)
         assert not re.search(e.cause_pattern, "no known-difference rule matched; values differ", re.IGNORECASE), e.name
+
+
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
+def test_scoring_one_held_out_entry_reads_a_real_verdict():
+    from evaluation.corpus import heldout3_ops
+    from evaluation.score import details, run_all, table
+
+    [score] = run_all([heldout3_ops.cumsum_exclusive], progress=False)
+    assert score.detected and score.false_alarm == "" and score.defects == 1
+    assert score.causes_confirmed <= score.causes_named and score.fixes_printed <= score.causes_named
+    assert "held-out 3 single-API (h3)" in "\n".join(table([score], "t"))
+    assert details([score])[2].startswith("| h3_reverse_cumsum_exclusive | h3 |")
