@@ -19,18 +19,11 @@ ORDER = ("util", "vocab", "specs", "transforms", "tolerance", "precision", "reco
 UPWARD_FOR_NOW: Set[str] = {
     "migcheck.golden.record -> migcheck.running.reference",
     "migcheck.golden.store -> migcheck.running.objective",
-    "migcheck.judging.verdict -> migcheck.localization.locate",
     "migcheck.localization.stages -> migcheck.running.checks",
     "migcheck.mapping.mapped -> migcheck.running.outcome",
     "migcheck.mapping.pairing -> migcheck.localization.dataflow",
     "migcheck.options -> migcheck.runners.mindspore_context",
     "migcheck.runners.checkpoint -> migcheck.mapping.transfer",
-    "migcheck.runners.mindspore_side -> migcheck.localization.locate",
-    "migcheck.runners.mindspore_side -> migcheck.localization.rules",
-    "migcheck.runners.torch_capture -> migcheck.localization.op_trace",
-    "migcheck.runners.torch_replay -> migcheck.localization.op_replay",
-    "migcheck.runners.torch_side -> migcheck.localization.locate",
-    "migcheck.runners.torch_side -> migcheck.localization.rules",
 }
 
 

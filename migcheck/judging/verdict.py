@@ -5,8 +5,8 @@ from dataclasses import dataclass, field
 from typing import Optional, Tuple
 
 from migcheck.judging.compare import TensorComparison
-from migcheck.localization.locate import Localization
-from migcheck.mapping.transfer import MappedParam, SkippedParam
+from migcheck.records.findings import Localization
+from migcheck.records.params import MappedParam, SkippedParam
 from migcheck.vocab import ERROR_KINDS, EXPECTED_STATUSES, STATUSES, Status, item_id, plain  # noqa: F401  (STATUSES re-exported)
 
 
