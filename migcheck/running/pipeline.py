@@ -19,10 +19,10 @@ from migcheck.precision import apply_precision, as_precision, tolerance_dtype, u
 from migcheck.runners.base import Side
 from migcheck.running.checks import gradient_results, optimizer_for, step_results
 from migcheck.running.failures import error_outcome
-from migcheck.mapping.mapped import build_mapping, mapping_notes, with_structure
+from migcheck.mapping.mapped import build_mapping, mapping_notes
 from migcheck.mapping.transfer import WeightMapping, to_mindspore, to_torch
 from migcheck.mapping.rules import tolerance_warnings
-from migcheck.running.outcome import Outcome, profile_for, tolerance_mode_for, verdict_for
+from migcheck.running.outcome import Outcome, profile_for, tolerance_mode_for, verdict_for, with_structure
 from migcheck.running.reference import Reference, SkipCheck, reference
 from migcheck.tolerance import BUDGET, Budget, Tolerance, ToleranceRules, resolve
 from migcheck.util.tree import flatten
