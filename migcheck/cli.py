@@ -229,7 +229,7 @@ def _convert(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from migcheck.running.pipeline import mapping_for
-    from migcheck.runners.checkpoint import UnmatchedKeys, convert
+    from migcheck.mapping.convert import UnmatchedKeys, convert
 
     case = _find_case(args)
     src = Path(args.src)

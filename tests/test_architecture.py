@@ -19,7 +19,6 @@ ORDER = ("util", "vocab", "specs", "transforms", "tolerance", "precision", "reco
 UPWARD_FOR_NOW: Set[str] = {
     "migcheck.golden.record -> migcheck.running.reference",
     "migcheck.options -> migcheck.runners.mindspore_context",
-    "migcheck.runners.checkpoint -> migcheck.mapping.transfer",
 }
 
 
