@@ -272,7 +272,7 @@ def _record(args: argparse.Namespace) -> int:
     from migcheck.planning.discovery import discover
     from migcheck.planning.keyword import keyword_matcher
     from migcheck.planning.items import effective_checks
-    from migcheck.golden.record import line, record_case, summary
+    from migcheck.running.record import line, record_case, summary
 
     match = None
     if args.keyword:
