@@ -60,8 +60,8 @@ def skip_reason(item: Item, options: Optional[RunOptions] = None) -> Optional[st
     return reason
 
 
-# Statuses whose framework log is kept: a passing item's warnings are noise in the report.
-_LOG_KEPT = ("fail", "error", "xfail", "xpass", "crashed", "timeout")
+# Statuses whose framework log is dropped: a passing item's warnings are noise in the report.
+_LOG_DROPPED = (Status.PASS, Status.SKIP)
 
 
 def run_item(item: Item, options: RunOptions = RunOptions()) -> Verdict:
@@ -75,7 +75,7 @@ def run_item(item: Item, options: RunOptions = RunOptions()) -> Verdict:
     if "migcheck.runners.mindspore_context" in sys.modules:  # never import MindSpore just to look
         ir = sys.modules["migcheck.runners.mindspore_context"].take_ir_dumps()
     log = "\n".join(p for p in (excerpt(captured.text), ir) if p.strip())
-    if verdict.status not in _LOG_KEPT or not log:
+    if verdict.status in _LOG_DROPPED or not log:
         return verdict
     if not options.capture_logs:  # shown live already; the IR excerpt is still worth keeping
         log = ir
