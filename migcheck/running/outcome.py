@@ -9,16 +9,17 @@ from migcheck.judging.compare import TensorComparison
 from migcheck.judging.verdict import Verdict, expectation, judge, judge_diagnosis
 from migcheck.options import RunOptions
 from migcheck.planning.items import Item
+from migcheck.records.findings import Localization
 from migcheck.mapping.transfer import WeightMapping
 from migcheck.tolerance import default_profile
-from migcheck.vocab import Kind
+from migcheck.vocab import Kind, word
 
 
 @dataclass(frozen=True)
 class Outcome:
     """What one item found. kind None: both sides agreed."""
 
-    kind: Optional[str]
+    kind: Optional[Kind]
     message: str
     tensors: Tuple[TensorComparison, ...] = ()
     structure: Tuple[str, ...] = ()
@@ -27,7 +28,10 @@ class Outcome:
     notes: Tuple[str, ...] = field(default_factory=tuple)
     reference: str = ""  # where the torch side's results came from
     compile_s: float = 0.0  # GRAPH mode: seconds MindSpore spent compiling graphs
-    localization: Optional[Any] = None  # migcheck.localization.locate.Localization for failing verdicts
+    localization: Optional[Localization] = None  # for failing verdicts
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "kind", word(Kind, self.kind))
 
 
 def profile_for(backend: str, options: RunOptions) -> str:
