@@ -227,6 +227,11 @@ def case_problems(case: PairedCase) -> list[Tuple[str, str]]:
     return out
 
 
+def optimizer_for(case: PairedCase, side: str) -> Any:
+    """A preset name (each runner knows its half) or this side's factory from the FrameworkPair."""
+    return case.optimizer if isinstance(case.optimizer, str) else getattr(case.optimizer, side)
+
+
 def with_precision(case: PairedCase, precision: Union[str, Precision], name: str = "") -> PairedCase:
     """The same pair run in another precision, as its own case: ``name`` or the case's name + '_' + dtype."""
     import dataclasses

@@ -141,6 +141,7 @@ def main(argv: Optional[List[str]] = None) -> int:
 def _selected(args: argparse.Namespace):
     """`migcheck list`: plan from the discovery cache, without the engine (numpy, comparator, frameworks)."""
     from migcheck.options import from_cli
+    from migcheck.runners import auto_backend
     from migcheck.planning.cache import DiscoveryCache
     from migcheck.planning.discovery import discover
     from migcheck.planning.keyword import keyword_matcher
@@ -153,7 +154,7 @@ def _selected(args: argparse.Namespace):
         collection = discover(args.paths, load=cache.load)
         cache.save()
     try:
-        options = from_cli(args, SELECTION)
+        options = from_cli(args, SELECTION, auto_backend=auto_backend)
     except OptionError as exc:
         raise UsageError(str(exc)) from None
     items = plan(collection.cases, options)
@@ -229,7 +230,7 @@ def _convert(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from migcheck.running.pipeline import mapping_for
-    from migcheck.runners.checkpoint import UnmatchedKeys, convert
+    from migcheck.mapping.convert import UnmatchedKeys, convert
 
     case = _find_case(args)
     src = Path(args.src)
@@ -271,7 +272,7 @@ def _record(args: argparse.Namespace) -> int:
     from migcheck.planning.discovery import discover
     from migcheck.planning.keyword import keyword_matcher
     from migcheck.planning.items import effective_checks
-    from migcheck.golden.record import line, record_case, summary
+    from migcheck.running.record import line, record_case, summary
 
     match = None
     if args.keyword:
@@ -380,6 +381,7 @@ def _run(args: argparse.Namespace) -> int:
 def _compare(args: argparse.Namespace) -> int:
     from migcheck.running import signals
     from migcheck.options import from_cli
+    from migcheck.runners import auto_backend
     from migcheck.report.console import NORMAL, QUIET, VERBOSE, Console
     from migcheck.report.terminal import summary_table
     from migcheck.report.outdir import OutputError
@@ -387,7 +389,7 @@ def _compare(args: argparse.Namespace) -> int:
 
     try:
         options = from_cli(args, execution={"capture_logs": not args.show_framework_logs,
-                                            "torch_cache": _torch_cache(args)})
+                                            "torch_cache": _torch_cache(args)}, auto_backend=auto_backend)
     except OptionError as exc:
         raise UsageError(str(exc)) from None
     if args.keyword:

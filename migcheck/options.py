@@ -150,9 +150,10 @@ def option(name: str) -> Option:
 
 
 def build(raw: Mapping[str, Optional[str]], *, pytest_names: bool = False,
-          execution: Optional[Mapping[str, Any]] = None) -> RunOptions:
+          execution: Optional[Mapping[str, Any]] = None, auto_backend: Optional[Callable[[], str]] = None) -> RunOptions:
     """RunOptions from option texts by field name (None: the default), plus execution fields as values.
-    OptionError names the bad flag."""
+    OptionError names the bad flag. auto_backend: what `--backend auto` means here (the front ends pass
+    migcheck.runners.auto_backend; options import no runner)."""
     values: Dict[str, Any] = dict(execution or {})
     for name, text in raw.items():
         if text is None:
@@ -163,18 +164,19 @@ def build(raw: Mapping[str, Optional[str]], *, pytest_names: bool = False,
         except ValueError as exc:
             raise OptionError(f"{opt.pytest_flag if pytest_names else opt.flag}: {exc}") from None
     if "backends" in values:
-        values["backends"] = resolve_backends(values["backends"])
+        values["backends"] = resolve_backends(values["backends"], auto_backend)
     if values.get("golden"):
         values["golden"] = os.path.abspath(values["golden"])
     return RunOptions(**values)
 
 
-def resolve_backends(chosen: Tuple[str, ...]) -> Tuple[str, ...]:
-    """'auto' becomes the backend mindspore.hal reports here (Ascend, else GPU, else CPU)."""
+def resolve_backends(chosen: Tuple[str, ...], auto_backend: Optional[Callable[[], str]] = None) -> Tuple[str, ...]:
+    """'auto' becomes the backend auto_backend() reports here (mindspore.hal: Ascend, else GPU, else CPU)."""
     if "auto" not in chosen:
         return tuple(chosen)
-    from migcheck.runners.mindspore_context import auto_backend
-
+    if auto_backend is None:
+        raise OptionError("--backend auto: no backend probe was given to options.build (pass"
+                          " auto_backend=migcheck.runners.auto_backend)")
     here = auto_backend()
     return tuple(dict.fromkeys(here if b == "auto" else b for b in chosen))
 
@@ -204,13 +206,15 @@ def add_pytest_options(group: Any) -> None:
 
 
 def from_cli(args: Any, names: Tuple[str, ...] = tuple(_BY_NAME),
-             execution: Optional[Mapping[str, Any]] = None) -> RunOptions:
-    return build({name: getattr(args, name, None) for name in names}, execution=execution)
+             execution: Optional[Mapping[str, Any]] = None, auto_backend: Optional[Callable[[], str]] = None
+             ) -> RunOptions:
+    return build({name: getattr(args, name, None) for name in names}, execution=execution, auto_backend=auto_backend)
 
 
-def from_pytest(config: Any, execution: Optional[Mapping[str, Any]] = None) -> RunOptions:
+def from_pytest(config: Any, execution: Optional[Mapping[str, Any]] = None,
+                auto_backend: Optional[Callable[[], str]] = None) -> RunOptions:
     return build({o.name: config.getoption(f"migcheck_{o.name}") for o in OPTIONS}, pytest_names=True,
-                 execution=execution)
+                 execution=execution, auto_backend=auto_backend)
 
 
 def to_json(options: RunOptions) -> Dict[str, Any]:

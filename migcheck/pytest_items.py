@@ -9,6 +9,8 @@ from typing import Any, Iterator, List, Optional
 
 import pytest
 
+from migcheck.vocab import Status, plain
+
 VERDICT_PROPERTY = "migcheck_verdict"
 
 
@@ -28,8 +30,6 @@ class CaseFile(pytest.File):
             yield CaseItem.from_parent(self, name=item.id, planned=item, options=session.options)
 
 
-# Verdicts raised in the item's setup, so that pytest and --junitxml count them as errors, not failures.
-ERROR_STATUSES = ("error", "crashed", "timeout")
 
 
 def verdict_properties(verdict: Any, report_dir: Optional[str]) -> List[tuple]:
@@ -38,7 +38,7 @@ def verdict_properties(verdict: Any, report_dir: Optional[str]) -> List[tuple]:
     from migcheck.serialize import verdict_to_json
 
     props = [(VERDICT_PROPERTY, json.dumps(verdict_to_json(verdict))),
-             ("migcheck_status", verdict.status), ("migcheck_kind", verdict.kind or "")]
+             ("migcheck_status", plain(verdict.status)), ("migcheck_kind", plain(verdict.kind or ""))]
     worst = verdict.worst
     if worst is not None:
         props += [("max_abs_err", f"{worst.max_abs_err:.6g}"), ("max_rel_err", f"{worst.max_rel_err:.6g}")]
@@ -82,7 +82,9 @@ class CaseItem(pytest.Item):
             verdict = self._timed_out(str(exc))
         self.verdict = verdict
         self.user_properties += verdict_properties(verdict, self.config.getoption("--migcheck-report"))
-        if verdict.status in ERROR_STATUSES and not verdict.as_expected:
+        # Raised in the item's setup, so that pytest and --junitxml count them as errors, not failures.
+        status = Status.of(verdict.status)
+        if status is not None and status.unjudged and not verdict.as_expected:
             pytest.fail(self._explain(verdict), pytrace=False)
 
     def runtest(self) -> None:

@@ -82,10 +82,11 @@ class MigcheckSession:
 
     def __init__(self, config: pytest.Config) -> None:
         from migcheck.options import OptionError, from_pytest
+        from migcheck.runners import auto_backend
 
         self.config = config
         try:
-            self.options = from_pytest(config)
+            self.options = from_pytest(config, auto_backend=auto_backend)
         except OptionError as exc:
             raise pytest.UsageError(str(exc)) from None
         self.patterns = split_patterns(list(config.getini("migcheck_case_patterns"))

@@ -73,14 +73,43 @@ ERROR_KINDS = (Kind.ERROR, Kind.GRAPH_COMPILE_ERROR)
 
 
 class Status(Word):
-    PASS = "pass"
-    FAIL = "fail"
-    ERROR = "error"
-    SKIP = "skip"
-    XFAIL = "xfail"
-    XPASS = "xpass"
-    CRASHED = "crashed"
-    TIMEOUT = "timeout"
+    """A verdict's status, with how every front end shows it (the one place for these).
+
+    symbol: the progress character; colour: its ANSI SGR code; severity: 0 for pass, higher is worse
+    (reports list the most severe first); rare: counted in the summary only when some verdict has it;
+    unjudged: the run could not judge the port (pytest counts these as errors, not failures).
+    """
+
+    symbol: str
+    colour: str
+    severity: int
+    rare: bool
+    unjudged: bool
+
+    def __new__(cls, value: str, symbol: str, colour: str, severity: int, rare: bool = False,
+                unjudged: bool = False) -> "Status":
+        member = str.__new__(cls, value)
+        member._value_ = value
+        member.symbol, member.colour, member.severity, member.rare, member.unjudged = (
+            symbol, colour, severity, rare, unjudged)
+        return member
+
+    PASS = ("pass", ".", "32", 0)
+    FAIL = ("fail", "F", "31", 4)
+    ERROR = ("error", "E", "35", 5, False, True)
+    SKIP = ("skip", "s", "36", 1)
+    XFAIL = ("xfail", "x", "33", 2)
+    XPASS = ("xpass", "X", "31", 3)
+    CRASHED = ("crashed", "C", "1;31", 7, True, True)
+    TIMEOUT = ("timeout", "T", "1;35", 6, True, True)
+
+    @classmethod
+    def of(cls, value: object) -> Optional["Status"]:
+        """The member a status value names (a member or its plain string); None for anything else."""
+        try:
+            return cls(value)
+        except ValueError:
+            return None
 
 
 # Statuses that mean "as the case said it would be"; anything else makes the run exit 1.
@@ -91,6 +120,17 @@ MODES = Mode.values()
 BACKENDS = Backend.values()
 STATUSES = Status.values()
 FAILURE_KINDS = tuple(k.value for k in PORT_KINDS)
+
+
+def word(cls: type, value: object) -> object:
+    """value as a member of the vocab enum cls when it names one (its plain string or the member); anything
+    else (None, a value a newer schema added) as it is."""
+    if value is None or isinstance(value, cls):
+        return value
+    try:
+        return cls(value)
+    except ValueError:
+        return value
 
 
 def plain(value: object) -> object:

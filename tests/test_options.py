@@ -71,3 +71,10 @@ near = PairedCase(torch=torch_linear, mindspore=ms_dense_shifted, inputs=X, chec
     refused = pytester.runpytest_subprocess(*PLUGIN, "cases", "-q", "--migcheck-atol", "inf")
     assert strict.ret == 1 and loose.ret == 0, strict.stdout.str() + loose.stdout.str()
     assert refused.ret == 4 and "--migcheck-atol: 'inf' is infinite: every value would pass; give a finite tolerance" in refused.stderr.str()
+
+
+def test_backend_auto_is_resolved_by_the_probe_the_front_end_passes():
+    assert build({"backends": "auto,cpu"}, auto_backend=lambda: "gpu").backends == ("gpu", "cpu")
+    assert build({"backends": "auto"}, auto_backend=lambda: "cpu").backends == ("cpu",)
+    with pytest.raises(OptionError, match="no backend probe"):
+        build({"backends": "auto"})  # options import no runner: without a probe 'auto' cannot be resolved

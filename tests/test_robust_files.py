@@ -19,7 +19,7 @@ from migcheck.planning.discovery import load_file
 from migcheck.options import RunOptions
 from migcheck.running.pipeline import Item, run_item
 from migcheck.golden.fingerprint import case_fingerprint
-from migcheck.golden.record import record_case
+from migcheck.running.record import record_case
 from migcheck.report import write_report
 from migcheck.judging.verdict import Verdict
 

@@ -33,7 +33,7 @@ import numpy as np
 # atomic_write(path, write): write(file) on a temporary file next to path, fsynced, then os.replace'd
 # into place; on any failure path is left as it was. The reports use the same helper.
 from migcheck.util.atomic import atomic_write
-from migcheck.running.objective import Objective
+from migcheck.runners.base import Objective
 from migcheck.runners.base import ParamInfo
 
 FORMAT = "migcheck-golden"

@@ -11,7 +11,7 @@ import numpy as np
 from migcheck.tolerance import Tolerance, dtype_kind
 from migcheck.util.tree import as_array, leaves
 from migcheck.judging.error_sample import ErrorSample, chunked_error_sample
-from migcheck.vocab import Kind, plain
+from migcheck.vocab import Kind, word
 
 MAX_SAMPLES = 5  # mismatching positions kept per tensor: reports stay small for huge outputs
 
@@ -29,7 +29,7 @@ class TensorComparison:
 
     name: str
     ok: bool
-    kind: Optional[str]  # None when ok; else shape, dtype, nonfinite, value or tree
+    kind: Optional[Kind]  # None when ok; else shape, dtype, nonfinite, value, tree or empty
     message: str
     torch_shape: Optional[Tuple[int, ...]] = None
     ms_shape: Optional[Tuple[int, ...]] = None
@@ -60,7 +60,7 @@ class TensorComparison:
     budget_limit: Optional[float] = None  # factor * oracle_err_pt + floor
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "kind", plain(self.kind))
+        object.__setattr__(self, "kind", word(Kind, self.kind))
 
 
 def fmt_shape(shape: Optional[Tuple[int, ...]]) -> str:

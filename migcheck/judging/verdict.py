@@ -5,19 +5,20 @@ from dataclasses import dataclass, field
 from typing import Optional, Tuple
 
 from migcheck.judging.compare import TensorComparison
-from migcheck.localization.locate import Localization
-from migcheck.mapping.transfer import MappedParam, SkippedParam
-from migcheck.vocab import ERROR_KINDS, EXPECTED_STATUSES, STATUSES, Status, item_id, plain  # noqa: F401  (STATUSES re-exported)
+from migcheck.records.findings import Localization
+from migcheck.records.params import MappedParam, SkippedParam
+from migcheck.vocab import (ERROR_KINDS, EXPECTED_STATUSES, STATUSES, Backend, Check, Kind, Mode, Status,  # noqa: F401
+                            item_id, word)  # (STATUSES re-exported)
 
 
 @dataclass(frozen=True)
 class Verdict:
     case: str
-    check: str
-    mode: str
-    backend: str
-    status: str
-    kind: Optional[str]  # what the comparison found: None when both sides agreed
+    check: Check
+    mode: Mode
+    backend: Backend
+    status: Status
+    kind: Optional[Kind]  # what the comparison found: None when both sides agreed
     message: str
     expected: str = "pass"  # "pass" or "fail:<kind>"
     tensors: Tuple[TensorComparison, ...] = ()
@@ -39,8 +40,10 @@ class Verdict:
     framework_log: str = ""
 
     def __post_init__(self) -> None:
-        for name in ("check", "mode", "backend", "status", "kind"):
-            object.__setattr__(self, name, plain(getattr(self, name)))
+        # Held as vocab enums however they were given (a plain string from JSON or a caller); a value this
+        # version does not know (a newer report's) is kept as read. serialize writes each as its value.
+        for name, cls in (("check", Check), ("mode", Mode), ("backend", Backend), ("status", Status), ("kind", Kind)):
+            object.__setattr__(self, name, word(cls, getattr(self, name)))
 
     @property
     def item(self) -> str:

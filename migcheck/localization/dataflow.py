@@ -17,6 +17,8 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
+from migcheck.util.closeness import close  # noqa: F401  (re-exported)
+
 TolFor = Callable[[str], Tuple[float, float]]  # dtype name -> (rtol, atol)
 
 
@@ -81,17 +83,6 @@ class _Index:
                 if first_only:
                     break
         return out
-
-
-def close(a: np.ndarray, b: np.ndarray, rtol: float, atol: float) -> bool:
-    """torch.testing semantics, NaN equal to NaN and infinities equal only to themselves."""
-    if a.shape != b.shape:
-        return False
-    a64, b64 = a.astype(np.float64, copy=False), b.astype(np.float64, copy=False)
-    with np.errstate(invalid="ignore", over="ignore"):
-        ok = np.abs(a64 - b64) <= atol + rtol * np.abs(a64)
-    ok |= (np.isnan(a64) & np.isnan(b64)) | (np.isinf(a64) & (a64 == b64))
-    return bool(ok.all())
 
 
 def _words(name: str) -> set:

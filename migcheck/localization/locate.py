@@ -9,83 +9,17 @@ a sub-cell wrong on its own is told apart from one that only inherits drift.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
 from migcheck.judging.compare import TensorComparison, compare_trees
-from migcheck.localization.rules import Finding
+from migcheck.records.findings import Call, Defect, Finding, Localization, SubcellRow  # noqa: F401  (re-exported)
+from migcheck.runners.hooks import hook_recorder  # noqa: F401  (re-exported: the runners register it)
 from migcheck.tolerance import Tolerance
-from migcheck.util.tree import lenient
-
-
-@dataclass(frozen=True)
-class Call:
-    name: str  # dotted module path; "" is the whole network
-    kind: str  # class name
-    inputs: Tuple[Any, ...]  # numpy arrays of the tensor arguments
-    output: Any  # numpy tree
-    start: int = -1  # torch only: where the forward began and ended on the op counter (op_trace)
-    end: int = -1
-
-
-@dataclass(frozen=True)
-class SubcellRow:
-    order: int  # completion order on the torch side
-    torch_name: str
-    torch_kind: str
-    ms_name: str  # "" when unpaired
-    ms_kind: str
-    inputs_ok: Optional[bool]  # None when unpaired or not comparable
-    outputs_ok: Optional[bool]
-    isolated_ok: Optional[bool]  # the MindSpore sub-cell fed torch's inputs
-    max_abs_err: float
-    isolated_max_abs_err: Optional[float]
-    message: str
-
-
-@dataclass(frozen=True)
-class Defect:
-    """One sub-cell wrong on its own (or a functional op between two), with what explains it."""
-    order: int  # torch completion order: defects are ranked by where they arise
-    torch_name: str
-    torch_kind: str
-    ms_name: str
-    ms_kind: str
-    evidence: str
-    cause: str  # plain words; "" when nothing explains it
-    fix: str  # "" unless a re-run showed it makes the layer agree
-    confidence: str  # "high" only when confirmed
-    confirmed: bool
-    rule: str = ""
-
-
-@dataclass(frozen=True)
-class Localization:
-    rows: Tuple[SubcellRow, ...]
-    first_divergence: Optional[str]  # torch name
-    first_divergence_ms: Optional[str]
-    findings: Tuple[Finding, ...]
-    summary: str  # one line for terminals and reports
-    defects: Tuple[Defect, ...] = ()  # every independent defect, by position
-    between: str = ""  # "between A's output and B's input" when the first divergence is a functional op
 
 
 ToleranceFor = Callable[[str, str], Tuple[Tolerance, str]]
-
-
-def hook_recorder(calls: List[Call], name: str, is_tensor: Callable[[Any], bool],
-                  convert: Callable[[Any], Any], error: type) -> Callable[[Any, tuple, Any], None]:
-    """A forward hook (module, args, output) that appends one Call: both runners register these.
-
-    Output leaves that `convert` rejects with `error` (None, non-tensor objects) are kept as None.
-    """
-    def record(module: Any, args: tuple, output: Any) -> None:
-        tensors = tuple(convert(a) for a in args if is_tensor(a))
-        calls.append(Call(name, type(module).__name__, tensors, lenient(output, convert, error)))
-
-    return record
 
 
 def key_calls(calls: Sequence[Call]) -> Dict[Tuple[str, int], Call]:

@@ -16,27 +16,9 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-TENSOR = "<tensor>"  # how a site shows a tensor argument
+from migcheck.records.ops import TENSOR, Change, OpSite  # noqa: F401  (re-exported)
+
 MAX_SITES = 64  # larger regions are not replayed (cost: one replay per alternative)
-
-
-@dataclass(frozen=True)
-class OpSite:
-    """One recorded call: its position on the op counter, its name and its non-tensor arguments."""
-    seq: int
-    name: str  # e.g. "softmax", "interpolate", "binary_cross_entropy_with_logits"
-    positional: Tuple[Any, ...]  # arguments in order, tensors shown as TENSOR
-    keywords: Tuple[Tuple[str, Any], ...]
-    ndim: int  # rank of the first tensor argument (0 when none)
-    text: str  # e.g. "Tensor.softmax(-1)"
-
-
-@dataclass(frozen=True)
-class Change:
-    seq: int
-    position: Optional[int]  # where the argument sits when given positionally
-    keyword: str
-    value: Any
 
 
 @dataclass(frozen=True)

@@ -4,48 +4,10 @@ the calls (a TorchFunctionMode) and the module spans; this module names them and
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, List, Optional, Sequence, Tuple
 
-# Reads of metadata and conversions: never the cause, only noise in the list.
-_QUIET = frozenset({"size", "dim", "numel", "shape", "dtype", "device", "is_floating_point", "is_contiguous",
-                    "contiguous", "item", "tolist", "detach", "requires_grad_", "__get__", "__len__", "__repr__",
-                    "__format__", "__bool__", "__index__", "__iter__", "__hash__", "__eq__", "__ne__", "stride",
-                    "data_ptr", "element_size", "__setstate__", "__reduce_ex__", "__deepcopy__", "get_device",
-                    "cpu", "numpy"})  # the capture hooks convert outputs with these
-_OPERATORS = {"__add__": "+", "__radd__": "+", "__iadd__": "+=", "__sub__": "-", "__rsub__": "-", "__mul__": "*",
-              "__rmul__": "*", "__imul__": "*=", "__truediv__": "/", "__rtruediv__": "/", "__itruediv__": "/=",
-              "__matmul__": "@", "__rmatmul__": "@", "__pow__": "**", "__rpow__": "**", "__floordiv__": "//",
-              "__mod__": "%", "__neg__": "-", "__lt__": "<", "__gt__": ">", "__le__": "<=", "__ge__": ">=",
-              "__and__": "&", "__or__": "|", "__invert__": "~", "__getitem__": "[]"}
-
-
-@dataclass(frozen=True)
-class OpCall:
-    seq: int  # position in the forward, on the same counter as the module spans
-    owner: str  # the innermost module whose forward made the call ("" is the whole network)
-    text: str  # e.g. "F.softmax(dim=-1)", "Tensor * 0.3536"
-
-
-def describe(name: str, qualname: str, module: str, scalars: Sequence[Any], keywords: Sequence[Tuple[str, Any]]
-             ) -> str:
-    """A short name for one call, with its non-tensor arguments; "" for calls that only read metadata."""
-    if not name or name in _QUIET:
-        return ""
-    shown = [_value(v) for v in scalars] + [f"{k}={_value(v)}" for k, v in keywords]
-    if name in _OPERATORS:
-        return f"Tensor {_OPERATORS[name]} {', '.join(shown)}".rstrip()
-    owner = ("Tensor." if qualname.startswith(("Tensor.", "TensorBase.", "_TensorBase.")) else
-             "F." if module.endswith("nn.functional") else "torch.")
-    return f"{owner}{name}({', '.join(shown)})"
-
-
-def _value(v: Any) -> str:
-    if isinstance(v, float):
-        return f"{v:.4g}"
-    if isinstance(v, (tuple, list)):
-        return "(" + ", ".join(_value(x) for x in v) + ("," if len(v) == 1 else "") + ")"
-    return repr(v)
+from migcheck.records.ops import OpCall  # noqa: F401  (re-exported)
+from migcheck.runners.op_text import describe  # noqa: F401  (re-exported: the torch runner names calls with it)
 
 
 def ops_between(ops: Sequence[OpCall], owner: str, after: int, before: int, limit: int = 8) -> List[str]:

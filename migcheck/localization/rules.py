@@ -8,22 +8,12 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Callable, List, Mapping, Optional, Tuple
+
+from migcheck.records.findings import Finding  # noqa: F401  (re-exported)
+from migcheck.runners.hooks import plain_config  # noqa: F401  (re-exported: the runners read settings with it)
 
 Config = Mapping[str, Any]
-
-
-@dataclass(frozen=True)
-class Finding:
-    rule: str  # stable id, e.g. "batchnorm-momentum"; cases name it in `diagnosis=`
-    where: str  # "torch 'layer1.1' (BatchNorm2d) / MindSpore 'features.1' (BatchNorm2d)"
-    cause: str
-    fix: str
-    confidence: str  # "high": confirmed by a counterfactual re-run; "medium": consistent with settings or numbers
-    confirmed: bool = False  # re-running torch's layer with MindSpore's setting reproduced MindSpore's output
-    fix_checked: bool = False  # the port's layer rebuilt with the fix agreed with torch
-    layers: Tuple[str, ...] = ()  # every layer this finding applies to (findings are deduplicated)
-    evidence: str = ""
 
 
 @dataclass(frozen=True)
@@ -179,28 +169,3 @@ def diagnose_precision(dtype: Optional[str], mode: str, kinds: List[str], layer:
     keep = f"keep_float32=('{layer}',)" if layer else "keep_float32=('<layer class>',)"
     return [Finding("float16-overflow", layer or "the network", cause,
                     f"compute that step in float32 in the port and keep the layer in float32 ({keep})", "medium")]
-
-
-def _plain(value: Any) -> bool:
-    return isinstance(value, (bool, int, float, str, type(None))) or (
-        isinstance(value, tuple) and all(isinstance(v, (bool, int, float, str)) for v in value))
-
-
-def plain_config(obj: Any) -> Dict[str, Any]:
-    """Public attributes with plain values: what rules may look at.
-
-    MindSpore cells keep some settings only on the operator they hold (e.g. AvgPool2d's
-    ceil_mode and count_include_pad live on its AvgPool primitive's public ``attrs``): those are
-    merged in, the cell's own attributes winning.
-    """
-    out: Dict[str, Any] = {}
-    for key, value in vars(obj).items():
-        if key.startswith("_"):
-            continue
-        if _plain(value):
-            out[key] = value
-        elif isinstance(getattr(value, "attrs", None), dict):
-            for attr, inner in value.attrs.items():
-                if _plain(inner):
-                    out.setdefault(attr, inner)
-    return out

@@ -17,7 +17,7 @@ from migcheck.judging.compare import TensorComparison, compare_arrays
 from migcheck.localization.rules import Finding
 from migcheck.localization.update_rules import Hyper, blame_update
 from migcheck.precision import apply_precision
-from migcheck.running.checks import optimizer_for
+from migcheck.case import optimizer_for
 from migcheck.mapping.transfer import WeightMapping, to_mindspore, to_torch
 from migcheck.vocab import param_grad_name, torch_name_of
 

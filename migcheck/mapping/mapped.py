@@ -12,8 +12,6 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from migcheck.mapping.transfer import WeightMapping, map_weights
-from migcheck.running.outcome import Outcome
-from migcheck.vocab import Kind
 
 SHOWN = 8  # inferred pairings listed in a verdict note; `migcheck map` lists them all
 
@@ -77,14 +75,6 @@ def mapping_notes(mapping: WeightMapping, failing: bool) -> Tuple[str, ...]:
                 if len(mapping.inferred) > SHOWN else "")
         notes.append(f"weight pairings inferred without a name or rule ({len(mapping.inferred)} layer(s)): {shown}{more}")
     return tuple(notes)
-
-
-def with_structure(outcome: Outcome, problems: Sequence[str]) -> Outcome:
-    """The structure problems as the verdict, with what the comparison of everything else found."""
-    head = f"weights cannot be transferred: {problems[0]}" + (f" (+{len(problems) - 1} more)" if len(problems) > 1 else "")
-    rest = outcome.message if outcome.kind is None else f"{outcome.kind}: {outcome.message}"
-    return dataclasses.replace(outcome, kind=Kind.STRUCTURE, structure=tuple(problems),
-                               message=f"{head}; the rest compared with those left at the port's own values: {rest}")
 
 
 def _names(names: Sequence[str], limit: int = 6) -> str:

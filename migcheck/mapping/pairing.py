@@ -17,7 +17,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
-from migcheck.localization.dataflow import close
+from migcheck.util.closeness import close
 from migcheck.mapping.transfer import WeightMapping, to_mindspore
 
 Remap = Callable[[Mapping[str, str]], WeightMapping]

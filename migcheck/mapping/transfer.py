@@ -16,6 +16,7 @@ from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Uni
 
 import numpy as np
 
+from migcheck.records.params import MappedParam, SkippedParam  # noqa: F401  (re-exported)
 from migcheck.runners.base import ParamInfo
 from migcheck.mapping.layer_rules import LEAF_RULES, ms_leaf, rule_of
 from migcheck.mapping.rules import Explicit, transform_warnings, with_leaf_rule
@@ -29,24 +30,6 @@ BOOKKEEPING = {
 
 RenameRules = Sequence[Tuple[str, str]]
 WeightMapOverride = Union[Mapping[Union[str, Tuple[str, ...]], object], Callable[[str], Optional[str]], RenameRules, None]
-
-
-@dataclass(frozen=True)
-class MappedParam:
-    """One row of the mapping table: a torch name and the MindSpore name it feeds."""
-
-    torch_name: str
-    ms_name: str
-    torch_shape: Tuple[int, ...]
-    ms_shape: Tuple[int, ...]
-    how: str  # "same name", "rule BatchNorm.running_var->moving_variance", "override", "structure"
-    transform: str = ""  # "" for none, else e.g. "reshape", "split(axis=0)"
-
-
-@dataclass(frozen=True)
-class SkippedParam:
-    torch_name: str
-    reason: str
 
 
 @dataclass(frozen=True)

@@ -16,13 +16,14 @@ from typing import Callable, List, Optional, Sequence, TextIO
 
 from migcheck.report.terminal import _paint, failure_details, printable, render, verdict_line
 from migcheck.judging.verdict import Verdict
+from migcheck.vocab import Status
 
-CHARS = {"pass": ".", "fail": "F", "error": "E", "skip": "s", "xfail": "x", "xpass": "X", "crashed": "C", "timeout": "T"}
 QUIET, NORMAL, VERBOSE = -1, 0, 1
 
 
 def status_char(status: str) -> str:
-    return CHARS.get(status, "?")
+    member = Status.of(status)
+    return member.symbol if member else "?"
 
 
 def shown_path(file: str, cwd: Path) -> str:

@@ -20,16 +20,22 @@ from migcheck.judging.compare import TensorComparison, ceil_sig, fmt_shape
 from migcheck.report.baseline import CATEGORIES, RunDiff, mismatched, summary_line, worst_error
 from migcheck.report.jsonfile import by_case, safe_name
 from migcheck.judging.verdict import STATUSES, Verdict
+from migcheck.vocab import Status
 
 TEMPLATES = Path(__file__).with_name("templates")
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'"
-# Sort order of the status column; a status this version does not know sorts last (9) and gets a grey badge.
-SEVERITY = {"crashed": -2, "timeout": -1, "error": 0, "fail": 1, "xpass": 2, "xfail": 3, "skip": 4, "pass": 5}
 MEASURED = (None, "value", "nonfinite")  # tensor kinds whose values were compared, so their errors mean something
 # (header, sort type) of the index table; ?sort=<header with dashes> picks one when the page opens.
 INDEX_COLUMNS = (("case", "text"), ("check", "text"), ("mode", "text"), ("backend", "text"), ("status", "num"),
                  ("expected", "text"), ("kind", "text"), ("tensor", "text"), ("max abs err", "num"),
                  ("max rel err", "num"), ("mismatched", "num"), ("message", "text"))
+
+
+def sort_rank(status: str) -> int:
+    """Sort order of the status column, most severe first: the run's errors at 0 and below (crashed -2), pass 5;
+    a status this version does not know sorts last (9) and gets a grey badge."""
+    member = Status.of(status)
+    return Status.ERROR.severity - member.severity if member else 9
 
 
 def num(value: Optional[float], digits: int = 3) -> str:
@@ -122,7 +128,7 @@ def environment() -> Any:
                              lstrip_blocks=True, undefined=jinja2.StrictUndefined)
     env.globals.update(
         csp=Markup(CSP), style=Markup((TEMPLATES / "style.css").read_text()), script=Markup((TEMPLATES / "script.js").read_text()),
-        MEASURED=MEASURED, severity=lambda status: SEVERITY.get(status, 9), sort_key=sort_key, num=num,
+        MEASURED=MEASURED, severity=sort_rank, sort_key=sort_key, num=num,
         key_tensor=key_tensor, case_href=case_href, anchor=anchor, mismatched=mismatched,
         measured=lambda v: any(t.kind in MEASURED for t in v.tensors), worst_error=worst_error,
         summary_line=summary_line, smallest_passing_tolerance=smallest_passing_tolerance, shape=fmt_shape,
@@ -149,7 +155,7 @@ def render_index(verdicts: Sequence[Verdict], errors: Sequence[str] = (), create
         present={a: sorted({getattr(v, a) for v in verdicts}) for a in ("check", "mode", "backend")},
         columns=INDEX_COLUMNS,
         # Most severe first (crashed, timeout, error, fail, xpass, xfail, skip, pass), run order within a status.
-        rows=sorted(verdicts, key=lambda v: SEVERITY.get(v.status, 9)))
+        rows=sorted(verdicts, key=lambda v: sort_rank(v.status)))
 
 
 def render_case_page(case: str, verdicts: Sequence[Verdict]) -> str:

@@ -7,12 +7,9 @@ from collections import Counter
 from typing import Dict, Sequence, TextIO, Tuple
 
 from migcheck.judging.compare import fmt_shape
-from migcheck.judging.verdict import STATUSES, Verdict
+from migcheck.judging.verdict import Verdict
+from migcheck.vocab import STATUSES, Status
 
-_COLOURS = {"pass": "32", "xfail": "33", "skip": "36", "fail": "31", "xpass": "31", "error": "35",
-            "crashed": "1;31", "timeout": "1;35"}
-# Shown in the counts table only when some verdict has them.
-_RARE = ("crashed", "timeout")
 # C0 and C1 control characters (newline, ESC, BEL, ...). Case names, messages and error excerpts
 # come from user code: printed raw, an ANSI escape or a newline in them could rewrite the terminal.
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
@@ -27,7 +24,8 @@ def printable(text: object) -> str:
 
 
 def _paint(text: str, status: str, colour: bool) -> str:
-    code = _COLOURS.get(status)
+    member = Status.of(status)
+    code = member.colour if member else None
     return f"\x1b[{code}m{text}\x1b[0m" if colour and code else text
 
 
@@ -41,7 +39,8 @@ def failure_details(v: Verdict) -> list[str]:
     out = []
     if v.expected != "pass":
         out.append(f"expected: {v.expected}")
-    if v.status in ("error",) + _RARE and v.file:
+    status = Status.of(v.status)
+    if status is not None and status.unjudged and v.file:
         out.append(f"file: {printable(v.file)}")
     out += [f"weight transfer: {printable(p)}" for p in v.structure]
     for t in v.tensors:
@@ -55,7 +54,7 @@ def failure_details(v: Verdict) -> list[str]:
     if v.localization is not None:
         out.append(printable(f"where: {v.localization.summary}"))
     if v.error:
-        out += [printable(line) for line in v.error.splitlines()[-(20 if v.status in _RARE else 6):]]
+        out += [printable(line) for line in v.error.splitlines()[-(20 if status is not None and status.rare else 6):]]
     return out
 
 
@@ -130,7 +129,7 @@ def summary_table(verdicts: Sequence[Verdict], colour: bool = False) -> str:
     for v in verdicts:
         groups.setdefault((v.check, v.mode, v.backend), Counter())[v.status] += 1
     total = Counter(v.status for v in verdicts)
-    statuses = [s for s in STATUSES if s not in _RARE or total.get(s)]
+    statuses = [s for s in Status if not s.rare or total.get(s)]
     head = ("check", "mode", "backend")
     rows = [key for key in groups]
     widths = [max([len(h)] + [len(r[i]) for r in rows] + [len("total") if i == 0 else 0]) for i, h in enumerate(head)]

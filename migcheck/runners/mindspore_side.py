@@ -121,7 +121,7 @@ class MindSporeCell:
 
     def capture(self, inputs: Sequence[np.ndarray], dtypes: Sequence[str], *, train: bool = False) -> List[Any]:
         """One PYNATIVE forward with a hook on every sub-cell (hooks need PYNATIVE; the mode is restored)."""
-        from migcheck.localization.locate import hook_recorder
+        from migcheck.runners.hooks import hook_recorder
 
         calls: List[Any] = []
         is_tensor = lambda a: isinstance(a, ms.Tensor)  # noqa: E731
@@ -178,7 +178,7 @@ class MindSporeCell:
         parameters copied over, run on given inputs (how a proposed fix is checked before it is shown)."""
         import inspect
 
-        from migcheck.localization.rules import plain_config
+        from migcheck.runners.hooks import plain_config
 
         cell = self.subcell(name)
         config = plain_config(cell)
@@ -224,7 +224,7 @@ class MindSporeCell:
                 setattr(cell, k, v)
 
     def config(self, name: str) -> Tuple[str, Dict[str, Any]]:
-        from migcheck.localization.rules import plain_config
+        from migcheck.runners.hooks import plain_config
 
         cell = self.subcell(name)
         return type(cell).__name__, plain_config(cell)

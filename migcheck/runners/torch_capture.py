@@ -10,7 +10,8 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 import torch
 
-from migcheck.localization.op_trace import OpCall, describe
+from migcheck.records.ops import OpCall
+from migcheck.runners.op_text import describe
 from migcheck.runners.base import Objective
 from migcheck.runners.torch_replay import keep_call, replayable
 

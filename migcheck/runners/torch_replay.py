@@ -16,7 +16,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 import numpy as np
 import torch
 
-from migcheck.localization.op_replay import TENSOR, Change, OpSite
+from migcheck.records.ops import TENSOR, Change, OpSite
 
 
 @dataclass(frozen=True)

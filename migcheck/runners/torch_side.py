@@ -204,7 +204,7 @@ class TorchModule:
 
     def capture(self, inputs: Sequence[np.ndarray], dtypes: Sequence[str], *, train: bool = False) -> List[Any]:
         """One forward with a hook on every sub-module: their tensor inputs and outputs, in completion order."""
-        from migcheck.localization.locate import hook_recorder
+        from migcheck.runners.hooks import hook_recorder
 
         calls: List[Any] = []
         is_tensor = lambda a: isinstance(a, torch.Tensor)  # noqa: E731
@@ -237,7 +237,7 @@ class TorchModule:
             return to_numpy(layer(*[torch.from_numpy(contiguous(x)) for x in inputs]))
 
     def config(self, name: str) -> Tuple[str, Dict[str, Any]]:
-        from migcheck.localization.rules import plain_config
+        from migcheck.runners.hooks import plain_config
 
         module = self.module.get_submodule(name) if name else self.module
         return type(module).__name__, plain_config(module)

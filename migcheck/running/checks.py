@@ -5,14 +5,9 @@ from typing import Any, Dict, Sequence
 
 import numpy as np
 
-from migcheck.case import PairedCase
+from migcheck.case import optimizer_for  # noqa: F401  (re-exported)
 from migcheck.runners.base import ParamInfo
 from migcheck.vocab import input_grad_name, param_grad_name, step_name
-
-
-def optimizer_for(case: PairedCase, side: str) -> Any:
-    """A preset name (each runner knows its half) or this side's factory from the FrameworkPair."""
-    return case.optimizer if isinstance(case.optimizer, str) else getattr(case.optimizer, side)
 
 
 def gradient_results(input_grads: Dict[int, np.ndarray], param_grads: Dict[str, np.ndarray],

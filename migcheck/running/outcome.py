@@ -1,22 +1,25 @@
 """What running one item found, before expectations: the outcome, and the one place it becomes a Verdict."""
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Optional, Tuple
+from typing import Any, Optional, Sequence, Tuple
 
 from migcheck.judging.compare import TensorComparison
 from migcheck.judging.verdict import Verdict, expectation, judge, judge_diagnosis
 from migcheck.options import RunOptions
 from migcheck.planning.items import Item
+from migcheck.records.findings import Localization
 from migcheck.mapping.transfer import WeightMapping
 from migcheck.tolerance import default_profile
+from migcheck.vocab import Kind, word
 
 
 @dataclass(frozen=True)
 class Outcome:
     """What one item found. kind None: both sides agreed."""
 
-    kind: Optional[str]
+    kind: Optional[Kind]
     message: str
     tensors: Tuple[TensorComparison, ...] = ()
     structure: Tuple[str, ...] = ()
@@ -25,7 +28,10 @@ class Outcome:
     notes: Tuple[str, ...] = field(default_factory=tuple)
     reference: str = ""  # where the torch side's results came from
     compile_s: float = 0.0  # GRAPH mode: seconds MindSpore spent compiling graphs
-    localization: Optional[Any] = None  # migcheck.localization.locate.Localization for failing verdicts
+    localization: Optional[Localization] = None  # for failing verdicts
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "kind", word(Kind, self.kind))
 
 
 def profile_for(backend: str, options: RunOptions) -> str:
@@ -59,3 +65,11 @@ def verdict_for(item: Item, options: RunOptions, outcome: Outcome, *, status: Op
                    duration_s=duration_s, compile_s=outcome.compile_s, notes=outcome.notes,
                    profile=profile_for(item.backend, options), tolerance_mode=tolerance_mode_for(case, options),
                    reference=outcome.reference, localization=outcome.localization)
+
+
+def with_structure(outcome: Outcome, problems: Sequence[str]) -> Outcome:
+    """The structure problems as the verdict, with what the comparison of everything else found."""
+    head = f"weights cannot be transferred: {problems[0]}" + (f" (+{len(problems) - 1} more)" if len(problems) > 1 else "")
+    rest = outcome.message if outcome.kind is None else f"{outcome.kind}: {outcome.message}"
+    return dataclasses.replace(outcome, kind=Kind.STRUCTURE, structure=tuple(problems),
+                               message=f"{head}; the rest compared with those left at the port's own values: {rest}")

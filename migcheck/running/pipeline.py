@@ -19,10 +19,10 @@ from migcheck.precision import apply_precision, as_precision, tolerance_dtype, u
 from migcheck.runners.base import Side
 from migcheck.running.checks import gradient_results, optimizer_for, step_results
 from migcheck.running.failures import error_outcome
-from migcheck.mapping.mapped import build_mapping, mapping_notes, with_structure
+from migcheck.mapping.mapped import build_mapping, mapping_notes
 from migcheck.mapping.transfer import WeightMapping, to_mindspore, to_torch
 from migcheck.mapping.rules import tolerance_warnings
-from migcheck.running.outcome import Outcome, profile_for, tolerance_mode_for, verdict_for
+from migcheck.running.outcome import Outcome, profile_for, tolerance_mode_for, verdict_for, with_structure
 from migcheck.running.reference import Reference, SkipCheck, reference
 from migcheck.tolerance import BUDGET, Budget, Tolerance, ToleranceRules, resolve
 from migcheck.util.tree import flatten
@@ -60,8 +60,8 @@ def skip_reason(item: Item, options: Optional[RunOptions] = None) -> Optional[st
     return reason
 
 
-# Statuses whose framework log is kept: a passing item's warnings are noise in the report.
-_LOG_KEPT = ("fail", "error", "xfail", "xpass", "crashed", "timeout")
+# Statuses whose framework log is dropped: a passing item's warnings are noise in the report.
+_LOG_DROPPED = (Status.PASS, Status.SKIP)
 
 
 def run_item(item: Item, options: RunOptions = RunOptions()) -> Verdict:
@@ -75,7 +75,7 @@ def run_item(item: Item, options: RunOptions = RunOptions()) -> Verdict:
     if "migcheck.runners.mindspore_context" in sys.modules:  # never import MindSpore just to look
         ir = sys.modules["migcheck.runners.mindspore_context"].take_ir_dumps()
     log = "\n".join(p for p in (excerpt(captured.text), ir) if p.strip())
-    if verdict.status not in _LOG_KEPT or not log:
+    if verdict.status in _LOG_DROPPED or not log:
         return verdict
     if not options.capture_logs:  # shown live already; the IR excerpt is still worth keeping
         log = ir

@@ -20,7 +20,7 @@ from migcheck.options import RunOptions
 from migcheck.running.pipeline import Item, run_item
 from migcheck.golden.fingerprint import case_fingerprint
 from migcheck.runners.base import ParamInfo
-from migcheck.golden.record import record_case
+from migcheck.running.record import record_case
 
 pytestmark = pytest.mark.timeout(300)
 

@@ -13,6 +13,7 @@ from migcheck.runners.base import ParamInfo
 from migcheck.tolerance import Tolerance
 from migcheck.judging.verdict import EXPECTED_STATUSES, STATUSES, Verdict, expectation, judge, judge_diagnosis
 from migcheck.serialize import verdict_from_json as from_dict, verdict_to_json as to_dict
+from migcheck.vocab import Backend, Check, Kind, Mode, Status
 
 
 @pytest.mark.parametrize("expect, fails_with, fails_on, check, expected", [
@@ -114,6 +115,29 @@ def test_from_dict_inverts_to_dict_through_json():
     assert back == v
     assert back.tensors[0].torch_shape == (2, 2) and back.tensors[0].max_abs_at.index == (1, 1)
     assert back.mapping[0].torch_shape == (3,)
+
+
+def test_statuses_and_kinds_are_enums_in_a_verdict_and_plain_values_in_json():
+    v = rich_verdict()
+    back = from_dict(json.loads(json.dumps(to_dict(v))))
+    for held in (v, back):
+        assert (type(held.status), type(held.kind), type(held.check), type(held.mode), type(held.backend)) == (
+            Status, Kind, Check, Mode, Backend)
+        assert type(held.tensors[0].kind) is Kind
+    data = to_dict(v)
+    assert {type(data[k]) for k in ("status", "kind", "check", "mode", "backend")} == {str}
+    assert type(data["tensors"][0]["kind"]) is str
+    # A status this version does not know (a later report's) is kept as read, never turned into another.
+    assert from_dict({**data, "status": "flaky"}).status == "flaky"
+
+
+def test_each_status_says_how_it_is_shown_in_one_place():
+    assert [s.symbol for s in Status] == list(".FEsxXCT")
+    assert sorted(Status, key=lambda s: s.severity)[0] is Status.PASS
+    assert sorted(Status, key=lambda s: s.severity)[-1] is Status.CRASHED
+    assert {s for s in Status if s.unjudged} == {Status.ERROR, Status.CRASHED, Status.TIMEOUT}
+    assert all(s.severity < Status.FAIL.severity for s in EXPECTED_STATUSES)
+    assert Status.of("xpass") is Status.XPASS and Status.of("flaky") is None
 
 
 def test_from_dict_of_a_minimal_verdict():

@@ -29,7 +29,7 @@ from migcheck.mapping.transfer import map_weights
 from migcheck.runners.base import ParamInfo
 from migcheck.report import render_report, write_report
 from migcheck.report.baseline import diff_runs, render_terminal
-from migcheck.report.html import SEVERITY
+from migcheck.report.html import sort_rank
 from migcheck.report.terminal import Progress, summary_table
 from migcheck.tolerance import Tolerance
 from migcheck.judging.verdict import Verdict
@@ -158,7 +158,7 @@ def test_index_shows_counts_and_one_row_per_verdict(report):
     listed = page.rows("verdicts")
     # Most severe first, run order within a status.
     assert [(r["case"], r["check"], r["mode"], r["status"]) for r in listed] == [
-        (v.case, v.check, v.mode, v.status) for v in sorted(verdicts, key=lambda v: SEVERITY[v.status])]
+        (v.case, v.check, v.mode, v.status) for v in sorted(verdicts, key=lambda v: sort_rank(v.status))]
     assert [r["status"] for r in listed][:2] == ["error", "fail"] and listed[-1]["status"] == "pass"
     by_item = {(r["case"], r["check"], r["mode"]): r for r in listed}
     rows = [by_item[(v.case, v.check, v.mode)] for v in verdicts]  # in run order again, for the checks below
