@@ -329,6 +329,10 @@ def _report(args: argparse.Namespace) -> int:
     except (OSError, ValueError) as exc:
         raise UsageError(f"cannot read the report: {exc.strerror + ': ' + str(exc.filename) if isinstance(exc, OSError) and exc.filename else exc}") from None
     colour = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
+    from migcheck.report.journal import is_skipped_note
+
+    for note in (e for e in run.errors if is_skipped_note(e)):  # a damaged journal line: the rest was rendered
+        print(f"migcheck: warning: {note}", file=sys.stderr)
     if diff is not None:
         print(render_terminal(diff, colour))
     print(f"report: {index} ({len(run.verdicts)} verdict(s), schema {run.schema_version})"

@@ -113,7 +113,8 @@ def run(sources: Union[CaseSource, Sequence[CaseSource]] = "cases", *, keyword: 
     device_id, profile, tolerance_mode, budget_factor) as Python values; or pass options= whole.
     With report=DIR every verdict is journaled in DIR the moment it is final (migcheck.report.journal) and the
     report is rendered from the journal at the end; an unusable folder raises OutputError before the first
-    case runs. Nothing selected (and no shard, no collection error) leaves DIR untouched.
+    case runs. A run that planned nothing (outside a shard), or was stopped before its first verdict, leaves DIR
+    untouched.
     Ctrl-C or SIGTERM stops the run and returns what finished, with interrupted=True (and terminated=True
     for SIGTERM), the report marked partial. The callbacks see each
     item as it starts, each verdict as it is final, and the planned items once, before the first runs
@@ -131,9 +132,11 @@ def run(sources: Union[CaseSource, Sequence[CaseSource]] = "cases", *, keyword: 
     if on_plan is not None:
         chosen = on_plan(items)
         items = list(items if chosen is None else chosen)
+    # The folder is checked (and locked) now, but its journal is started by the first finished verdict: a run
+    # that planned nothing, or was stopped before any verdict, leaves an earlier report there untouched.
     journal = None
-    if report is not None and (items or errors or shard):
-        journal = open_journal(report, [i.id for i in items], errors)
+    if report is not None and (items or shard):
+        open_journal(report, (), (), check_only=True)
     from migcheck.running import signals
 
     signals.install()  # before any case runs: MindSpore's own SIGINT handling would end the process
@@ -143,6 +146,8 @@ def run(sources: Union[CaseSource, Sequence[CaseSource]] = "cases", *, keyword: 
     try:
         for verdict in _execute(items, options, isolate, timeout, on_start):
             verdicts.append(verdict)
+            if report is not None and journal is None:
+                journal = open_journal(report, [i.id for i in items], errors)
             if journal is not None:
                 journal.verdict(verdict)
             if on_verdict is not None:
@@ -151,6 +156,8 @@ def run(sources: Union[CaseSource, Sequence[CaseSource]] = "cases", *, keyword: 
     except KeyboardInterrupt as exc:  # keep what finished; the caller decides how to exit
         stopped = exc
     written = None
+    if journal is None and report is not None and shard and not items and stopped is None:
+        journal = open_journal(report, (), errors)  # an empty shard's report still merges
     if journal is not None:
         from migcheck.report import write_report_from_journal
 
@@ -166,14 +173,17 @@ def run(sources: Union[CaseSource, Sequence[CaseSource]] = "cases", *, keyword: 
                      terminated=stopped is not None and signals.exit_code(stopped) == signals.EXIT_TERMINATED)
 
 
-def open_journal(directory: Union[str, "os.PathLike[str]"], planned: Sequence[str], errors: Sequence[str]) -> Any:
-    """The run's journal in the report folder, opened before the first case runs: an unusable folder is an
-    OutputError now, not a traceback after the whole run."""
+def open_journal(directory: Union[str, "os.PathLike[str]"], planned: Sequence[str], errors: Sequence[str],
+                 check_only: bool = False) -> Any:
+    """The run's journal in the report folder. check_only: only check and lock the folder, before the first case
+    runs, so an unusable folder is an OutputError then, not a traceback after the whole run."""
     from migcheck.report.journal import JOURNAL, Journal, command_line
     from migcheck.report.outdir import OutputError, prepare
 
     try:
         prepare(directory)
+        if check_only:
+            return None
         journal = Journal(os.path.join(directory, JOURNAL), command=command_line(), planned=planned)
     except (OSError, OutputError) as exc:  # OutputError is a ValueError: both named with the folder
         raise OutputError(f"{directory}: {exc}") from None
