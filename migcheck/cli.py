@@ -125,6 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Optional[List[str]] = None) -> int:
     # Case files import MindSpore before any runner does: quiet its C++ warnings from the start.
     os.environ.setdefault("GLOG_v", "3")
+    _never_raise_on_encoding()
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -136,6 +137,17 @@ def main(argv: Optional[List[str]] = None) -> int:
     except UsageError as exc:
         print(f"migcheck: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+
+
+def _never_raise_on_encoding() -> None:
+    """LANG=C or PYTHONIOENCODING=ascii and a case named 'café': print 'caf\\xe9' rather than raise mid-run."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            try:
+                reconfigure(errors="backslashreplace")
+            except (ValueError, OSError):  # a closed or detached stream: nothing to print to anyway
+                pass
 
 
 def _selected(args: argparse.Namespace):
