@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, List, Optional, Sequence
 
 from migcheck.options import OPTIONS, SELECTION, OptionError, add_cli_arguments
+from migcheck.util.streams import never_raise_on_encoding
 
 EXIT_OK, EXIT_UNEXPECTED, EXIT_USAGE = 0, 1, 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report a Ctrl-C
@@ -125,7 +126,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Optional[List[str]] = None) -> int:
     # Case files import MindSpore before any runner does: quiet its C++ warnings from the start.
     os.environ.setdefault("GLOG_v", "3")
-    _never_raise_on_encoding()
+    never_raise_on_encoding()
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -137,17 +138,6 @@ def main(argv: Optional[List[str]] = None) -> int:
     except UsageError as exc:
         print(f"migcheck: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-
-
-def _never_raise_on_encoding() -> None:
-    """LANG=C or PYTHONIOENCODING=ascii and a case named 'café': print 'caf\\xe9' rather than raise mid-run."""
-    for stream in (sys.stdout, sys.stderr):
-        reconfigure = getattr(stream, "reconfigure", None)
-        if reconfigure is not None:
-            try:
-                reconfigure(errors="backslashreplace")
-            except (ValueError, OSError):  # a closed or detached stream: nothing to print to anyway
-                pass
 
 
 def _selected(args: argparse.Namespace):
@@ -324,7 +314,7 @@ def _record(args: argparse.Namespace) -> int:
 def _report(args: argparse.Namespace) -> int:
     """`migcheck report DIR [--baseline OLD]`: HTML from the JSON record alone. Exit 0; 1 when --baseline finds
     something newly failing or worse (unless --allow-worse); 2 when a report cannot be read."""
-    from migcheck.report import render_report
+    from migcheck.report import journal, render_report
     from migcheck.report.baseline import render_terminal
 
     if os.path.isdir(args.directory):  # a run still writing there holds the lock: do not render under it
@@ -341,10 +331,7 @@ def _report(args: argparse.Namespace) -> int:
     except (OSError, ValueError) as exc:
         raise UsageError(f"cannot read the report: {exc.strerror + ': ' + str(exc.filename) if isinstance(exc, OSError) and exc.filename else exc}") from None
     colour = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
-    from migcheck.report.journal import is_skipped_note
-
-    for note in (e for e in run.errors if is_skipped_note(e)):  # a damaged journal line: the rest was rendered
-        print(f"migcheck: warning: {note}", file=sys.stderr)
+    journal.warn_skipped(run.errors)  # damaged journal lines, each named: the rest was rendered
     if diff is not None:
         print(render_terminal(diff, colour))
     print(f"report: {index} ({len(run.verdicts)} verdict(s), schema {run.schema_version})"

@@ -128,6 +128,12 @@ def is_skipped_note(text: str) -> bool:
     return f" {SKIPPED} (" in text and text.endswith("the other lines were read")
 
 
+def warn_skipped(errors: Sequence[str]) -> None:
+    """`migcheck report`: one stderr warning per journal line that was left out."""
+    for note in filter(is_skipped_note, errors):
+        print(f"migcheck: warning: {note}", file=sys.stderr)
+
+
 def _numbered(path: Path, skipped: Optional[List[str]] = None) -> List[Tuple[int, Dict[str, Any]]]:
     """(line number, record) of each readable line. An unreadable line mid-file is noted in skipped (or is a
     JournalError when skipped is None); a torn last line (no newline: the writer died) is dropped silently."""
