@@ -211,9 +211,9 @@ def _compared(item: Item, options: RunOptions, ref: Reference, cell: Any, mappin
         try:
             results, output_shapes = _mindspore_results(item, cell, ref, mapping)
             mismatch = _shape_mismatch(output_shapes or [], ref, mapping) if after else None
-        except Exception:
+        except Exception as exc:
             # Cotangents of the wrong shape can break the objective itself: then the shapes are the verdict.
-            mismatch = _probe_output_shapes(cell, ref, mapping) if after else None
+            mismatch = _probe_output_shapes(cell, ref, mapping, exc) if after else None
             if mismatch is None:
                 raise
     if mismatch is not None:
@@ -368,12 +368,18 @@ def _output_shape_mismatch(cell: Any, ref: Reference, mapping: WeightMapping) ->
     return _shape_mismatch([(name, np.shape(leaf)) for name, leaf in flatten(out)], ref, mapping)
 
 
-def _probe_output_shapes(cell: Any, ref: Reference, mapping: WeightMapping) -> Optional[Outcome]:
-    """After the gradient pass failed: the shape mismatch that explains it, or None (the failure stands)."""
+def _probe_output_shapes(cell: Any, ref: Reference, mapping: WeightMapping, exc: Exception) -> Optional[Outcome]:
+    """After the gradient pass failed: the nesting or shape mismatch that explains it, or None (the failure stands)."""
+    from migcheck.running.output_structure import structure_outcome
+
     try:
-        return _output_shape_mismatch(cell, ref, mapping)
+        out = cell.forward(ref.inputs[:ref.objective.n_net_inputs], ref.input_dtypes, train=False)
     except Exception:
         return None
+    nesting = structure_outcome(exc, ref.objective.paths, out)
+    if nesting is not None:
+        return dataclasses.replace(nesting, mapping=mapping)
+    return _shape_mismatch([(name, np.shape(leaf)) for name, leaf in flatten(out)], ref, mapping)
 
 
 def _shape_mismatch(ms_outputs: Sequence[Tuple[str, Tuple[int, ...]]], ref: Reference,
