@@ -314,7 +314,7 @@ def _record(args: argparse.Namespace) -> int:
 def _report(args: argparse.Namespace) -> int:
     """`migcheck report DIR [--baseline OLD]`: HTML from the JSON record alone. Exit 0; 1 when --baseline finds
     something newly failing or worse (unless --allow-worse); 2 when a report cannot be read."""
-    from migcheck.report import journal, render_report
+    from migcheck.report import ReportWriteError, journal, render_report
     from migcheck.report.baseline import render_terminal
 
     if os.path.isdir(args.directory):  # a run still writing there holds the lock: do not render under it
@@ -329,7 +329,7 @@ def _report(args: argparse.Namespace) -> int:
     try:
         index, run, diff = render_report(args.directory, args.baseline)
     except (OSError, ValueError) as exc:
-        raise UsageError(f"cannot read the report: {exc.strerror + ': ' + str(exc.filename) if isinstance(exc, OSError) and exc.filename else exc}") from None
+        raise UsageError(exc.strerror if isinstance(exc, ReportWriteError) else f"cannot read the report: {exc.strerror + ': ' + str(exc.filename) if isinstance(exc, OSError) and exc.filename else exc}") from None
     colour = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
     journal.warn_skipped(run.errors)  # damaged journal lines, each named: the rest was rendered
     if diff is not None:
@@ -430,15 +430,15 @@ def _compare(args: argparse.Namespace) -> int:
     if verbosity == VERBOSE and tty and verdicts:
         print()
         print(summary_table(verdicts, colour))
-    index = None
+    index = None if args.no_report else "none written (an earlier one is left as it was)"
     if result.report is not None:
-        index = str(result.report / "index.html") + (" (partial)" if result.interrupted else "")
+        index = str(result.report / "index.html") + (" (partial)" if result.interrupted or result.write_error else "")
     print(out.summary(verdicts, errors, index, elapsed=elapsed,
                       interrupted=f"{result.stopped_by} after {len(verdicts)} of {len(items)} item(s), partial results"
-                      if result.interrupted else ""))
+                      if result.interrupted else f"stopped: {result.write_error}" if result.write_error else ""))
     if result.interrupted:
         return signals.EXIT_TERMINATED if result.terminated else signals.EXIT_INTERRUPTED
-    if errors:
+    if errors or result.write_error:  # a report folder that cannot be written: an error of the run (exit 2)
         return EXIT_USAGE
     if not items:  # a hash split can leave a shard empty: not an error (its empty report still merges)
         print(f"migcheck: shard {args.shard[0]}/{args.shard[1]} holds no items", file=sys.stderr)

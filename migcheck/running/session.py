@@ -34,6 +34,7 @@ class RunResult:
     interrupted: bool = False  # Ctrl-C or SIGTERM: the verdicts are those finished before it
     report: Optional[Path] = None  # the report folder, when one was written
     terminated: bool = False  # the run was stopped by SIGTERM (exit 143), not Ctrl-C (130)
+    write_error: str = ""  # the report folder could not be written (disk full, permissions): why, in one line
 
     @property
     def stopped_by(self) -> str:
@@ -42,7 +43,8 @@ class RunResult:
     @property
     def ok(self) -> bool:
         """Every verdict as the case expected, nothing left uncollected, the run not cut short."""
-        return all(v.as_expected for v in self.verdicts) and not self.collection_errors and not self.interrupted
+        return (all(v.as_expected for v in self.verdicts) and not self.collection_errors and not self.interrupted
+                and not self.write_error)
 
     @property
     def counts(self) -> Dict[str, int]:
@@ -142,17 +144,22 @@ def run(sources: Union[CaseSource, Sequence[CaseSource]] = "cases", *, keyword: 
     signals.install()  # before any case runs: MindSpore's own SIGINT handling would end the process
     verdicts: List[Verdict] = []
     stopped: Optional[BaseException] = None
+    write_error = ""  # a journal write failed (disk full, permissions): the run ends with what was written
     started = time.monotonic()
     try:
         for verdict in _execute(items, options, isolate, timeout, on_start):
             verdicts.append(verdict)
-            if report is not None and journal is None:
-                journal = open_journal(report, [i.id for i in items], errors)
-            if journal is not None:
-                journal.verdict(verdict)
+            if report is not None and not write_error:
+                try:
+                    journal = journal or open_journal(report, [i.id for i in items], errors)
+                    journal.verdict(verdict)
+                except (OSError, ValueError) as exc:  # OutputError is a ValueError
+                    write_error = write_failure(report, exc, len(verdicts), len(items))
             if on_verdict is not None:
                 on_verdict(verdict)
             signals.reclaim()
+            if write_error:
+                break
     except KeyboardInterrupt as exc:  # keep what finished; the caller decides how to exit
         stopped = exc
     written = None
@@ -163,14 +170,30 @@ def run(sources: Union[CaseSource, Sequence[CaseSource]] = "cases", *, keyword: 
 
         info = {**(run_info or {}), "seconds": round(time.monotonic() - started, 2)}
         info.setdefault("started", journal.created)
-        written = write_report_from_journal(report, partial=stopped is not None, run_info=info)
-        journal.end(partial=stopped is not None, reason=signals.describe(stopped) if stopped is not None else "")
+        partial = stopped is not None or bool(write_error)
+        try:
+            written = write_report_from_journal(report, partial=partial, run_info=info)
+            journal.end(partial=partial, reason=signals.describe(stopped) if stopped is not None else write_error)
+        except OSError as exc:  # no end record: `migcheck report DIR` renders the journal once it can write
+            journal.close()
+            write_error = write_error or write_failure(report, exc, len(verdicts), len(items), finished=True)
         if written is not None:  # the cells now hold each verdict's bulk: the journal need not repeat it
             from migcheck.report.journal import compact
 
             compact(report)
     return RunResult(tuple(items), tuple(verdicts), tuple(errors), stopped is not None, written,
-                     terminated=stopped is not None and signals.exit_code(stopped) == signals.EXIT_TERMINATED)
+                     terminated=stopped is not None and signals.exit_code(stopped) == signals.EXIT_TERMINATED,
+                     write_error=write_error)
+
+
+def write_failure(report: Any, exc: BaseException, done: int, planned: int, finished: bool = False) -> str:
+    """One line: what could not be written, why, and what was kept."""
+    why = f"{exc.strerror}: {exc.filename}" if isinstance(exc, OSError) and exc.strerror else str(exc)
+    if finished:
+        return (f"cannot write the report in {report} ({why}); every verdict is in its journal:"
+                f" `migcheck report {report}` renders it once the folder can be written")
+    return (f"cannot write the report folder {report} ({why}); the run stopped after {done} of {planned} item(s);"
+            f" the verdicts journaled before are kept: `migcheck report {report}` renders them")
 
 
 def open_journal(directory: Union[str, "os.PathLike[str]"], planned: Sequence[str], errors: Sequence[str],
