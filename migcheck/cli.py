@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, List, Optional, Sequence
 
 from migcheck.options import OPTIONS, SELECTION, OptionError, add_cli_arguments
-from migcheck.util.streams import never_raise_on_encoding
+from migcheck.util.cli_process import leave, never_raise_on_encoding
 
 EXIT_OK, EXIT_UNEXPECTED, EXIT_USAGE = 0, 1, 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report a Ctrl-C
@@ -134,7 +134,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         return int(exc.code or 0)
     args.argv = list(sys.argv[1:] if argv is None else argv)
     try:
-        return _run(args)
+        return leave(_run(args))
     except UsageError as exc:
         print(f"migcheck: error: {exc}", file=sys.stderr)
         return EXIT_USAGE

@@ -174,5 +174,11 @@ class Console:
             lines.append("== not as expected ==")
             lines += failing
             lines += [_paint("ERROR", "error", self.colour) + f"  {printable(e)}" for e in errors]
+        from migcheck.running.guard import is_warning
+
+        warned = [(v.item, n) for v in verdicts for n in v.notes if is_warning(n)]
+        if warned:  # a case that changed process-wide state is named, whatever its status
+            lines.append("== warnings ==")
+            lines += [_paint("WARNING", "error", self.colour) + f"  {printable(item)}  {printable(n)}" for item, n in warned]
         lines.append(final_line(verdicts, errors, self.elapsed() if elapsed is None else elapsed, index, interrupted))
         return "\n".join(lines)

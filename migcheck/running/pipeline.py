@@ -67,10 +67,16 @@ _LOG_KEPT = ("fail", "error", "xfail", "xpass", "crashed", "timeout")
 def run_item(item: Item, options: RunOptions = RunOptions()) -> Verdict:
     """One item's verdict; with options.capture_logs, what native code wrote to stderr meanwhile (and a
     GRAPH compile failure's analyze_fail.ir) becomes its framework_log."""
+    from migcheck.running import guard
     from migcheck.running.fdcapture import captured_stderr, excerpt
 
-    with captured_stderr(options.capture_logs) as captured:
-        verdict = _run_item(item, options)
+    before = guard.take()  # what the case changes process-wide is put back after it, and named in its verdict
+    try:
+        with captured_stderr(options.capture_logs) as captured:
+            verdict = _run_item(item, options)
+    finally:
+        changes = guard.restore(before)
+    verdict = guard.noted(verdict, changes)
     ir = ""
     if "migcheck.runners.mindspore_context" in sys.modules:  # never import MindSpore just to look
         ir = sys.modules["migcheck.runners.mindspore_context"].take_ir_dumps()
