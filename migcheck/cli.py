@@ -423,7 +423,7 @@ def _compare(args: argparse.Namespace) -> int:
     out = console[0] if console else Console(sys.stdout, 0, verbosity, colour, live=tty)
     out.close()
     elapsed = out.elapsed()
-    if not items and not errors and not args.shard:  # nothing was run and no report touched: an old one stays
+    if not items and not errors and not args.shard and not result.interrupted:  # nothing run, no report touched
         print("migcheck: no items selected" + (f" (-k {args.keyword!r} matched nothing)" if args.keyword else ""),
               file=sys.stderr)
         return EXIT_USAGE

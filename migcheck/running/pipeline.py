@@ -19,6 +19,7 @@ from migcheck.precision import apply_precision, as_precision, tolerance_dtype, u
 from migcheck.runners.base import Side
 from migcheck.running.checks import gradient_results, optimizer_for, step_results
 from migcheck.running.failures import error_outcome
+from migcheck.running import signals
 from migcheck.mapping.mapped import build_mapping, mapping_notes, with_structure
 from migcheck.mapping.transfer import WeightMapping, to_mindspore, to_torch
 from migcheck.mapping.rules import tolerance_warnings
@@ -94,7 +95,8 @@ def _run_item(item: Item, options: RunOptions) -> Verdict:
     if reason is not None:
         return verdict_for(item, options, Outcome(None, reason), status=Status.SKIP)
     try:
-        outcome = _run_check(item, options)
+        with signals.around_mindspore():  # Python's SIGINT/SIGTERM handlers around MindSpore's own
+            outcome = _run_check(item, options)
     except SkipCheck as skip:
         return verdict_for(item, options, Outcome(None, str(skip)), status=Status.SKIP,
                            duration_s=time.perf_counter() - started)
@@ -110,7 +112,8 @@ def _runs_in_pynative(item: Item, options: RunOptions) -> Optional[bool]:
     """Whether the item gets through in PYNATIVE (whatever its values): tells GRAPH-only failures apart.
     None when PYNATIVE cannot tell (the check skips there, or a golden is missing)."""
     try:
-        outcome = _run_check(dataclasses.replace(item, mode="pynative"), options)
+        with signals.around_mindspore():
+            outcome = _run_check(dataclasses.replace(item, mode="pynative"), options)
     except (SkipCheck, GoldenProblem):
         return None
     except Exception:

@@ -129,19 +129,23 @@ def run(sources: Union[CaseSource, Sequence[CaseSource]] = "cases", *, keyword: 
         options = RunOptions(**{k: tuple(v) if isinstance(v, list) else v for k, v in option_values.items()})
     elif option_values:
         options = dataclasses.replace(options, **option_values)
-    cases, errors = collect(sources)
-    items = select(cases, options, keyword=keyword, shard=shard)
-    if on_plan is not None:
-        chosen = on_plan(items)
-        items = list(items if chosen is None else chosen)
+    from migcheck.running import signals
+
+    signals.install()  # before the case files import the frameworks: a Ctrl-C there waits for the import to end
+    try:
+        cases, errors = collect(sources)
+        signals.check()  # a Ctrl-C held back while a case file imported the frameworks
+        items = select(cases, options, keyword=keyword, shard=shard)
+        if on_plan is not None:
+            chosen = on_plan(items)
+            items = list(items if chosen is None else chosen)
+    except KeyboardInterrupt as exc:  # nothing ran, nothing was written
+        return RunResult((), (), (), True, None, terminated=signals.exit_code(exc) == signals.EXIT_TERMINATED)
     # The folder is checked (and locked) now, but its journal is started by the first finished verdict: a run
     # that planned nothing, or was stopped before any verdict, leaves an earlier report there untouched.
     journal = None
     if report is not None and (items or shard):
         open_journal(report, (), (), check_only=True)
-    from migcheck.running import signals
-
-    signals.install()  # before any case runs: MindSpore's own SIGINT handling would end the process
     verdicts: List[Verdict] = []
     stopped: Optional[BaseException] = None
     write_error = ""  # a journal write failed (disk full, permissions): the run ends with what was written
