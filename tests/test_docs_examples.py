@@ -189,7 +189,7 @@ def _migcheck_flags() -> Dict[str, Set[str]]:
 
 @lru_cache(maxsize=None)
 def _pytest_flags() -> Set[str]:
-    done = subprocess.run([sys.executable, "-m", "pytest", "--help", "-p", "no:cacheprovider"], cwd=ROOT,
+    done = subprocess.run([sys.executable, "-m", "pytest", "--help"], cwd=ROOT,
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     return _flags_in_help(done.stdout)
