@@ -324,9 +324,14 @@ class MigcheckSession:
             return
         from migcheck.report import write_report_from_journal
 
-        write_report_from_journal(directory, sort=True, partial=self.interrupted)
-        self.journal.end(partial=self.interrupted,
-                         reason=signals.describe(self.stopped) if self.stopped is not None else "")
+        with signals.deferred():  # a Ctrl-C while the report is written takes effect once it is whole
+            write_report_from_journal(directory, sort=True, partial=self.interrupted)
+            self.journal.end(partial=self.interrupted,
+                             reason=signals.describe(self.stopped) if self.stopped is not None else "")
+        late = signals.held()
+        if late is not None and self.stopped is None:
+            self.stopped = late
+            session.exitstatus = signals.exit_code(late)
 
 
 def _named_args(config: pytest.Config) -> List[Path]:

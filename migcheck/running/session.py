@@ -175,12 +175,14 @@ def run(sources: Union[CaseSource, Sequence[CaseSource]] = "cases", *, keyword: 
         info = {**(run_info or {}), "seconds": round(time.monotonic() - started, 2)}
         info.setdefault("started", journal.created)
         partial = stopped is not None or bool(write_error)
-        try:
-            written = write_report_from_journal(report, partial=partial, run_info=info)
-            journal.end(partial=partial, reason=signals.describe(stopped) if stopped is not None else write_error)
-        except OSError as exc:  # no end record: `migcheck report DIR` renders the journal once it can write
-            journal.close()
-            write_error = write_error or write_failure(report, exc, len(verdicts), len(items), finished=True)
+        with signals.deferred():  # a Ctrl-C while the report is written takes effect once it is whole
+            try:
+                written = write_report_from_journal(report, partial=partial, run_info=info)
+                journal.end(partial=partial, reason=signals.describe(stopped) if stopped is not None else write_error)
+            except OSError as exc:  # no end record: `migcheck report DIR` renders the journal once it can write
+                journal.close()
+                write_error = write_error or write_failure(report, exc, len(verdicts), len(items), finished=True)
+        stopped = stopped or signals.held()
         if written is not None:  # the cells now hold each verdict's bulk: the journal need not repeat it
             from migcheck.report.journal import compact
 

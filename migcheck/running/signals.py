@@ -142,10 +142,14 @@ def deferred() -> Iterator[None]:
     """SIGINT and SIGTERM blocked in this thread (and threads it starts meanwhile). One that arrives meanwhile is
     taken off the pending set before the block ends and raised by the next check(): raising it where the block
     ends would fail the import half-way (importlib drops the module), which is what this avoids."""
-    global _held
     if not hasattr(signal, "sigtimedwait") or threading.current_thread() is not threading.main_thread():
         yield
         return
+    # Held by Python's handlers too: another thread that does not block them may be the one they reach.
+    previous = {s: signal.getsignal(s) for s in _BLOCKED}
+    for signum, handler in previous.items():
+        if handler not in (signal.SIG_IGN, None):
+            signal.signal(signum, _hold)
     old = signal.pthread_sigmask(signal.SIG_BLOCK, _BLOCKED)
     try:
         yield
@@ -154,16 +158,32 @@ def deferred() -> Iterator[None]:
             info = signal.sigtimedwait(_BLOCKED, 0)
             if info is None:
                 break
-            _held = signal.SIGINT if signal.SIGINT in (_held, info.si_signo) else info.si_signo
+            _hold(info.si_signo, None)
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
+        for signum, handler in previous.items():
+            if handler not in (signal.SIG_IGN, None):
+                signal.signal(signum, handler)
+
+
+def _hold(signum: int, frame: Any) -> None:
+    global _held
+    if signum == signal.SIGTERM and _inside and mindspore_holds_sigint():  # MindSpore's answer to a Ctrl-C
+        signum = signal.SIGINT
+    _held = signal.SIGINT if signal.SIGINT in (_held, signum) else signum
+
+
+def held() -> Optional[KeyboardInterrupt]:
+    """The interrupt held back by deferred() (taken: asked once), or None."""
+    global _held
+    signum, _held = _held, None
+    return None if signum is None else Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
 
 
 def check() -> None:
     """At a safe point (after an import statement, after a MindSpore call): raise the interrupt held back."""
-    global _held
-    if _held is not None:
-        signum, _held = _held, None
-        raise (Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()) from None
+    late = held()
+    if late is not None:
+        raise late from None
 
 
 class _DeferredLoader:
