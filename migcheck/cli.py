@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any, List, Optional, Sequence
 
-from migcheck.options import OPTIONS, SELECTION, OptionError, add_cli_arguments
+from migcheck.options import OPTIONS, SELECTION, OptionError, add_cli_arguments, positive
+from migcheck.util.cli_process import leave, never_raise_on_encoding
 
 EXIT_OK, EXIT_UNEXPECTED, EXIT_USAGE = 0, 1, 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report a Ctrl-C
@@ -30,8 +31,6 @@ def _shard(text: str) -> tuple:
 
 
 def _seconds(text: str) -> float:
-    from migcheck.options import positive
-
     try:
         return positive(text)
     except ValueError as exc:
@@ -125,6 +124,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Optional[List[str]] = None) -> int:
     # Case files import MindSpore before any runner does: quiet its C++ warnings from the start.
     os.environ.setdefault("GLOG_v", "3")
+    never_raise_on_encoding()
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -132,7 +132,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         return int(exc.code or 0)
     args.argv = list(sys.argv[1:] if argv is None else argv)
     try:
-        return _run(args)
+        return leave(_run(args))
     except UsageError as exc:
         print(f"migcheck: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -313,7 +313,7 @@ def _record(args: argparse.Namespace) -> int:
 def _report(args: argparse.Namespace) -> int:
     """`migcheck report DIR [--baseline OLD]`: HTML from the JSON record alone. Exit 0; 1 when --baseline finds
     something newly failing or worse (unless --allow-worse); 2 when a report cannot be read."""
-    from migcheck.report import render_report
+    from migcheck.report import ReportWriteError, journal, render_report
     from migcheck.report.baseline import render_terminal
 
     if os.path.isdir(args.directory):  # a run still writing there holds the lock: do not render under it
@@ -328,8 +328,9 @@ def _report(args: argparse.Namespace) -> int:
     try:
         index, run, diff = render_report(args.directory, args.baseline)
     except (OSError, ValueError) as exc:
-        raise UsageError(f"cannot read the report: {exc.strerror + ': ' + str(exc.filename) if isinstance(exc, OSError) and exc.filename else exc}") from None
+        raise UsageError(exc.strerror if isinstance(exc, ReportWriteError) else f"cannot read the report: {exc.strerror + ': ' + str(exc.filename) if isinstance(exc, OSError) and exc.filename else exc}") from None
     colour = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
+    journal.warn_skipped(run.errors)  # damaged journal lines, each named: the rest was rendered
     if diff is not None:
         print(render_terminal(diff, colour))
     print(f"report: {index} ({len(run.verdicts)} verdict(s), schema {run.schema_version})"
@@ -379,7 +380,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _compare(args: argparse.Namespace) -> int:
-    from migcheck.running import signals
+    from migcheck.util import signals
     from migcheck.options import from_cli
     from migcheck.runners import auto_backend
     from migcheck.report.console import NORMAL, QUIET, VERBOSE, Console
@@ -422,22 +423,22 @@ def _compare(args: argparse.Namespace) -> int:
     out = console[0] if console else Console(sys.stdout, 0, verbosity, colour, live=tty)
     out.close()
     elapsed = out.elapsed()
-    if not items and not errors and not args.shard:  # nothing was run and no report touched: an old one stays
+    if not items and not errors and not args.shard and not result.interrupted:  # nothing run, no report touched
         print("migcheck: no items selected" + (f" (-k {args.keyword!r} matched nothing)" if args.keyword else ""),
               file=sys.stderr)
         return EXIT_USAGE
     if verbosity == VERBOSE and tty and verdicts:
         print()
         print(summary_table(verdicts, colour))
-    index = None
+    index = None if args.no_report else "none written (an earlier one is left as it was)"
     if result.report is not None:
-        index = str(result.report / "index.html") + (" (partial)" if result.interrupted else "")
+        index = str(result.report / "index.html") + (" (partial)" if result.interrupted or result.write_error else "")
     print(out.summary(verdicts, errors, index, elapsed=elapsed,
                       interrupted=f"{result.stopped_by} after {len(verdicts)} of {len(items)} item(s), partial results"
-                      if result.interrupted else ""))
+                      if result.interrupted else f"stopped: {result.write_error}" if result.write_error else ""))
     if result.interrupted:
         return signals.EXIT_TERMINATED if result.terminated else signals.EXIT_INTERRUPTED
-    if errors:
+    if errors or result.write_error:  # a report folder that cannot be written: an error of the run (exit 2)
         return EXIT_USAGE
     if not items:  # a hash split can leave a shard empty: not an error (its empty report still merges)
         print(f"migcheck: shard {args.shard[0]}/{args.shard[1]} holds no items", file=sys.stderr)

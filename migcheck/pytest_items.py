@@ -25,9 +25,18 @@ class CaseFile(pytest.File):
             raise self.CollectError("; ".join(e.problem for e in file_errors))
         session = self.config.pluginmanager.get_plugin("migcheck-session")  # pytest_plugin.MigcheckSession
         for error in loaded.errors:  # a broken case fails alone; its neighbours still run
-            yield CaseDefinitionItem.from_parent(self, name=f"{error.case}[definition]", problem=error.problem)
+            name = f"{error.case}[definition]"
+            yield CaseDefinitionItem.from_parent(self, name=name, nodeid=item_nodeid(self, name), problem=error.problem)
         for item in plan(loaded.cases, session.options):
-            yield CaseItem.from_parent(self, name=item.id, planned=item, options=session.options)
+            yield CaseItem.from_parent(self, name=item.id, nodeid=item_nodeid(self, item.id), planned=item,
+                                       options=session.options)
+
+
+def item_nodeid(parent: pytest.File, name: str) -> str:
+    """The item's node id, given whole: pytest then reads it (path, name, [params]) as it reads the ids it
+    caches for --lf/--ff/--sw, so the two match (built from the name alone, 'case[check-mode-backend]' was one
+    opaque name to pytest 9 and never matched its cache: --lf re-ran everything)."""
+    return f"{parent.nodeid}::{name}"
 
 
 

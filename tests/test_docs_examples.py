@@ -189,7 +189,7 @@ def _migcheck_flags() -> Dict[str, Set[str]]:
 
 @lru_cache(maxsize=None)
 def _pytest_flags() -> Set[str]:
-    done = subprocess.run([sys.executable, "-m", "pytest", "--help", "-p", "no:cacheprovider"], cwd=ROOT,
+    done = subprocess.run([sys.executable, "-m", "pytest", "--help"], cwd=ROOT,
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     return _flags_in_help(done.stdout)
@@ -281,7 +281,7 @@ def test_the_cli_reference_lists_every_flag_of_every_subcommand():
 
 def test_the_exit_codes_are_in_one_place():
     from migcheck.cli import EXIT_OK, EXIT_UNEXPECTED, EXIT_USAGE
-    from migcheck.running.signals import EXIT_INTERRUPTED, EXIT_TERMINATED
+    from migcheck.util.signals import EXIT_INTERRUPTED, EXIT_TERMINATED
 
     table = _section((ROOT / "docs" / "cli.md").read_text(), "## Exit codes")
     for code in (EXIT_OK, EXIT_UNEXPECTED, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_TERMINATED):

@@ -8,15 +8,17 @@ a sub-cell wrong on its own is told apart from one that only inherits drift.
 """
 from __future__ import annotations
 
+import math
 from collections import Counter
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
-from migcheck.judging.compare import TensorComparison, compare_trees
+from migcheck.judging.compare import TensorComparison, compare_trees, fmt_shape
 from migcheck.records.findings import Call, Defect, Finding, Localization, SubcellRow  # noqa: F401  (re-exported)
 from migcheck.runners.hooks import hook_recorder  # noqa: F401  (re-exported: the runners register it)
 from migcheck.tolerance import Tolerance
+from migcheck.vocab import Kind
 
 
 ToleranceFor = Callable[[str, str], Tuple[Tolerance, str]]
@@ -47,8 +49,18 @@ def _widened(inputs: Sequence[Any]) -> List[Any]:
 
 def _worst(tensors: Sequence[TensorComparison]) -> Tuple[bool, float, str]:
     failing = [t for t in tensors if not t.ok and t.kind != "empty"]  # an empty layer output does not diverge
+    shape = next((t for t in failing if t.kind == Kind.SHAPE), None)
+    if shape is not None:  # nothing was measured: no error number, the shapes say it (never "max abs err 0")
+        return (False, math.nan, f"shape torch {fmt_shape(shape.torch_shape)} vs mindspore {fmt_shape(shape.ms_shape)}")
     err = max((t.max_abs_err for t in tensors), default=0.0)
     return (not failing, err, failing[0].message if failing else "")
+
+
+def row_error(row: SubcellRow) -> str:
+    """The sub-cell table's error cell: the max abs err, or the shapes when the outputs differ in shape."""
+    if row.outputs_ok is False and math.isnan(row.max_abs_err) and row.message:
+        return row.message
+    return f"{row.max_abs_err:.3g}"
 
 
 def compare_calls(torch_calls: Sequence[Call], ms_calls: Sequence[Call], pairs: Mapping[str, str],
@@ -144,7 +156,8 @@ def summarize(row: Optional[SubcellRow], findings: Sequence[Finding], rows: Sequ
     else:
         local = ("wrong on its own (isolated re-run with torch's inputs fails too)" if row.isolated_ok is False
                  else "inherits drift only (isolated re-run passes)" if row.isolated_ok else "")
-        how = f"max abs err {row.max_abs_err:.3g}" if row.max_abs_err > 0 or not row.message else row.message
+        how = (f"max abs err {row.max_abs_err:.3g}" if row.max_abs_err > 0 or not row.message
+               else f"output {row.message}" if math.isnan(row.max_abs_err) else row.message)
         text = (f"first divergence: torch '{row.torch_name or '<root>'}' ({row.torch_kind}) /"
                 f" MindSpore '{row.ms_name or '<root>'}' ({row.ms_kind}): inputs agree, outputs differ"
                 f" ({how})" + (f"; {local}" if local else ""))

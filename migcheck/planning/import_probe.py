@@ -19,6 +19,8 @@ import time
 from pathlib import Path
 from typing import Callable, Optional
 
+from migcheck.util import signals
+
 PROBE_TIMEOUT_S = 120.0  # a child still importing after this is killed and the file imported in-process
 _PRELOAD_ROOTS = ("torch", "mindspore", "numpy")
 
@@ -107,3 +109,4 @@ def _preload(path: Path) -> None:
                 importlib.import_module(name)
             except Exception:
                 pass
+            signals.check()  # a Ctrl-C during that import (held back by migcheck.util.signals) is raised here

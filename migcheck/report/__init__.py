@@ -5,8 +5,10 @@ report can be written or re-rendered on any machine.
 """
 from __future__ import annotations
 
+import contextlib
+from collections import Counter
 from pathlib import Path
-from typing import Any, Dict, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterator, Optional, Sequence, Tuple, Union
 
 from migcheck.report.baseline import RunDiff, diff_runs
 from migcheck.report.jsonfile import Run, now, read_run, write_json_report
@@ -50,7 +52,11 @@ def write_report_from_journal(directory: PathLike, sort: bool = False, partial: 
     journaled yet); sort orders the verdicts by file and item (pytest-xdist finishes them in any order)."""
     from migcheck.report.journal import read_journal
 
-    run = read_journal(directory)
+    return _write_journal_run(directory, read_journal(directory), sort, partial, run_info)
+
+
+def _write_journal_run(directory: PathLike, run: Any, sort: bool = False, partial: Optional[bool] = None,
+                       run_info: Optional[Dict[str, Any]] = None) -> Path:
     verdicts = sorted(run.verdicts, key=lambda v: (v.file, v.item)) if sort else run.verdicts
     return write_report(directory, verdicts, run.errors, partial=run.partial if partial is None else partial,
                         not_run=run.not_run, created=run.created, run_info=run_info)
@@ -73,14 +79,34 @@ def render_report(directory: PathLike, baseline: Optional[PathLike] = None) -> T
     the difference or None). Raises OSError or ValueError (a schema this migcheck cannot read).
     """
     from migcheck.report.html import write_html
+    from migcheck.report.journal import read_journal
 
     if Path(directory).is_dir() and _unfinished_journal(Path(directory)):
-        write_report_from_journal(directory)
+        journaled = read_journal(directory)
+        with _writing(directory, journaled.verdicts, journaled.partial):
+            _write_journal_run(directory, journaled)
     run = read_run(Path(directory))
     diff = None
     if baseline is not None:
         old = read_run(Path(baseline))
         diff = diff_runs(old.verdicts, run.verdicts, str(old.path), old.created)
-    index = write_html(run.path.parent, run.verdicts, run.errors, run.created, diff, partial=run.partial,
-                       run_info=run.run_info, not_run=run.not_run)
+    with _writing(run.path.parent, run.verdicts, run.partial):
+        index = write_html(run.path.parent, run.verdicts, run.errors, run.created, diff, partial=run.partial,
+                           run_info=run.run_info, not_run=run.not_run)
     return index, run, diff
+
+
+class ReportWriteError(OSError):
+    """The report was read but cannot be written (disk full, a read-only folder): says what it holds."""
+
+
+@contextlib.contextmanager
+def _writing(directory: PathLike, verdicts: Sequence[Verdict], partial: bool) -> Iterator[None]:
+    try:
+        yield
+    except OSError as exc:
+        counts = Counter(v.status for v in verdicts)
+        held = ", ".join(f"{n} {s}" for s, n in counts.items()) or "no verdicts"
+        raise ReportWriteError(exc.errno, f"cannot write the report in {directory} ({exc.strerror or exc}:"
+                               f" {exc.filename}); it holds {len(verdicts)} verdict(s): {held}"
+                               f"{' (partial)' if partial else ''}; nothing in it was changed") from None

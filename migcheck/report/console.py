@@ -17,6 +17,7 @@ from typing import Callable, List, Optional, Sequence, TextIO
 from migcheck.report.terminal import _paint, failure_details, printable, render, verdict_line
 from migcheck.judging.verdict import Verdict
 from migcheck.vocab import Status
+from migcheck.records.notes import is_warning
 
 QUIET, NORMAL, VERBOSE = -1, 0, 1
 
@@ -175,5 +176,9 @@ class Console:
             lines.append("== not as expected ==")
             lines += failing
             lines += [_paint("ERROR", "error", self.colour) + f"  {printable(e)}" for e in errors]
+        warned = [(v.item, n) for v in verdicts for n in v.notes if is_warning(n)]
+        if warned:  # a case that changed process-wide state is named, whatever its status
+            lines.append("== warnings ==")
+            lines += [_paint("WARNING", "error", self.colour) + f"  {printable(item)}  {printable(n)}" for item, n in warned]
         lines.append(final_line(verdicts, errors, self.elapsed() if elapsed is None else elapsed, index, interrupted))
         return "\n".join(lines)

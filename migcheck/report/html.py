@@ -21,6 +21,7 @@ from migcheck.report.baseline import CATEGORIES, RunDiff, mismatched, summary_li
 from migcheck.report.jsonfile import by_case, safe_name
 from migcheck.judging.verdict import STATUSES, Verdict
 from migcheck.vocab import Status
+from migcheck.localization.locate import row_error
 
 TEMPLATES = Path(__file__).with_name("templates")
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'"
@@ -133,7 +134,7 @@ def environment() -> Any:
         measured=lambda v: any(t.kind in MEASURED for t in v.tensors), worst_error=worst_error,
         summary_line=summary_line, smallest_passing_tolerance=smallest_passing_tolerance, shape=fmt_shape,
         ceil_sig=ceil_sig, least=_least, caption=_caption, plot_uri=_plot_uri, mapping_source=_mapping_source,
-        g=lambda x: f"{x:g}", g6=lambda x: f"{x:.6g}")
+        g=lambda x: f"{x:g}", g6=lambda x: f"{x:.6g}", row_error=row_error)
     return env
 
 

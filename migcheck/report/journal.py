@@ -12,8 +12,9 @@ Lines, each a JSON object with one key saying what it is:
 
 Under pytest-xdist each worker journals its own ``journal-<worker>.jsonl``; the controller's
 journal.jsonl holds the header, collection errors and the end, and the report merges them all.
-A torn last line (the process died while writing it) is ignored; any other unreadable line is an
-error naming the file and line.
+A torn last line (the process died while writing it) is ignored. Any other unreadable line, or a verdict
+that cannot be read, is skipped and reported (a collection error of the rendered report naming the file and
+line, see skipped_note), so every intact verdict still renders.
 """
 from __future__ import annotations
 
@@ -103,6 +104,7 @@ class JournalRun:
     ended: bool  # the run reached its end (and wrote its report)
     partial: bool  # the run was interrupted, or never reached its end
     reason: str
+    skipped: Tuple[str, ...] = ()  # the unreadable lines left out, each a skipped_note (also in errors)
 
     @property
     def not_run(self) -> Tuple[str, ...]:
@@ -114,7 +116,27 @@ class JournalError(ValueError):
     pass
 
 
-def _records(path: Path) -> List[Dict[str, Any]]:
+SKIPPED = "was skipped"
+
+
+def skipped_note(path: Path, number: int, why: str) -> str:
+    """The message for an unreadable journal line left out of the report (is_skipped_note finds it again)."""
+    return f"{path}: line {number} {SKIPPED} ({why}); the other lines were read"
+
+
+def is_skipped_note(text: str) -> bool:
+    return f" {SKIPPED} (" in text and text.endswith("the other lines were read")
+
+
+def warn_skipped(errors: Sequence[str]) -> None:
+    """`migcheck report`: one stderr warning per journal line that was left out."""
+    for note in filter(is_skipped_note, errors):
+        print(f"migcheck: warning: {note}", file=sys.stderr)
+
+
+def _numbered(path: Path, skipped: Optional[List[str]] = None) -> List[Tuple[int, Dict[str, Any]]]:
+    """(line number, record) of each readable line. An unreadable line mid-file is noted in skipped (or is a
+    JournalError when skipped is None); a torn last line (no newline: the writer died) is dropped silently."""
     lines = path.read_bytes().split(b"\n")
     out = []
     for number, raw in enumerate(lines, 1):
@@ -127,9 +149,17 @@ def _records(path: Path) -> List[Dict[str, Any]]:
         except ValueError as exc:
             if number == len(lines):  # a last line with no newline: the process died while writing it
                 break
-            raise JournalError(f"{path}: line {number} is not a journal record ({exc})") from None
-        out.append(record)
+            why = f"not a journal record: {str(exc)[:80]}"
+            if skipped is None:
+                raise JournalError(f"{path}: line {number} is not a journal record ({exc})") from None
+            skipped.append(skipped_note(path, number, why))
+            continue
+        out.append((number, record))
     return out
+
+
+def _records(path: Path) -> List[Dict[str, Any]]:
+    return [record for _, record in _numbered(path)]
 
 
 def journal_files(directory: os.PathLike) -> List[Path]:
@@ -149,8 +179,9 @@ def read_journal(directory: os.PathLike) -> JournalRun:
     created, ended, partial, reason = "", False, False, ""
     run = None
     cells: Dict[str, Dict[str, Any]] = {}
+    skipped: List[str] = []
     for path in files:
-        for number, record in enumerate(_records(path), 1):
+        for number, record in _numbered(path, skipped):
             (key, value), = record.items()
             if key == "header":
                 if not isinstance(value, dict) or value.get("journal") != FORMAT:
@@ -161,25 +192,31 @@ def read_journal(directory: os.PathLike) -> JournalRun:
                 elif run is not None and value.get("run") not in (run, None):
                     break  # a worker journal left by another run
                 planned.extend(value.get("planned") or ())
+            elif key == "planned" and not isinstance(value, list):
+                skipped.append(skipped_note(path, number, "planned is not a list"))
             elif key == "planned":
-                planned.extend(value)
+                planned.extend(str(v) for v in value)
             elif key == "verdict":
                 if isinstance(value, dict) and isinstance(value.get("cell"), str):  # compacted: the cell has the rest
                     full = cell_verdicts(Path(directory), value["cell"], cells).get(value.get("item"))
                     value = with_bulk(value, full) if full is not None else value
                 try:
                     verdict = decode_verdict(value)
-                except Exception as exc:
-                    raise JournalError(f"{path}: record {number}: verdict cannot be read ({type(exc).__name__}: {exc})") from None
+                except Exception as exc:  # a damaged record costs its own verdict, never the others
+                    skipped.append(skipped_note(path, number, f"verdict cannot be read: {type(exc).__name__}: {str(exc)[:80]}"))
+                    continue
                 verdicts[verdict.item] = verdict
             elif key == "collection_error":
                 errors.append(str(value))
+            elif key == "end" and path.name == JOURNAL and not isinstance(value, dict):
+                skipped.append(skipped_note(path, number, "end is not an object"))
             elif key == "end" and path.name == JOURNAL:
                 ended, partial, reason = True, bool(value.get("partial")), str(value.get("reason", ""))
             elif key != "end":
-                raise JournalError(f"{path}: record {number}: unknown key {key!r}")
-    return JournalRun(verdicts=tuple(verdicts.values()), errors=tuple(dict.fromkeys(errors)), planned=tuple(dict.fromkeys(planned)),
-                      created=created, ended=ended, partial=partial or not ended, reason=reason)
+                skipped.append(skipped_note(path, number, f"unknown key {str(key)[:40]!r}"))
+    return JournalRun(verdicts=tuple(verdicts.values()), errors=tuple(dict.fromkeys(errors + skipped)),
+                      planned=tuple(dict.fromkeys(planned)), created=created, ended=ended,
+                      partial=partial or not ended, reason=reason, skipped=tuple(skipped))
 
 
 def compact(directory: os.PathLike) -> None:

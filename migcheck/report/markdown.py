@@ -8,6 +8,7 @@ from migcheck.util.atomic import atomic_write_text
 from migcheck.judging.compare import TensorComparison, fmt_shape
 from migcheck.report.jsonfile import by_case, safe_name
 from migcheck.judging.verdict import Verdict
+from migcheck.localization.locate import row_error
 
 
 def _g(x: object) -> str:
@@ -52,7 +53,7 @@ def render_case(case: str, verdicts: Sequence[Verdict]) -> str:
                 mark = " **<- first divergence**" if r.torch_name == v.localization.first_divergence and r.ms_name else ""
                 lines.append(f"| {r.order} | `{r.torch_name or '<root>'}` ({r.torch_kind}){mark}"
                              f" | {('`' + (r.ms_name or '<root>') + '` (' + r.ms_kind + ')') if r.ms_kind else _cell(r.message)}"
-                             f" | {word[r.inputs_ok]} | {word[r.outputs_ok]} | {word[r.isolated_ok]} | {_g(r.max_abs_err)} |")
+                             f" | {word[r.inputs_ok]} | {word[r.outputs_ok]} | {word[r.isolated_ok]} | {row_error(r) if r.ms_kind else '-'} |")
         if v.tensors:
             lines += [""] + tensor_table(v.tensors)
         for t in v.tensors:

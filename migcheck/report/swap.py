@@ -41,16 +41,33 @@ def replacing(root: Path, keep: Sequence[str] = ()) -> Iterator[Path]:
     except BaseException:
         shutil.rmtree(fresh, ignore_errors=True)
         raise
-    if root.is_dir():
-        for pattern in keep:
-            for path in root.glob(pattern):
-                os.replace(path, fresh / path.name)
-    os.chmod(fresh, 0o777 & ~_umask())  # mkdtemp makes it 0700; a report folder is an ordinary folder
-    old = None
-    if root.exists():
-        old = Path(tempfile.mkdtemp(prefix=f".{root.name}.old-", dir=root.parent))
-        os.replace(root, old / root.name)
-    os.replace(fresh, root)
+    moved, old = [], None
+    try:
+        if root.is_dir():
+            for pattern in keep:
+                for path in root.glob(pattern):
+                    os.replace(path, fresh / path.name)
+                    moved.append(path)
+        os.chmod(fresh, 0o777 & ~_umask())  # mkdtemp makes it 0700; a report folder is an ordinary folder
+        if root.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{root.name}.old-", dir=root.parent))
+            os.replace(root, old / root.name)
+        os.replace(fresh, root)
+    except OSError:  # disk full or permissions: the old folder, journal and lock go back where they were
+        _undo(root, fresh, old, moved)
+        raise
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def _undo(root: Path, fresh: Path, old: "Path | None", moved: Sequence[Path]) -> None:
+    with contextlib.suppress(OSError):
+        if old is not None and (old / root.name).exists() and not root.exists():
+            os.replace(old / root.name, root)
+    for path in moved:
+        with contextlib.suppress(OSError):
+            os.replace(fresh / path.name, path)
+    shutil.rmtree(fresh, ignore_errors=True)
     if old is not None:
         shutil.rmtree(old, ignore_errors=True)
 

@@ -7,7 +7,7 @@ import contextlib
 import os
 import shutil
 import tempfile
-from typing import Dict, Iterator, Optional
+from typing import Dict, Iterator, List, Optional
 
 os.environ.setdefault("GLOG_v", "3")  # MindSpore's C++ logger: errors only unless the user chose
 
@@ -79,6 +79,17 @@ def configure(mode: str, backend: str, device_id: Optional[int] = None) -> None:
                 raise
         _configured["backend"] = backend
     ms.set_context(mode=_MODES[mode])
+    _configured["mode"] = mode
+
+
+def context_changes() -> List[str]:
+    """What a case changed in MindSpore's context since configure() (its factory set another mode): put back."""
+    mode = _configured.get("mode")
+    if mode is None or ms.get_context("mode") == _MODES[mode]:
+        return []
+    now = next((name for name, value in _MODES.items() if value == ms.get_context("mode")), ms.get_context("mode"))
+    ms.set_context(mode=_MODES[mode])
+    return [f"MindSpore context mode {mode} -> {now}"]
 
 
 @contextlib.contextmanager

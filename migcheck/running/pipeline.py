@@ -19,6 +19,7 @@ from migcheck.precision import apply_precision, as_precision, tolerance_dtype, u
 from migcheck.runners.base import Side
 from migcheck.running.checks import gradient_results, optimizer_for, step_results
 from migcheck.running.failures import error_outcome
+from migcheck.util import signals
 from migcheck.mapping.mapped import build_mapping, mapping_notes
 from migcheck.mapping.transfer import WeightMapping, to_mindspore, to_torch
 from migcheck.mapping.rules import tolerance_warnings
@@ -67,10 +68,16 @@ _LOG_DROPPED = (Status.PASS, Status.SKIP)
 def run_item(item: Item, options: RunOptions = RunOptions()) -> Verdict:
     """One item's verdict; with options.capture_logs, what native code wrote to stderr meanwhile (and a
     GRAPH compile failure's analyze_fail.ir) becomes its framework_log."""
+    from migcheck.running import guard
     from migcheck.running.fdcapture import captured_stderr, excerpt
 
-    with captured_stderr(options.capture_logs) as captured:
-        verdict = _run_item(item, options)
+    before = guard.take()  # what the case changes process-wide is put back after it, and named in its verdict
+    try:
+        with captured_stderr(options.capture_logs) as captured:
+            verdict = _run_item(item, options)
+    finally:
+        changes = guard.restore(before)
+    verdict = guard.noted(verdict, changes)
     ir = ""
     if "migcheck.runners.mindspore_context" in sys.modules:  # never import MindSpore just to look
         ir = sys.modules["migcheck.runners.mindspore_context"].take_ir_dumps()
@@ -88,7 +95,8 @@ def _run_item(item: Item, options: RunOptions) -> Verdict:
     if reason is not None:
         return verdict_for(item, options, Outcome(None, reason), status=Status.SKIP)
     try:
-        outcome = _run_check(item, options)
+        with signals.around_mindspore():  # Python's SIGINT/SIGTERM handlers around MindSpore's own
+            outcome = _run_check(item, options)
     except SkipCheck as skip:
         return verdict_for(item, options, Outcome(None, str(skip)), status=Status.SKIP,
                            duration_s=time.perf_counter() - started)
@@ -104,7 +112,8 @@ def _runs_in_pynative(item: Item, options: RunOptions) -> Optional[bool]:
     """Whether the item gets through in PYNATIVE (whatever its values): tells GRAPH-only failures apart.
     None when PYNATIVE cannot tell (the check skips there, or a golden is missing)."""
     try:
-        outcome = _run_check(dataclasses.replace(item, mode="pynative"), options)
+        with signals.around_mindspore():
+            outcome = _run_check(dataclasses.replace(item, mode="pynative"), options)
     except (SkipCheck, GoldenProblem):
         return None
     except Exception:
@@ -211,9 +220,9 @@ def _compared(item: Item, options: RunOptions, ref: Reference, cell: Any, mappin
         try:
             results, output_shapes = _mindspore_results(item, cell, ref, mapping)
             mismatch = _shape_mismatch(output_shapes or [], ref, mapping) if after else None
-        except Exception:
+        except Exception as exc:
             # Cotangents of the wrong shape can break the objective itself: then the shapes are the verdict.
-            mismatch = _probe_output_shapes(cell, ref, mapping) if after else None
+            mismatch = _probe_output_shapes(cell, ref, mapping, exc) if after else None
             if mismatch is None:
                 raise
     if mismatch is not None:
@@ -368,12 +377,18 @@ def _output_shape_mismatch(cell: Any, ref: Reference, mapping: WeightMapping) ->
     return _shape_mismatch([(name, np.shape(leaf)) for name, leaf in flatten(out)], ref, mapping)
 
 
-def _probe_output_shapes(cell: Any, ref: Reference, mapping: WeightMapping) -> Optional[Outcome]:
-    """After the gradient pass failed: the shape mismatch that explains it, or None (the failure stands)."""
+def _probe_output_shapes(cell: Any, ref: Reference, mapping: WeightMapping, exc: Exception) -> Optional[Outcome]:
+    """After the gradient pass failed: the nesting or shape mismatch that explains it, or None (the failure stands)."""
+    from migcheck.running.output_structure import structure_outcome
+
     try:
-        return _output_shape_mismatch(cell, ref, mapping)
+        out = cell.forward(ref.inputs[:ref.objective.n_net_inputs], ref.input_dtypes, train=False)
     except Exception:
         return None
+    nesting = structure_outcome(exc, ref.objective.paths, out)
+    if nesting is not None:
+        return dataclasses.replace(nesting, mapping=mapping)
+    return _shape_mismatch([(name, np.shape(leaf)) for name, leaf in flatten(out)], ref, mapping)
 
 
 def _shape_mismatch(ms_outputs: Sequence[Tuple[str, Tuple[int, ...]]], ref: Reference,

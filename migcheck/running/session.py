@@ -34,6 +34,7 @@ class RunResult:
     interrupted: bool = False  # Ctrl-C or SIGTERM: the verdicts are those finished before it
     report: Optional[Path] = None  # the report folder, when one was written
     terminated: bool = False  # the run was stopped by SIGTERM (exit 143), not Ctrl-C (130)
+    write_error: str = ""  # the report folder could not be written (disk full, permissions): why, in one line
 
     @property
     def stopped_by(self) -> str:
@@ -42,7 +43,8 @@ class RunResult:
     @property
     def ok(self) -> bool:
         """Every verdict as the case expected, nothing left uncollected, the run not cut short."""
-        return all(v.as_expected for v in self.verdicts) and not self.collection_errors and not self.interrupted
+        return (all(v.as_expected for v in self.verdicts) and not self.collection_errors and not self.interrupted
+                and not self.write_error)
 
     @property
     def counts(self) -> Dict[str, int]:
@@ -113,7 +115,8 @@ def run(sources: Union[CaseSource, Sequence[CaseSource]] = "cases", *, keyword: 
     device_id, profile, tolerance_mode, budget_factor) as Python values; or pass options= whole.
     With report=DIR every verdict is journaled in DIR the moment it is final (migcheck.report.journal) and the
     report is rendered from the journal at the end; an unusable folder raises OutputError before the first
-    case runs. Nothing selected (and no shard, no collection error) leaves DIR untouched.
+    case runs. A run that planned nothing (outside a shard), or was stopped before its first verdict, leaves DIR
+    untouched.
     Ctrl-C or SIGTERM stops the run and returns what finished, with interrupted=True (and terminated=True
     for SIGTERM), the report marked partial. The callbacks see each
     item as it starts, each verdict as it is final, and the planned items once, before the first runs
@@ -126,54 +129,90 @@ def run(sources: Union[CaseSource, Sequence[CaseSource]] = "cases", *, keyword: 
         options = RunOptions(**{k: tuple(v) if isinstance(v, list) else v for k, v in option_values.items()})
     elif option_values:
         options = dataclasses.replace(options, **option_values)
-    cases, errors = collect(sources)
-    items = select(cases, options, keyword=keyword, shard=shard)
-    if on_plan is not None:
-        chosen = on_plan(items)
-        items = list(items if chosen is None else chosen)
-    journal = None
-    if report is not None and (items or errors or shard):
-        journal = open_journal(report, [i.id for i in items], errors)
-    from migcheck.running import signals
+    from migcheck.util import signals
 
-    signals.install()  # before any case runs: MindSpore's own SIGINT handling would end the process
+    signals.install()  # before the case files import the frameworks: a Ctrl-C there waits for the import to end
+    try:
+        cases, errors = collect(sources)
+        signals.check()  # a Ctrl-C held back while a case file imported the frameworks
+        items = select(cases, options, keyword=keyword, shard=shard)
+        if on_plan is not None:
+            chosen = on_plan(items)
+            items = list(items if chosen is None else chosen)
+    except KeyboardInterrupt as exc:  # nothing ran, nothing was written
+        return RunResult((), (), (), True, None, terminated=signals.exit_code(exc) == signals.EXIT_TERMINATED)
+    # The folder is checked (and locked) now, but its journal is started by the first finished verdict: a run
+    # that planned nothing, or was stopped before any verdict, leaves an earlier report there untouched.
+    journal = None
+    if report is not None and (items or shard):
+        open_journal(report, (), (), check_only=True)
     verdicts: List[Verdict] = []
     stopped: Optional[BaseException] = None
+    write_error = ""  # a journal write failed (disk full, permissions): the run ends with what was written
     started = time.monotonic()
     try:
         for verdict in _execute(items, options, isolate, timeout, on_start):
             verdicts.append(verdict)
-            if journal is not None:
-                journal.verdict(verdict)
+            if report is not None and not write_error:
+                try:
+                    journal = journal or open_journal(report, [i.id for i in items], errors)
+                    journal.verdict(verdict)
+                except (OSError, ValueError) as exc:  # OutputError is a ValueError
+                    write_error = write_failure(report, exc, len(verdicts), len(items))
             if on_verdict is not None:
                 on_verdict(verdict)
             signals.reclaim()
+            if write_error:
+                break
     except KeyboardInterrupt as exc:  # keep what finished; the caller decides how to exit
         stopped = exc
     written = None
+    if journal is None and report is not None and shard and not items and stopped is None:
+        journal = open_journal(report, (), errors)  # an empty shard's report still merges
     if journal is not None:
         from migcheck.report import write_report_from_journal
 
         info = {**(run_info or {}), "seconds": round(time.monotonic() - started, 2)}
         info.setdefault("started", journal.created)
-        written = write_report_from_journal(report, partial=stopped is not None, run_info=info)
-        journal.end(partial=stopped is not None, reason=signals.describe(stopped) if stopped is not None else "")
+        partial = stopped is not None or bool(write_error)
+        with signals.deferred():  # a Ctrl-C while the report is written takes effect once it is whole
+            try:
+                written = write_report_from_journal(report, partial=partial, run_info=info)
+                journal.end(partial=partial, reason=signals.describe(stopped) if stopped is not None else write_error)
+            except OSError as exc:  # no end record: `migcheck report DIR` renders the journal once it can write
+                journal.close()
+                write_error = write_error or write_failure(report, exc, len(verdicts), len(items), finished=True)
+        stopped = stopped or signals.held()
         if written is not None:  # the cells now hold each verdict's bulk: the journal need not repeat it
             from migcheck.report.journal import compact
 
             compact(report)
     return RunResult(tuple(items), tuple(verdicts), tuple(errors), stopped is not None, written,
-                     terminated=stopped is not None and signals.exit_code(stopped) == signals.EXIT_TERMINATED)
+                     terminated=stopped is not None and signals.exit_code(stopped) == signals.EXIT_TERMINATED,
+                     write_error=write_error)
 
 
-def open_journal(directory: Union[str, "os.PathLike[str]"], planned: Sequence[str], errors: Sequence[str]) -> Any:
-    """The run's journal in the report folder, opened before the first case runs: an unusable folder is an
-    OutputError now, not a traceback after the whole run."""
+def write_failure(report: Any, exc: BaseException, done: int, planned: int, finished: bool = False) -> str:
+    """One line: what could not be written, why, and what was kept."""
+    why = f"{exc.strerror}: {exc.filename}" if isinstance(exc, OSError) and exc.strerror else str(exc)
+    if finished:
+        return (f"cannot write the report in {report} ({why}); every verdict is in its journal:"
+                f" `migcheck report {report}` renders it once the folder can be written")
+    return (f"cannot write the report folder {report} ({why}); the run stopped after {done} of {planned} item(s);"
+            f" the verdicts journaled before are kept: `migcheck report {report}` renders them")
+
+
+def open_journal(directory: Union[str, "os.PathLike[str]"], planned: Sequence[str], errors: Sequence[str],
+                 check_only: bool = False) -> Any:
+    """The run's journal in the report folder. check_only: only check and lock the folder, before the first case
+    runs, so an unusable folder is an OutputError then, not a traceback after the whole run."""
     from migcheck.report.journal import JOURNAL, Journal, command_line
     from migcheck.report.outdir import OutputError, prepare
 
     try:
         prepare(directory)
+        if check_only:
+            return None
         journal = Journal(os.path.join(directory, JOURNAL), command=command_line(), planned=planned)
     except (OSError, OutputError) as exc:  # OutputError is a ValueError: both named with the folder
         raise OutputError(f"{directory}: {exc}") from None

@@ -49,3 +49,28 @@ def test_module_pairs_come_from_mapped_parameters_then_shared_names():
     pairs = module_pairs([("layer1.1.weight", "features.1.gamma"), ("fc.weight", "classifier.weight")],
                          ["layer1.1", "fc", "relu", "only_torch", ""], ["features.1", "classifier", "relu", ""])
     assert pairs == {"layer1.1": "features.1", "fc": "classifier", "relu": "relu", "": ""}
+
+
+def test_a_layer_whose_output_differs_in_shape_shows_the_shapes_not_max_abs_err_0(tmp_path):
+    from migcheck.judging.verdict import Verdict
+    from migcheck.localization.locate import Localization, row_error
+    from migcheck.report.markdown import write_markdown
+
+    torch_calls = [c("a", X, X), c("b", X, 2 * X), c("", X, 2 * X)]
+    bad = [c("a", X, X), c("b", X, (2 * X)[None, :]), c("", X, 2 * X)]  # b's output has an extra axis
+    twin = [c("a", X, X), c("b", X, 2 * X), c("", X, 2 * X)]
+    pairs = {"a": "a", "b": "b", "": ""}
+    rows = compare_calls(torch_calls, bad, pairs, TOL)
+    b = rows[1]
+    assert (b.inputs_ok, b.outputs_ok) == (True, False) and np.isnan(b.max_abs_err)
+    assert row_error(b) == "shape torch (3,) vs mindspore (1,3)"
+    assert first_divergence(rows).torch_name == "b"
+    assert "outputs differ (output shape torch (3,) vs mindspore (1,3))" in summarize(b, [], rows)
+    twin_rows = compare_calls(torch_calls, twin, pairs, TOL)
+    assert all(r.outputs_ok for r in twin_rows) and row_error(twin_rows[1]) == "0"  # measured: a number
+    loc = Localization(rows, "b", "b", (), summarize(b, [], rows))
+    verdict = Verdict(case="shaped", check="forward", mode="pynative", backend="cpu", status="fail", kind="value",
+                      message="value mismatch", file="/cases/a.py", localization=loc)
+    write_markdown(tmp_path, [verdict])
+    table = [line for line in (tmp_path / "cells" / "shaped.md").read_text().splitlines() if line.startswith("| 1 |")]
+    assert len(table) == 1 and table[0].endswith("| shape torch (3,) vs mindspore (1,3) |"), table

@@ -40,17 +40,38 @@ def test_a_journal_round_trips_and_an_unfinished_one_is_partial(tmp_path):
     assert [next(iter(json.loads(line))) for line in lines] == ["header", "verdict", "collection_error", "verdict", "end"]
 
 
-def test_a_torn_last_line_is_dropped_but_a_corrupt_middle_line_is_named(tmp_path):
+def test_a_torn_last_line_is_dropped_and_a_corrupt_middle_line_is_skipped_and_named(tmp_path):
     journal = Journal(tmp_path / "journal.jsonl")
     journal.verdict(_verdict("a"))
     journal.close()
     with open(tmp_path / "journal.jsonl", "a") as f:
         f.write('{"verdict": {"case": "b", "che')  # SIGKILL in the middle of a write
-    assert [v.case for v in read_journal(tmp_path).verdicts] == ["a"]
+    assert [v.case for v in read_journal(tmp_path).verdicts] == ["a"] and not read_journal(tmp_path).skipped
     with open(tmp_path / "journal.jsonl", "a") as f:
         f.write('\n{"verdict": {}}\n')
-    with pytest.raises(JournalError, match=r"journal.jsonl: line 3 is not a journal record"):
-        read_journal(tmp_path)
+    run = read_journal(tmp_path)
+    assert [v.case for v in run.verdicts] == ["a"]
+    assert len(run.skipped) == 2 and "journal.jsonl: line 3 was skipped (not a journal record" in run.skipped[0]
+    assert "journal.jsonl: line 4 was skipped (verdict cannot be read" in run.skipped[1]
+
+
+def test_one_bad_line_mid_journal_keeps_every_intact_verdict_renderable(tmp_path):
+    journal = Journal(tmp_path / "journal.jsonl", planned=[f"{c}[forward-pynative-cpu]" for c in "abcd"])
+    for case in "abcd":
+        journal.verdict(_verdict(case))
+    journal.end()
+    lines = (tmp_path / "journal.jsonl").read_text().splitlines(keepends=True)
+    lines[2] = lines[2][:40] + "\x00garbage" + lines[2][40:]  # verdict b damaged in place
+    lines.insert(4, '{"planned": 7}\n')
+    (tmp_path / "journal.jsonl").write_text("".join(lines))
+    result = subprocess.run([sys.executable, "-m", "migcheck.cli", "report", str(tmp_path)], capture_output=True,
+                            text=True, env=ENV)
+    assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
+    data = json.loads((tmp_path / "summary.json").read_text())
+    assert sorted(v["case"] for v in data["verdicts"]) == ["a", "c", "d"]
+    assert data["not_run"] == ["b[forward-pynative-cpu]"] and data["all_as_expected"] is False
+    warnings = [line for line in result.stderr.splitlines() if line.startswith("migcheck: warning:")]
+    assert len(warnings) == 2 and "line 3 was skipped" in warnings[0] and "line 5 was skipped" in warnings[1]
 
 
 def test_worker_journals_merge_and_a_stale_one_from_another_run_is_ignored(tmp_path):
@@ -162,3 +183,20 @@ def test_a_finished_journal_is_compacted_and_still_reads_back_whole(tmp_path):
     (tmp_path / "summary.json").unlink()  # a re-render from the compacted journal keeps every tensor
     write_report_from_journal(tmp_path)
     assert json.loads((tmp_path / "cells" / "big.json").read_text())["verdicts"][0]["tensors"][19]["name"] == "grad.param.l19"
+
+
+def test_a_run_stopped_before_its_first_verdict_leaves_the_old_report_alone(tmp_path):
+    import migcheck
+
+    (tmp_path / "c.py").write_text(CASE)
+    (tmp_path / "report").mkdir()
+    (tmp_path / "report" / "summary.json").write_text('{"old": true}')
+
+    def stop(item):  # Ctrl-C as the first item starts
+        raise KeyboardInterrupt
+
+    result = migcheck.run(str(tmp_path / "c.py"), report=tmp_path / "report", on_start=stop)
+    unlock(tmp_path / "report")
+    assert result.interrupted and result.verdicts == () and result.report is None
+    assert sorted(p.name for p in (tmp_path / "report").iterdir()) == [".migcheck.lock", "summary.json"]
+    assert (tmp_path / "report" / "summary.json").read_text() == '{"old": true}'
