@@ -36,6 +36,8 @@ def locate(case: Any, check: str, ref: Any, cell: Any, mapping: WeightMapping,
     train = check in ("train", "step")
     t_calls, t_ops = module.capture_with_ops(ref.inputs[:n_net], ref.input_dtypes, train=train)
     m_calls = cell.capture(ref.inputs[:n_net], ref.input_dtypes, train=train)
+    if not train:  # an eval forward that wrote its weights in place (Embedding's max_norm): re-runs start as loaded
+        module.load(ref.weights)
     ms_state = to_torch(cell.state(), mapping) if check == "train" else {}  # one train forward from the initial weights
     hints = module_pairs([(r.torch_name, r.ms_name) for r in mapping.pairs],
                          [c.name for c in t_calls], [c.name for c in m_calls])
@@ -167,6 +169,7 @@ def _defects(module: Any, cell: Any, rows: Sequence[SubcellRow], t_calls: Sequen
         evidence = f"fed torch's recorded inputs, MindSpore '{row.ms_name}' still differs ({how})"
         cause = fix = rule = ""
         confirmed = False
+        searched = None
         if "+" not in row.ms_name:
             explained = []
             for ms_name in [row.ms_name] + _inner_counterpart(row, m_calls):
@@ -178,6 +181,12 @@ def _defects(module: Any, cell: Any, rows: Sequence[SubcellRow], t_calls: Sequen
                 diff, confirmed, fix, how = explained[0]
                 cause, rule = diff.cause, diff.rule
                 evidence += "; " + _confirmation(how, "torch's layer")
+            if not confirmed:  # a change to the port's own call that makes it agree (arg_search.py)
+                searched = _search(module, cell, row.torch_name, row.ms_name, call.inputs, call.output,
+                                   isolated[row.order], tol)
+                if searched.confirmed or (searched.cause and not cause):
+                    cause, fix, rule, confirmed = searched.cause, searched.fix, searched.rule, searched.confirmed
+                    evidence += f"; argument search: {len(searched.tried)} candidates in {searched.seconds:.2f} s"
             if not cause and call.start >= 0:  # a module of the port's own: its calls, replayed with one setting changed
                 replayed = _replay(module, call.name, call.start, call.end, call.output, isolated[row.order], tol)
                 if replayed is not None:
@@ -187,8 +196,9 @@ def _defects(module: Any, cell: Any, rows: Sequence[SubcellRow], t_calls: Sequen
             if not cause:
                 cause, rule = _signature_cause(call.output, isolated[row.order])
         confidence = "high" if confirmed else ("medium" if cause else "low")
+        cost = dict(search_s=searched.seconds, search_tried=searched.tried) if searched is not None else {}
         out.append(Defect(row.order, row.torch_name, row.torch_kind, row.ms_name, row.ms_kind, evidence, cause, fix,
-                          confidence, confirmed, rule))
+                          confidence, confirmed, rule, **cost))
     if between and not out:
         first = next(r for r in rows if between.startswith(f"inside torch '{r.torch_name or '<root>'}'"))
         match = _identify_op(op_values, tol)
@@ -215,6 +225,13 @@ def _defects(module: Any, cell: Any, rows: Sequence[SubcellRow], t_calls: Sequen
         out.append(Defect(first.order, first.torch_name, first.torch_kind, first.ms_name, first.ms_kind, between,
                           cause, "", "medium" if cause else "low", False, rule or "functional-op"))
     return out
+
+
+def _search(module: Any, cell: Any, torch_name: str, ms_name: str, inputs: Sequence[Any], torch_out: Any,
+            ms_out: Any, tol: Callable[[str], Tuple[float, float]]) -> Any:
+    from migcheck.localization.arg_search import search
+
+    return search(module, cell, torch_name, ms_name, inputs, torch_out, ms_out, tol)
 
 
 def _region(t_calls: Sequence[Any], flow: Dataflow) -> Optional[Tuple[str, int, int, str]]:

@@ -95,3 +95,26 @@ class Side(Protocol):
 
     def steps(self, inputs: Sequence[np.ndarray], dtypes: Sequence[str], objective: Objective,
               loss: Optional[Callable[[], Any]], optimizer: Any, count: int) -> List[Dict[str, Any]]: ...
+
+
+@dataclass(frozen=True)
+class Argument:
+    """One constructor argument of a layer as the object holds it (plain python values only)."""
+
+    name: str
+    value: Any  # read off the object (or the default when not found): bool, int, float, str, None, tuples
+    found: bool  # the value was read off the object; False: the default is assumed
+    has_default: bool
+    default: Any = None
+    annotation: str = ""
+
+
+@dataclass(frozen=True)
+class Constructor:
+    """What a layer was built from: its class, where the class comes from, its constructor's arguments."""
+
+    kind: str  # class name
+    library: bool  # a class of the framework itself (its arguments are the framework's documented settings)
+    arguments: Tuple[Argument, ...]
+    doc: str = ""  # the class docstring: where a string argument's other members are listed
+    has_parameters: bool = False

@@ -236,6 +236,12 @@ class TorchModule:
         with torch.no_grad():
             return to_numpy(layer(*[torch.from_numpy(contiguous(x)) for x in inputs]))
 
+    def constructor(self, name: str) -> Any:
+        """The sub-module's class and constructor arguments as it holds them (runners/torch_args.py)."""
+        from migcheck.runners.torch_args import constructor
+
+        return constructor(self.module.get_submodule(name) if name else self.module)
+
     def config(self, name: str) -> Tuple[str, Dict[str, Any]]:
         from migcheck.localization.rules import plain_config
 
