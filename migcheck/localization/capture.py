@@ -221,9 +221,18 @@ def _defects(module: Any, cell: Any, rows: Sequence[SubcellRow], t_calls: Sequen
                               f"{between}; {replayed.cause(where)}", replayed.cause(where), replayed.fix, "high", True,
                               replayed.rule))
             return out
+        searched = _search_ops(module, cell, first, t_calls, tol)
+        cost = dict(search_s=searched.seconds, search_tried=searched.tried) if searched is not None else {}
+        if searched is not None and searched.confirmed:
+            out.append(Defect(first.order, first.torch_name, first.torch_kind, first.ms_name, first.ms_kind,
+                              f"{between}; {searched.cause}", searched.cause, searched.fix, "high", True, searched.rule,
+                              **cost))
+            return out
         cause, rule = _between_signature(rows, t_calls, m_calls, between)
+        if not cause and searched is not None and searched.cause:  # the op located, its cause not found
+            cause, rule = searched.cause, searched.rule
         out.append(Defect(first.order, first.torch_name, first.torch_kind, first.ms_name, first.ms_kind, between,
-                          cause, "", "medium" if cause else "low", False, rule or "functional-op"))
+                          cause, "", "medium" if cause else "low", False, rule or "functional-op", **cost))
     return out
 
 
@@ -232,6 +241,19 @@ def _search(module: Any, cell: Any, torch_name: str, ms_name: str, inputs: Seque
     from migcheck.localization.arg_search import search
 
     return search(module, cell, torch_name, ms_name, inputs, torch_out, ms_out, tol)
+
+
+def _search_ops(module: Any, cell: Any, first: SubcellRow, t_calls: Sequence[Any],
+                tol: Callable[[str], Tuple[float, float]]) -> Any:
+    """The op-level search (op_search.py) in the container whose own construct diverges, on torch's inputs."""
+    from migcheck.localization.op_search import search_ops
+
+    call = t_calls[first.order]
+    if "+" in first.ms_name or not call.inputs:
+        return None
+    inside = [c for c in t_calls if first.torch_name == "" or c.name.startswith(first.torch_name + ".")]
+    values = [v for c in inside for v in list(c.inputs) + [c.output] if isinstance(v, np.ndarray)]
+    return search_ops(module, cell, first.torch_name, first.ms_name, call.inputs, call.output, values, tol)
 
 
 def _region(t_calls: Sequence[Any], flow: Dataflow) -> Optional[Tuple[str, int, int, str]]:

@@ -252,6 +252,12 @@ class MindSporeCell:
 
         return run_alternative(self.subcell(name), class_name, kwargs, inputs, to_numpy)
 
+    def trace_ops(self, name: str, inputs: Sequence[np.ndarray], change: Any = None) -> Tuple[List[Any], Any]:
+        """(the op calls the sub-cell's own construct made, its output) in PYNATIVE (runners/mindspore_ops.py)."""
+        from migcheck.runners.mindspore_ops import trace
+
+        return trace(self.subcell(name), inputs, to_numpy, change)
+
     def config(self, name: str) -> Tuple[str, Dict[str, Any]]:
         from migcheck.localization.rules import plain_config
 

@@ -242,6 +242,11 @@ class TorchModule:
 
         return constructor(self.module.get_submodule(name) if name else self.module)
 
+    def op_records(self, owner: str) -> List[Any]:
+        from migcheck.runners.torch_ops import records
+
+        return records(self, owner)
+
     def config(self, name: str) -> Tuple[str, Dict[str, Any]]:
         from migcheck.localization.rules import plain_config
 

@@ -1,0 +1,139 @@
+"""The argument search at op level: inside a container whose own construct diverges, the first op whose inputs
+agree with torch's values and whose output does not (op_align.py), then a change to that call, from the
+call's own arguments and torch's counterpart call, re-run through the whole construct on torch's recorded
+inputs. A change that makes the container's output agree with torch's is the confirmed cause and its fix.
+
+Candidates: torch's value for each argument of matching meaning (dim ~ axis, keepdim ~ keep_dims), the other
+members of a string argument's enumeration (the op's docstring), flipped booleans, reordered tuples, a
+multi-result op's results in the other order (the op itself or the one feeding it), and the op dropped
+(its input handed on). No framework import: `module` and `cell` are the runners' objects.
+"""
+from __future__ import annotations
+
+import time
+from typing import Any, Callable, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from migcheck.localization.arg_candidates import setting_candidates
+from migcheck.localization.arg_search import MAX_CANDIDATES, MAX_SECONDS, SearchOutcome
+from migcheck.localization.confirm import agree
+from migcheck.localization.op_align import OpDivergence, diverging_ops, same_value
+from migcheck.runners.base import Argument, Constructor, OpChange, OpRecord
+
+TolFor = Callable[[str], Tuple[float, float]]
+RULE = "op-argument-search"
+MAX_OPS = 3  # diverging ops searched, in order
+
+
+def _value_ok(v: Any) -> bool:
+    if isinstance(v, tuple):
+        return all(_value_ok(x) for x in v)
+    return not (isinstance(v, str) and v.startswith("<"))
+
+
+def as_constructor(r: OpRecord) -> Tuple[Constructor, dict]:
+    """The call's plain arguments as a Constructor, and where each goes back: ("init"|"arg", name or position)."""
+    args, where = [], {}
+    for i, v in enumerate(r.positional):
+        name = r.names[i] if i < len(r.names) else f"arg{i}"
+        if name == "self" or not _value_ok(v):
+            continue
+        args.append(Argument(name, v, True, True, None))
+        where[name] = ("arg", name) if i < len(r.names) else ("pos", i)
+    for k, v in r.keywords:
+        if _value_ok(v):
+            args.append(Argument(k, v, True, True, None))
+            where[k] = ("arg", k)
+    for k, v in r.init:
+        if _value_ok(v) and k not in where:
+            args.append(Argument(k, v, True, True, None))
+            where[k] = ("init", k)
+    return Constructor(r.name, True, tuple(args), r.doc), where
+
+
+def candidates(div: OpDivergence, ms_ops: Sequence[OpRecord]) -> List[Tuple[OpChange, str]]:
+    """(change, what it is in words) for one diverging op, most likely first."""
+    ms_c, where = as_constructor(div.ms)
+    torch_c = as_constructor(div.torch)[0] if div.torch is not None else Constructor("", True, ())
+    out = []
+    for cand in setting_candidates(torch_c, ms_c):
+        change = {"arg": [], "pos": [], "init": []}
+        for name, value in cand.changes:
+            kind, key = where[name]
+            change[kind].append((key, value))
+        out.append((OpChange(div.ms.index, tuple(change["arg"]), tuple(change["pos"]), tuple(change["init"])),
+                    f"{cand.label()}"))
+    by_index = {r.index: r for r in ms_ops}
+    for index in (div.ms.index,) + div.producers:
+        if len(by_index[index].outputs) >= 2:
+            out.append((OpChange(index, swap_outputs=True), f"'{by_index[index].name}' results in the other order"))
+    if any(x.shape == y.shape for x in div.ms.inputs[:1] for y in div.ms.outputs[:1]):
+        out.append((OpChange(div.ms.index, drop=True), f"'{div.ms.name}' dropped (its input handed on)"))
+    return out
+
+
+def search_ops(module: Any, cell: Any, torch_owner: str, ms_name: str, inputs: Sequence[np.ndarray],
+               torch_out: Any, torch_values: Sequence[np.ndarray], tol_for: TolFor,
+               max_count: int = MAX_CANDIDATES, max_seconds: float = MAX_SECONDS) -> Optional[SearchOutcome]:
+    """The first change to one op call of the port's construct that makes the container agree with torch;
+    None when the container, run alone on torch's inputs, already agrees (nothing to search)."""
+    started = time.monotonic()
+    tried: List[str] = []
+    try:
+        ms_ops, base = cell.trace_ops(ms_name, inputs)
+        torch_ops = module.op_records(torch_owner)
+    except Exception:  # a cell that cannot run alone on these inputs, or nothing recorded
+        return None
+    if agree(torch_out, base, tol_for):
+        return None
+    rtol, atol = tol_for("float32")
+    divergences = diverging_ops(ms_ops, torch_ops, list(torch_values) + list(inputs), same_value(rtol, atol))
+    for div in divergences[:MAX_OPS]:
+        for change, words in candidates(div, ms_ops):
+            if len(tried) >= max_count or time.monotonic() - started > max_seconds:
+                return _none(div, tried, started)
+            tried.append(f"op {div.ms.index} '{div.ms.name}': {words}")
+            try:
+                _, got = cell.trace_ops(ms_name, inputs, change)
+            except Exception:  # a change the op refuses
+                continue
+            if agree(torch_out, got, tol_for):
+                return SearchOutcome(_cause(div, ms_name, words, len(tried)), _fix(div, change, ms_ops), True,
+                                     tuple(tried), round(time.monotonic() - started, 3), RULE)
+    return _none(divergences[0] if divergences else None, tried, started)
+
+
+def _none(div: Optional[OpDivergence], tried: List[str], started: float) -> SearchOutcome:
+    said = ""
+    if div is not None:
+        said = (f"op '{div.ms.name}' is the first whose inputs agree with torch's values and whose output does not"
+                + (f" (torch's counterpart: '{div.torch.name}')" if div.torch is not None else ""))
+    return SearchOutcome(said, "", False, tuple(tried), round(time.monotonic() - started, 3), RULE)
+
+
+def _cause(div: OpDivergence, ms_name: str, words: str, count: int) -> str:
+    torch_side = f" (torch's counterpart: '{div.torch.name}')" if div.torch is not None else ""
+    return (f"op '{div.ms.name}' inside '{ms_name or '<root>'}': inputs agree with torch's, output does not"
+            f"{torch_side}; with {words}, re-run through the construct on torch's recorded inputs, the output "
+            f"agrees with torch ({count} candidates tried)")
+
+
+def _shown(args: Sequence[Tuple[Any, Any]]) -> str:
+    return ", ".join(f"{k}={v!r}" if isinstance(k, str) else f"argument {k}={v!r}" for k, v in args)
+
+
+def _fix(div: OpDivergence, change: OpChange, ms_ops: Sequence[OpRecord]) -> str:
+    name = next(r.name for r in ms_ops if r.index == change.index)
+    if change.swap_outputs:
+        return f"take '{name}''s results in the other order (unpack them as torch's counterpart returns them reversed)"
+    if change.drop:
+        return f"remove the '{name}' call in construct"
+    if change.init:
+        old = [(k, dict(div.ms.init).get(k)) for k, _ in change.init]
+        return f"ops.{name}({_shown(old)}) -> ops.{name}({_shown(change.init)})"
+    new = list(change.arguments) + list(change.positions)
+    old_values = dict(div.ms.keywords)
+    old_values.update({n: v for n, v in zip(div.ms.names, div.ms.positional)})
+    old = [(k, old_values.get(k) if isinstance(k, str) else div.ms.positional[k]) for k, _ in new]
+    return f"{name}(..., {_shown(old)}) -> {name}(..., {_shown(new)})"
