@@ -1,0 +1,135 @@
+"""The op-level search on real ports: the port's construct traced through MindSpore's public call points, the
+first op whose inputs agree with torch's values and whose output does not, and a change to that call re-run
+through the construct. Each known-bad port has its correct twin, which passes with no finding."""
+import pytest
+
+from migcheck import PairedCase, mask, uniform
+from migcheck.planning.items import Item
+from migcheck.running.pipeline import run_item
+
+pytestmark = [pytest.mark.needs_torch, pytest.mark.needs_mindspore]
+
+
+def _case(forward, construct, inputs):
+    """fc -> a functional tail written as forward (torch) and construct (MindSpore)."""
+    def pt():
+        import torch
+
+        class Net(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = torch.nn.Linear(4, 4)
+
+            def forward(self, x, *rest):
+                return forward(self.fc(x), *rest)
+
+        return Net()
+
+    def port():
+        import mindspore.nn as mnn
+
+        class Net(mnn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.fc = mnn.Dense(4, 4)
+
+            def construct(self, x, *rest):
+                return construct(self.fc(x), *rest)
+
+        return Net()
+
+    return PairedCase(name="net", torch=pt, mindspore=port, inputs=inputs, checks=("forward",))
+
+
+def _run(case):
+    v = run_item(Item(case, "forward", "pynative", "cpu"))
+    return v, (v.localization.defects if v.localization else ())
+
+
+def _cumsum(axis):
+    import mindspore.ops as ops
+    import torch
+
+    return _case(lambda h: torch.cumsum(h, dim=1), lambda h: ops.cumsum(h, axis=axis), {"x": uniform(2, 3, 4)})
+
+
+def test_a_functional_ops_axis_takes_torchs_dim():
+    v, (d,) = _run(_cumsum(-1))
+    assert v.status == "fail" and d.confirmed and d.confidence == "high" and d.rule == "op-argument-search"
+    assert "op 'cumsum' inside '<root>': inputs agree with torch's, output does not" in d.cause
+    assert d.fix == "cumsum(..., axis=-1) -> cumsum(..., axis=1)" and d.search_tried
+
+
+def test_cumsum_twin_passes():
+    v, defects = _run(_cumsum(1))
+    assert v.status == "pass" and not defects
+
+
+def _sum_normalized(keep_dims):
+    import mindspore.ops as ops
+
+    reduce = ops.ReduceSum(keep_dims=keep_dims)
+    return _case(lambda h: h / h.sum(dim=-1, keepdim=True), lambda h: h / reduce(h, -1), {"x": uniform(4, 4, low=1, high=2)})
+
+
+def test_a_primitives_constructor_argument_takes_torchs_value():
+    v, (d,) = _run(_sum_normalized(False))
+    assert v.status == "fail" and d.confirmed
+    assert d.fix == "ops.ReduceSum(keep_dims=False) -> ops.ReduceSum(keep_dims=True)"
+
+
+def test_reduce_sum_twin_passes():
+    v, defects = _run(_sum_normalized(True))
+    assert v.status == "pass" and not defects
+
+
+def _min_values(take):
+    import mindspore.ops as ops
+    import torch
+
+    argmin = ops.ArgMinWithValue(axis=-1)
+    return _case(lambda h: torch.min(h, dim=-1)[0], lambda h: argmin(h)[take].astype(h.dtype), {"x": uniform(3, 4)})
+
+
+def test_a_multi_result_op_unpacked_in_the_wrong_order_is_swapped_to_agreement():
+    v, (d,) = _run(_min_values(0))  # ArgMinWithValue returns (index, value)
+    assert v.status == "fail" and d.confirmed and "'ArgMinWithValue' results in the other order" in d.cause
+
+
+def test_argmin_twin_passes():
+    v, defects = _run(_min_values(1))
+    assert v.status == "pass" and not defects
+
+
+def _masked(invert):
+    import mindspore.ops as ops
+
+    def construct(h, keep):
+        return ops.masked_fill(h, ops.logical_not(keep) if invert else keep, 0.0)
+
+    return _case(lambda h, keep: h.masked_fill(keep, 0.0), construct,
+                 {"x": uniform(3, 4), "keep": mask(3, 4, p=0.5)})
+
+
+def test_an_extra_op_is_confirmed_by_dropping_it():
+    v, (d,) = _run(_masked(True))
+    assert v.status == "fail" and d.confirmed and d.fix == "remove the 'logical_not' call in construct"
+
+
+def test_mask_twin_passes():
+    v, defects = _run(_masked(False))
+    assert v.status == "pass" and not defects
+
+
+def test_tracing_puts_every_call_point_back():
+    import mindspore as ms
+    import numpy as np
+
+    from migcheck.runners.mindspore_ops import trace
+    from migcheck.runners.mindspore_side import to_numpy
+
+    before = (ms.ops.softmax, ms.Tensor.__dict__.get("__add__"), ms.nn.Cell.__call__, ms.ops.ReduceSum.__call__)
+    cell = _sum_normalized(False).mindspore()
+    records, out = trace(cell, [np.ones((4, 4), np.float32)], to_numpy)
+    assert [r.name for r in records] == ["ReduceSum", "Tensor.__truediv__"] and out.shape == (4, 4)
+    assert (ms.ops.softmax, ms.Tensor.__dict__.get("__add__"), ms.nn.Cell.__call__, ms.ops.ReduceSum.__call__) == before
