@@ -29,7 +29,7 @@ class OpDivergence:
 def same_value(rtol: float, atol: float) -> Same:
     """Equal shapes and values within tolerance (booleans and integers as numbers)."""
     def same(a: np.ndarray, b: np.ndarray) -> bool:
-        if a.shape != b.shape or _kind(a) != _kind(b):  # indices cast to float are not torch's float values
+        if a.shape != b.shape or not _kinds_match(a, b):
             return False
         x, y = a.astype(np.float64), b.astype(np.float64)
         with np.errstate(invalid="ignore"):
@@ -39,6 +39,18 @@ def same_value(rtol: float, atol: float) -> Same:
 
 def _kind(a: np.ndarray) -> str:
     return {"b": "b", "i": "i", "u": "i", "f": "f", "c": "f"}.get(a.dtype.kind, a.dtype.kind)
+
+
+def _kinds_match(a: np.ndarray, b: np.ndarray) -> bool:
+    """Same kind of number (indices cast to float are not torch's float values); a mask may be held as
+    booleans on one side and 0/1 numbers on the other."""
+    ka, kb = _kind(a), _kind(b)
+    if ka == kb:
+        return True
+    if "b" in (ka, kb):
+        other = b if ka == "b" else a
+        return bool(np.all((other == 0) | (other == 1)))
+    return False
 
 
 class _Known:

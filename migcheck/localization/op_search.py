@@ -88,20 +88,34 @@ def search_ops(module: Any, cell: Any, torch_owner: str, ms_name: str, inputs: S
     if agree(torch_out, base, tol_for):
         return None
     rtol, atol = tol_for("float32")
-    divergences = diverging_ops(ms_ops, torch_ops, list(torch_values) + list(inputs), same_value(rtol, atol))
+    same = same_value(rtol, atol)
+    divergences = diverging_ops(ms_ops, torch_ops, list(torch_values) + list(inputs), same)
     for div in divergences[:MAX_OPS]:
         for change, words in candidates(div, ms_ops):
             if len(tried) >= max_count or time.monotonic() - started > max_seconds:
                 return _none(div, tried, started)
             tried.append(f"op {div.ms.index} '{div.ms.name}': {words}")
             try:
-                _, got = cell.trace_ops(ms_name, inputs, change)
+                changed, got = cell.trace_ops(ms_name, inputs, change)
             except Exception:  # a change the op refuses
                 continue
-            if agree(torch_out, got, tol_for):
-                return SearchOutcome(_cause(div, ms_name, words, len(tried)), _fix(div, change, ms_ops), True,
+            whole = agree(torch_out, got, tol_for)
+            if whole or _op_agrees(div, changed, same):
+                return SearchOutcome(_cause(div, ms_name, words, len(tried), whole), _fix(div, change, ms_ops), True,
                                      tuple(tried), round(time.monotonic() - started, 3), RULE)
     return _none(divergences[0] if divergences else None, tried, started)
+
+
+def _op_agrees(div: OpDivergence, changed: Sequence[OpRecord], same: Any) -> bool:
+    """The changed op, fed the same inputs as torch's counterpart (all of them), now gives its outputs: the
+    op-level counterfactual, which holds even where a later defect keeps the container's output apart."""
+    t = div.torch
+    if t is None or not div.ms.inputs or not all(any(same(x, y) for y in t.inputs) for x in div.ms.inputs):
+        return False
+    now = next((r for r in changed if r.index == div.ms.index), None)
+    if now is None or len(now.outputs) != len(t.outputs) or not now.outputs:
+        return False
+    return all(same(a, b) for a, b in zip(now.outputs, t.outputs))
 
 
 def _none(div: Optional[OpDivergence], tried: List[str], started: float) -> SearchOutcome:
@@ -112,11 +126,13 @@ def _none(div: Optional[OpDivergence], tried: List[str], started: float) -> Sear
     return SearchOutcome(said, "", False, tuple(tried), round(time.monotonic() - started, 3), RULE)
 
 
-def _cause(div: OpDivergence, ms_name: str, words: str, count: int) -> str:
+def _cause(div: OpDivergence, ms_name: str, words: str, count: int, whole: bool) -> str:
     torch_side = f" (torch's counterpart: '{div.torch.name}')" if div.torch is not None else ""
+    what = (f"'{ms_name or '<root>'}' agrees with torch" if whole
+            else f"the op's output equals torch's '{div.torch.name}' output on the same inputs")
     return (f"op '{div.ms.name}' inside '{ms_name or '<root>'}': inputs agree with torch's, output does not"
-            f"{torch_side}; with {words}, re-run through the construct on torch's recorded inputs, the output "
-            f"agrees with torch ({count} candidates tried)")
+            f"{torch_side}; with {words}, re-run through the construct on torch's recorded inputs, {what}"
+            f" ({count} candidates tried)")
 
 
 def _shown(args: Sequence[Tuple[Any, Any]]) -> str:

@@ -133,3 +133,64 @@ def test_tracing_puts_every_call_point_back():
     records, out = trace(cell, [np.ones((4, 4), np.float32)], to_numpy)
     assert [r.name for r in records] == ["ReduceSum", "Tensor.__truediv__"] and out.shape == (4, 4)
     assert (ms.ops.softmax, ms.Tensor.__dict__.get("__add__"), ms.nn.Cell.__call__, ms.ops.ReduceSum.__call__) == before
+
+
+def _parent_mask(diagonal):
+    """The parent builds a mask its child consumes: the child agrees on torch's inputs, the parent's op does not."""
+    def pt():
+        import torch
+
+        class Child(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.o = torch.nn.Linear(4, 4)
+
+            def forward(self, h, mask):
+                return self.o(h.masked_fill(mask, 0.0))
+
+        class Net(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc, self.child = torch.nn.Linear(4, 4), Child()
+
+            def forward(self, x):
+                return self.child(self.fc(x), torch.tril(torch.ones(4, 4, dtype=torch.bool), diagonal=-1))
+
+        return Net()
+
+    def port():
+        import mindspore as ms
+        import mindspore.nn as mnn
+        import mindspore.ops as ops
+
+        class Child(mnn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.o = mnn.Dense(4, 4)
+
+            def construct(self, h, mask):
+                return self.o(ops.masked_fill(h, mask, 0.0))
+
+        class Net(mnn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.fc, self.child = mnn.Dense(4, 4), Child()
+
+            def construct(self, x):
+                return self.child(self.fc(x), ops.tril(ops.ones((4, 4), ms.float32), diagonal=diagonal).astype(ms.bool_))
+
+        return Net()
+
+    return PairedCase(name="net", torch=pt, mindspore=port, inputs={"x": uniform(4, 4)}, checks=("forward",))
+
+
+def test_a_mask_built_by_the_parent_is_found_in_the_parents_construct():
+    v, defects = _run(_parent_mask(0))
+    (d,) = defects
+    assert v.status == "fail" and d.confirmed and "op 'tril' inside '<root>'" in d.cause
+    assert d.fix == "tril(..., diagonal=0) -> tril(..., diagonal=-1)"
+
+
+def test_parent_mask_twin_passes():
+    v, defects = _run(_parent_mask(-1))
+    assert v.status == "pass" and not defects
