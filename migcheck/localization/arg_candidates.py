@@ -18,8 +18,8 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 from migcheck.runners.base import Argument, Constructor
 
 # Names that mean the same across the two APIs but share no spelling.
-_SYNONYMS = {"dim": "axis", "keepdim": "keepdims", "bias": "hasbias", "groups": "group", "p": "keepprob",
-             "numfeatures": "numchannels", "normalizedshape": "normalizedshape", "inplace": "inplace"}
+_SYNONYMS = {"dim": "axis", "keepdim": "keepdims", "bias": "hasbias", "groups": "group", "numfeatures": "numchannels",
+             "epsilon": "eps", "ord": "p", "dims": "axis", "diagonal": "k", "lambd": "lambda"}
 
 
 @dataclass(frozen=True)
@@ -158,6 +158,8 @@ def setting_candidates(torch_c: Constructor, ms_c: Constructor, table: Sequence[
         if value is not None and _differs(value, m.value):
             torch_values.append((m.name, value))
             out.append(Candidate(((m.name, value),), f"torch's {t.name}"))
+        if isinstance(value, float) and value and _differs(1.0 / value, m.value):  # one side divides, one multiplies
+            out.append(Candidate(((m.name, 1.0 / value),), f"the reciprocal of torch's {t.name}"))
     if len(torch_values) > 1:
         out.append(Candidate(tuple(torch_values), "torch's values together"))
     open_args = [m for m in ms_c.arguments if (m.found or m.has_default) and (ms_c.library or m.name in aligned)]

@@ -73,6 +73,48 @@ def candidates(div: OpDivergence, ms_ops: Sequence[OpRecord]) -> List[Tuple[OpCh
     return out
 
 
+def api_candidates(div: OpDivergence, functions: Sequence[Tuple[str, Tuple[Tuple[str, bool], ...]]], same: Any
+                   ) -> List[Tuple[OpChange, str]]:
+    """Another mindspore.ops function named like torch's op, called as torch called its op: torch's plain
+    arguments by name (or position), its tensor arguments as the port's tensors of equal value."""
+    from migcheck.localization.arg_candidates import similarity
+
+    t = div.torch
+    if t is None:
+        return []
+    ms_of = {}  # torch tensor argument j -> the port's tensor input of the same value
+    for j, arr in enumerate(t.inputs):
+        ms_of[j] = next((i for i, x in enumerate(div.ms.inputs) if same(x, arr)), None)
+    torch_args: List[Tuple[str, Any]] = []  # (name or "#k", value or ("tensor", j))
+    j = 0
+    for k, v in enumerate(t.positional):
+        tensor = v == "<tensor>"
+        torch_args.append((t.names[k] if k < len(t.names) else f"#{k}", ("tensor", j) if tensor else v))
+        j += tensor
+    torch_args += [(k, v) for k, v in t.keywords if v != "<tensor>"]
+    out = []
+    for name, params in functions:
+        kwargs, tensors, ok = {}, [], True
+        for k, (param, has_default) in enumerate(params):
+            hit = next((v for n, v in torch_args if n == f"#{k}" or (not n.startswith("#") and similarity(n, param) >= 0.8)),
+                       None)
+            if isinstance(hit, tuple) and len(hit) == 2 and hit[0] == "tensor":
+                if ms_of.get(hit[1]) is None:
+                    ok = False
+                    break
+                tensors.append((param, ms_of[hit[1]]))
+            elif hit is not None and _value_ok(hit):
+                kwargs[param] = hit
+            elif not has_default:
+                ok = False
+                break
+        if ok and tensors:
+            shown = ", ".join([p for p, _ in tensors] + [f"{k}={v!r}" for k, v in kwargs.items()])
+            out.append((OpChange(div.ms.index, tuple(kwargs.items()), replace=name, tensors=tuple(tensors)),
+                        f"ops.{name}({shown}) in its place, called as torch calls {t.name}"))
+    return out
+
+
 def search_ops(module: Any, cell: Any, torch_owner: str, ms_name: str, inputs: Sequence[np.ndarray],
                torch_out: Any, torch_values: Sequence[np.ndarray], tol_for: TolFor,
                max_count: int = MAX_CANDIDATES, max_seconds: float = MAX_SECONDS) -> Optional[SearchOutcome]:
@@ -91,7 +133,13 @@ def search_ops(module: Any, cell: Any, torch_owner: str, ms_name: str, inputs: S
     same = same_value(rtol, atol)
     divergences = diverging_ops(ms_ops, torch_ops, list(torch_values) + list(inputs), same)
     for div in divergences[:MAX_OPS]:
-        for change, words in candidates(div, ms_ops):
+        alternatives = []
+        if div.torch is not None:
+            try:
+                alternatives = api_candidates(div, cell.functions_like(_base_name(div.torch.name)), same)
+            except Exception:  # no function list on this side
+                alternatives = []
+        for change, words in candidates(div, ms_ops) + alternatives:
             if len(tried) >= max_count or time.monotonic() - started > max_seconds:
                 return _none(div, tried, started)
             tried.append(f"op {div.ms.index} '{div.ms.name}': {words}")
@@ -104,6 +152,10 @@ def search_ops(module: Any, cell: Any, torch_owner: str, ms_name: str, inputs: S
                 return SearchOutcome(_cause(div, ms_name, words, len(tried), whole), _fix(div, change, ms_ops), True,
                                      tuple(tried), round(time.monotonic() - started, 3), RULE)
     return _none(divergences[0] if divergences else None, tried, started)
+
+
+def _base_name(name: str) -> str:
+    return name.split(".")[-1].strip("_")
 
 
 def _op_agrees(div: OpDivergence, changed: Sequence[OpRecord], same: Any) -> bool:
@@ -141,6 +193,9 @@ def _shown(args: Sequence[Tuple[Any, Any]]) -> str:
 
 def _fix(div: OpDivergence, change: OpChange, ms_ops: Sequence[OpRecord]) -> str:
     name = next(r.name for r in ms_ops if r.index == change.index)
+    if change.replace:
+        shown = ", ".join([p for p, _ in change.tensors] + [f"{k}={v!r}" for k, v in change.arguments])
+        return f"use ops.{change.replace}({shown}) in place of {name}"
     if change.swap_outputs:
         return f"take '{name}''s results in the other order (unpack them as torch's counterpart returns them reversed)"
     if change.drop:

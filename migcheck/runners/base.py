@@ -145,3 +145,5 @@ class OpChange:
     init: Tuple[Tuple[str, Any], ...] = ()  # a primitive's constructor arguments
     swap_outputs: bool = False  # the op's results handed on in reversed order
     drop: bool = False  # the op's first tensor argument handed on in place of its result
+    replace: str = ""  # another mindspore.ops function called in its place, with `arguments` as keywords
+    tensors: Tuple[Tuple[str, int], ...] = ()  # that function's tensor parameters: which of the op's tensor inputs

@@ -98,8 +98,13 @@ def _wrap(name: str, original: Callable, names: Tuple[str, ...], primitive: bool
         init = tuple((k, _plain(v)) for k, v in getattr(prim, "init_attrs", {}).items()) if primitive else ()
         st.ops += 1
         try:
-            run_args, run_kwargs = (call_args, kwargs) if change is None else _apply(change, names, call_args, kwargs)
-            if primitive:
+            run_args, run_kwargs = (call_args, kwargs) if change is None or change.replace else _apply(
+                change, names, call_args, kwargs)
+            if change is not None and change.replace:  # another public function in the op's place
+                given = [a for a in list(call_args) + list(kwargs.values()) if isinstance(a, ms.Tensor)]
+                out = getattr(ms.ops, change.replace)(**{**{k: given[i] for k, i in change.tensors},
+                                                         **dict(change.arguments)})
+            elif primitive:
                 target = prim
                 if change is not None and change.init:
                     target = type(prim)(**{**dict(getattr(prim, "init_attrs", {})), **dict(change.init)})
@@ -184,6 +189,10 @@ def trace(cell: Any, inputs: Sequence[np.ndarray], to_numpy: Callable[[Any], Any
             cell.set_train(False)
             try:
                 out = cell(*[ms.Tensor(contiguous(x)) for x in inputs])
+            except Exception:  # a change that breaks a later op: the calls recorded up to there still count
+                if change is None:
+                    raise
+                out = None
             finally:
                 cell.set_train(was)
         records = _STATE.records
@@ -194,5 +203,26 @@ def trace(cell: Any, inputs: Sequence[np.ndarray], to_numpy: Callable[[Any], Any
                 setattr(owner, name, value)
             else:
                 delattr(owner, name)
-    return records, to_numpy(out)
+    return records, None if out is None else to_numpy(out)
 
+
+
+def functions_like(base: str, limit: int = 6) -> List[Tuple[str, Tuple[Tuple[str, bool], ...]]]:
+    """mindspore.ops functions named like `base` (torch's op): (name, ((parameter, has a default), ...))."""
+    import difflib
+
+    found = []
+    for name in dir(ms.ops):
+        fn = getattr(ms.ops, name)
+        if name.startswith("_") or not inspect.isfunction(fn):
+            continue
+        alike = difflib.SequenceMatcher(None, name, base).ratio()
+        if name == base or name.startswith(base + "_") or alike >= 0.85:
+            try:
+                params = inspect.signature(fn).parameters.values()
+            except (TypeError, ValueError):
+                continue
+            found.append((name != base, -alike, name, tuple((p.name, p.default is not p.empty) for p in params
+                                                           if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD,
+                                                                         p.KEYWORD_ONLY))))
+    return [(name, params) for _, _, name, params in sorted(found)[:limit]]

@@ -258,6 +258,11 @@ class MindSporeCell:
 
         return trace(self.subcell(name), inputs, to_numpy, change)
 
+    def functions_like(self, base: str) -> List[Any]:
+        from migcheck.runners.mindspore_ops import functions_like
+
+        return functions_like(base)
+
     def config(self, name: str) -> Tuple[str, Dict[str, Any]]:
         from migcheck.localization.rules import plain_config
 

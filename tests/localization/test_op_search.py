@@ -194,3 +194,26 @@ def test_a_mask_built_by_the_parent_is_found_in_the_parents_construct():
 def test_parent_mask_twin_passes():
     v, defects = _run(_parent_mask(-1))
     assert v.status == "pass" and not defects
+
+
+def _gather(api):
+    import mindspore.ops as ops
+    import numpy as np
+    import torch
+
+    from migcheck.specs import given
+
+    index = given(np.array([[0, 3, 1, 2], [2, 2, 0, 1], [3, 0, 0, 0]], np.int64))
+    port = {"gather": lambda h, i: ops.gather(h, i, 1), "gather_elements": lambda h, i: ops.gather_elements(h, 1, i)}
+    return _case(lambda h, i: torch.gather(h, 1, i), port[api], {"x": uniform(3, 4), "i": index})
+
+
+def test_another_mindspore_function_called_as_torch_calls_its_op():
+    v, (d,) = _run(_gather("gather"))  # ops.gather is an index_select: torch.gather is another function
+    assert v.status == "fail" and d.confirmed and "called as torch calls gather" in d.cause
+    assert d.fix.startswith("use ops.gather_") and d.fix.endswith("in place of gather")
+
+
+def test_gather_elements_twin_passes():
+    v, defects = _run(_gather("gather_elements"))
+    assert v.status == "pass" and not defects
