@@ -58,6 +58,11 @@ def locate(case: Any, check: str, ref: Any, cell: Any, mapping: WeightMapping,
     op_values = _between_values(flow, t_calls, m_calls) if flow.between is not None else None
     region = _region(t_calls, flow) if flow.between is not None else None
     defects = _defects(module, cell, rows, t_calls, m_calls, isolated, tol, between, op_values, region)
+    if check in ("forward", "train") and defects:  # defects in later containers' own construct
+        from migcheck.localization.container_defects import container_defects
+
+        done = {d.torch_name for d in defects} | {first.torch_name if first else ""} | {""}
+        defects = sorted(defects + container_defects(module, cell, rows, t_calls, tol, done), key=lambda d: d.order)
     bw_defects = []
     # Forward agrees (or its only divergence is a call MindSpore never showed: a cell with its own bprop runs
     # no forward hook): where does backward go wrong?

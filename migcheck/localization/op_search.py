@@ -11,7 +11,7 @@ multi-result op's results in the other order (the op itself or the one feeding i
 from __future__ import annotations
 
 import time
-from typing import Any, Callable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -117,16 +117,18 @@ def api_candidates(div: OpDivergence, functions: Sequence[Tuple[str, Tuple[Tuple
 
 def search_ops(module: Any, cell: Any, torch_owner: str, ms_name: str, inputs: Sequence[np.ndarray],
                torch_out: Any, torch_values: Sequence[np.ndarray], tol_for: TolFor,
-               max_count: int = MAX_CANDIDATES, max_seconds: float = MAX_SECONDS) -> Optional[SearchOutcome]:
+               max_count: int = MAX_CANDIDATES, max_seconds: float = MAX_SECONDS,
+               torch_names: Mapping[str, str] = {}) -> Optional[SearchOutcome]:
     """The first change to one op call of the port's construct that makes the container agree with torch;
     None when the container, run alone on torch's inputs, already agrees (nothing to search)."""
     started = time.monotonic()
     tried: List[str] = []
     try:
-        ms_ops, base = cell.trace_ops(ms_name, inputs)
+        traced, base = cell.trace_ops(ms_name, inputs)
         torch_ops = module.op_records(torch_owner)
     except Exception:  # a cell that cannot run alone on these inputs, or nothing recorded
         return None
+    ms_ops = [r for r in traced if r.index >= 0]
     if agree(torch_out, base, tol_for):
         return None
     rtol, atol = tol_for("float32")
@@ -149,9 +151,56 @@ def search_ops(module: Any, cell: Any, torch_owner: str, ms_name: str, inputs: S
                 continue
             whole = agree(torch_out, got, tol_for)
             if whole or _op_agrees(div, changed, same):
-                return SearchOutcome(_cause(div, ms_name, words, len(tried), whole), _fix(div, change, ms_ops), True,
+                return SearchOutcome(_cause(div, ms_name, words + _scale_words(div, change), len(tried), whole)
+                                     + _between_children(traced, div, ms_name, torch_names), _fix(div, change, ms_ops), True,
                                      tuple(tried), round(time.monotonic() - started, 3), RULE)
     return _none(divergences[0] if divergences else None, tried, started)
+
+
+def _between_children(traced: Sequence[OpRecord], div: OpDivergence, ms_name: str,
+                      torch_names: Mapping[str, str]) -> str:
+    """Where the op sits among the children the construct called, in torch's names where they are paired."""
+    position = next((i for i, r in enumerate(traced) if r.index == div.ms.index), None)
+    if position is None:
+        return ""
+
+    def named(r: OpRecord) -> str:
+        full = f"{ms_name}.{r.name[len('cell:'):]}" if ms_name else r.name[len("cell:"):]
+        return torch_names.get(full, full)
+
+    before = [named(r) for r in traced[:position] if r.index < 0]
+    after = [named(r) for r in traced[position:] if r.index < 0]
+    if not before and not after:
+        return ""
+    return (f"; the op sits between '{before[-1] if before else '<input>'}' output and "
+            f"'{after[0] if after else '<output>'}' input")
+
+
+_SCALING = ("mul", "rmul", "truediv", "rtruediv", "div", "multiply", "divide")
+
+
+def number_words(v: Any) -> str:
+    """A constant in words where it is a familiar one: 0.3536 -> '1/sqrt(8)'."""
+    if not isinstance(v, float) or v <= 0:
+        return ""
+    for n in range(2, 4097):
+        for shown, value in ((f"1/sqrt({n})", n ** -0.5), (f"sqrt({n})", n ** 0.5), (f"1/{n}", 1.0 / n)):
+            if abs(v - value) <= 1e-6 * value:
+                return shown
+    return ""
+
+
+def _scale_words(div: OpDivergence, change: OpChange) -> str:
+    if _base_name(div.ms.name) not in _SCALING or len(change.arguments) + len(change.positions) != 1:
+        return ""
+    key, new = (list(change.arguments) + list(change.positions))[0]
+    old = dict(zip(div.ms.names, div.ms.positional)).get(key) if isinstance(key, str) else div.ms.positional[key]
+    if not isinstance(old, (int, float)) or not isinstance(new, (int, float)):
+        old = next((v for v in div.ms.positional if isinstance(v, float)), None)
+    if not isinstance(old, (int, float)):
+        return ""
+    said = [f"{x:.6g}" + (f" = {number_words(float(x))}" if number_words(float(x)) else "") for x in (old, new)]
+    return f" (a scale: the port scales by {said[0]} where torch's values need {said[1]})"
 
 
 def _base_name(name: str) -> str:

@@ -20,6 +20,7 @@ from migcheck.runners.mindspore_context import pynative
 from migcheck.util.tree import contiguous
 
 TENSOR = "<tensor>"
+CHILD = "cell:"  # a marker record: the traced construct called this child (no inputs or outputs kept)
 _OPERATORS = ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__", "__rtruediv__",
               "__matmul__", "__rmatmul__", "__pow__", "__neg__", "__getitem__", "__lt__", "__gt__", "__le__", "__ge__",
               "__and__", "__or__", "__invert__", "__floordiv__", "__mod__", "__eq__", "__ne__")
@@ -38,6 +39,7 @@ class _State:
         self.count = 0
         self.change = change
         self.limit = limit
+        self.children: Dict[int, str] = {}  # id of each sub-cell -> its name under the traced cell
 
 
 _STATE: Optional[_State] = None
@@ -133,6 +135,8 @@ def _cell_call(original: Callable) -> Callable:
         st = _STATE
         if st is None or st.ops:
             return original(self, *args, **kwargs)
+        if st.cells == 1 and id(self) in st.children:  # a child called by the traced construct: a marker
+            st.records.append(OpRecord(-1, f"{CHILD}{st.children[id(self)]}", (), (), (), ()))
         st.cells += 1
         try:
             return original(self, *args, **kwargs)
@@ -184,6 +188,7 @@ def trace(cell: Any, inputs: Sequence[np.ndarray], to_numpy: Callable[[Any], Any
         for owner, name, wrapper in patches:
             setattr(owner, name, wrapper)
         _STATE = _State(change, limit)
+        _STATE.children = {id(c): n for n, c in cell.cells_and_names() if n}
         with pynative():
             was = bool(cell.training)
             cell.set_train(False)

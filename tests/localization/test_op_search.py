@@ -131,7 +131,8 @@ def test_tracing_puts_every_call_point_back():
     before = (ms.ops.softmax, ms.Tensor.__dict__.get("__add__"), ms.nn.Cell.__call__, ms.ops.ReduceSum.__call__)
     cell = _sum_normalized(False).mindspore()
     records, out = trace(cell, [np.ones((4, 4), np.float32)], to_numpy)
-    assert [r.name for r in records] == ["ReduceSum", "Tensor.__truediv__"] and out.shape == (4, 4)
+    assert [r.name for r in records] == ["cell:fc", "ReduceSum", "Tensor.__truediv__"] and out.shape == (4, 4)
+    assert records[0].index == -1  # the child's call is a marker; its own ops are not recorded
     assert (ms.ops.softmax, ms.Tensor.__dict__.get("__add__"), ms.nn.Cell.__call__, ms.ops.ReduceSum.__call__) == before
 
 
@@ -216,4 +217,65 @@ def test_another_mindspore_function_called_as_torch_calls_its_op():
 
 def test_gather_elements_twin_passes():
     v, defects = _run(_gather("gather_elements"))
+    assert v.status == "pass" and not defects
+
+
+def _two_blocks(a_scale, b_scale):
+    """Two containers, each scaling its child's output in its own forward; the port may scale both wrongly."""
+    def pt():
+        import torch
+
+        class Block(torch.nn.Module):
+            def __init__(self, scale):
+                super().__init__()
+                self.fc, self.scale = torch.nn.Linear(4, 4), scale
+
+            def forward(self, x):
+                return self.fc(x) * self.scale
+
+        class Net(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.a, self.b = Block(0.5), Block(0.25)
+
+            def forward(self, x):
+                return self.b(self.a(x))
+
+        return Net()
+
+    def port():
+        import mindspore.nn as mnn
+
+        class Block(mnn.Cell):
+            def __init__(self, scale):
+                super().__init__()
+                self.fc, self.scale = mnn.Dense(4, 4), scale
+
+            def construct(self, x):
+                return self.fc(x) * self.scale
+
+        class Net(mnn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.a, self.b = Block(a_scale), Block(b_scale)
+
+            def construct(self, x):
+                return self.b(self.a(x))
+
+        return Net()
+
+    return PairedCase(name="net", torch=pt, mindspore=port, inputs={"x": uniform(3, 4)}, checks=("forward",))
+
+
+def test_a_second_containers_own_op_is_an_independent_defect():
+    v, defects = _run(_two_blocks(2.0, 0.5))
+    assert v.status == "fail" and [d.torch_name for d in defects] == ["a", "b"]
+    assert all(d.confirmed and d.confidence == "high" for d in defects)
+    assert defects[0].fix == "scale=0.5"  # the first: a setting both blocks keep (found by the existing method)
+    assert defects[1].fix == "Tensor.__mul__(..., argument 1=0.5) -> Tensor.__mul__(..., argument 1=0.25)"
+    assert "the op sits between 'b.fc' output and '<output>' input" in defects[1].cause
+
+
+def test_two_blocks_twin_passes():
+    v, defects = _run(_two_blocks(0.5, 0.25))
     assert v.status == "pass" and not defects
