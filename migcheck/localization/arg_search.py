@@ -98,7 +98,7 @@ def search(module: Any, cell: Any, torch_name: str, ms_name: str, inputs: Sequen
                 f"(re-run on torch's recorded input): the port's layer behaves differently between train and eval",
                 f"call set_train({not train}) on '{ms_name}' for this pass, or port the mode-dependent part")
     missing = not_carried(torch_c, ms_c, table)
-    dropped = _dropped(module, torch_name, missing, inputs, ms_out, tol_for, budget)
+    dropped = _dropped(module, torch_name, missing, inputs, ms_out, tol_for, budget, train)
     wanted = [a.name for a in missing]
     if ms_c.has_parameters and not wanted:
         return budget.outcome()
@@ -146,7 +146,7 @@ def _rebuilds(cell: Any, ms_name: str, held: dict, inputs: Sequence[np.ndarray],
 
 
 def _dropped(module: Any, torch_name: str, missing: Sequence[Any], inputs: Sequence[np.ndarray], ms_out: Any,
-             tol_for: TolFor, budget: _Budget) -> List[Any]:
+             tol_for: TolFor, budget: _Budget, train: bool = False) -> List[Any]:
     """Of torch's arguments the port has no counterpart for, those whose default, in torch's layer, reproduces
     MindSpore."""
     out = []
@@ -154,7 +154,7 @@ def _dropped(module: Any, torch_name: str, missing: Sequence[Any], inputs: Seque
         if not budget.allows():
             break
         budget.tried.append(f"torch {arg.name}={arg.default!r} (not carried by the port)")
-        if agree(_try(lambda: module.rerun_patched(torch_name, inputs, {arg.name: arg.default})), ms_out, tol_for):
+        if agree(_try(lambda: module.rerun_patched(torch_name, inputs, {arg.name: arg.default}, train=train)), ms_out, tol_for):
             out.append(arg)
     return out
 

@@ -57,8 +57,10 @@ def locate(case: Any, check: str, ref: Any, cell: Any, mapping: WeightMapping,
             between += f"; torch calls there: {', '.join(ops)}"
     op_values = _between_values(flow, t_calls, m_calls) if flow.between is not None else None
     region = _region(t_calls, flow) if flow.between is not None else None
-    defects = _defects(module, cell, rows, t_calls, m_calls, isolated, tol, between, op_values, region)
-    if check in ("forward", "train") and defects:  # defects in later containers' own construct
+    # the op-level search re-runs the port's construct in eval mode: only where torch's values are eval's too
+    defects = _defects(module, cell, rows, t_calls, m_calls, isolated, tol, between, op_values, region,
+                       ops=not train)
+    if not train and defects:  # defects in later containers' own construct
         from migcheck.localization.container_defects import container_defects
 
         done = {d.torch_name for d in defects} | {first.torch_name if first else ""} | {""}
@@ -161,7 +163,7 @@ def _defects(module: Any, cell: Any, rows: Sequence[SubcellRow], t_calls: Sequen
              isolated: Mapping[int, Any],
              tol: Callable[[str], Tuple[float, float]], between: str,
              op_values: Optional[Tuple[str, Any, Any, Any]] = None,
-             region: Optional[Tuple[str, int, int, str]] = None) -> List[Defect]:
+             region: Optional[Tuple[str, int, int, str]] = None, ops: bool = True) -> List[Defect]:
     """Every layer wrong on its own, ranked by position; inherited drift is not a defect."""
     out = []
     for row in rows:
@@ -188,7 +190,7 @@ def _defects(module: Any, cell: Any, rows: Sequence[SubcellRow], t_calls: Sequen
                 evidence += "; " + _confirmation(how, "torch's layer")
             if not confirmed:  # a change to the port's own call that makes it agree (arg_search.py)
                 searched = _search(module, cell, row.torch_name, row.ms_name, call.inputs, call.output,
-                                   isolated[row.order], tol)
+                                   isolated[row.order], tol, not ops)
                 if searched.confirmed or (searched.cause and not cause):
                     cause, fix, rule, confirmed = searched.cause, searched.fix, searched.rule, searched.confirmed
                     evidence += f"; argument search: {len(searched.tried)} candidates in {searched.seconds:.2f} s"
@@ -226,7 +228,7 @@ def _defects(module: Any, cell: Any, rows: Sequence[SubcellRow], t_calls: Sequen
                               f"{between}; {replayed.cause(where)}", replayed.cause(where), replayed.fix, "high", True,
                               replayed.rule))
             return out
-        searched = _search_ops(module, cell, first, t_calls, tol)
+        searched = _search_ops(module, cell, first, t_calls, tol) if ops else None
         cost = dict(search_s=searched.seconds, search_tried=searched.tried) if searched is not None else {}
         if searched is not None and searched.confirmed:
             out.append(Defect(first.order, first.torch_name, first.torch_kind, first.ms_name, first.ms_kind,
@@ -242,10 +244,10 @@ def _defects(module: Any, cell: Any, rows: Sequence[SubcellRow], t_calls: Sequen
 
 
 def _search(module: Any, cell: Any, torch_name: str, ms_name: str, inputs: Sequence[Any], torch_out: Any,
-            ms_out: Any, tol: Callable[[str], Tuple[float, float]]) -> Any:
+            ms_out: Any, tol: Callable[[str], Tuple[float, float]], train: bool) -> Any:
     from migcheck.localization.arg_search import search
 
-    return search(module, cell, torch_name, ms_name, inputs, torch_out, ms_out, tol)
+    return search(module, cell, torch_name, ms_name, inputs, torch_out, ms_out, tol, train=train)
 
 
 def _search_ops(module: Any, cell: Any, first: SubcellRow, t_calls: Sequence[Any],
