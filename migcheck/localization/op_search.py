@@ -32,15 +32,17 @@ def _value_ok(v: Any) -> bool:
     return not (isinstance(v, str) and v.startswith("<"))
 
 
-def as_constructor(r: OpRecord) -> Tuple[Constructor, dict]:
-    """The call's plain arguments as a Constructor, and where each goes back: ("init"|"arg", name or position)."""
+def as_constructor(r: OpRecord, names: Sequence[str] = ()) -> Tuple[Constructor, dict]:
+    """The call's plain arguments as a Constructor, and where each goes back: ("init"|"arg", name or position).
+    names: what to call positional arguments whose signature is unknown (a builtin op of the same name)."""
     args, where = [], {}
+    known = r.names or tuple(names)
     for i, v in enumerate(r.positional):
-        name = r.names[i] if i < len(r.names) else f"arg{i}"
+        name = known[i] if i < len(known) else f"arg{i}"
         if name == "self" or not _value_ok(v):
             continue
         args.append(Argument(name, v, True, True, None))
-        where[name] = ("arg", name) if i < len(r.names) else ("pos", i)
+        where[name] = ("arg", name) if i < len(known) else ("pos", i)
     for k, v in r.keywords:
         if _value_ok(v):
             args.append(Argument(k, v, True, True, None))
@@ -55,7 +57,10 @@ def as_constructor(r: OpRecord) -> Tuple[Constructor, dict]:
 def candidates(div: OpDivergence, ms_ops: Sequence[OpRecord]) -> List[Tuple[OpChange, str]]:
     """(change, what it is in words) for one diverging op, most likely first."""
     ms_c, where = as_constructor(div.ms)
-    torch_c = as_constructor(div.torch)[0] if div.torch is not None else Constructor("", True, ())
+    torch_c = Constructor("", True, ())
+    if div.torch is not None:
+        same_op = _base_name(div.torch.name).lower() == _base_name(div.ms.name).lower()
+        torch_c = as_constructor(div.torch, div.ms.names if same_op else ())[0]
     out = []
     for cand in setting_candidates(torch_c, ms_c):
         change = {"arg": [], "pos": [], "init": []}

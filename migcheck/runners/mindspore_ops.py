@@ -77,6 +77,21 @@ def _names(original: Any, skip_first: bool, fallback: Any = None) -> Tuple[str, 
     return ()
 
 
+def _defaults(original: Any, skip_first: bool, fallback: Any = None) -> Tuple[Tuple[str, Any], ...]:
+    """Parameters with a plain default, which a call that does not pass them still uses."""
+    for fn in (original, fallback):
+        if fn is None:
+            continue
+        try:
+            params = list(inspect.signature(fn).parameters.values())
+        except (TypeError, ValueError):
+            continue
+        params = params[1:] if skip_first and params else params
+        return tuple((p.name, p.default) for p in params if p.default is not p.empty
+                     and (p.default is None or isinstance(p.default, (bool, int, float, str))))
+    return ()
+
+
 def _apply(change: OpChange, names: Tuple[str, ...], args: tuple, kwargs: dict) -> Tuple[tuple, dict]:
     args, kwargs = list(args), dict(kwargs)
     for name, value in change.arguments:
@@ -89,7 +104,8 @@ def _apply(change: OpChange, names: Tuple[str, ...], args: tuple, kwargs: dict) 
     return tuple(args), kwargs
 
 
-def _wrap(name: str, original: Callable, names: Tuple[str, ...], primitive: bool = False, doc: str = "") -> Callable:
+def _wrap(name: str, original: Callable, names: Tuple[str, ...], primitive: bool = False, doc: str = "",
+          defaults: Tuple[Tuple[str, Any], ...] = ()) -> Callable:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         st = _STATE
         if st is None or st.ops or st.cells != 1:
@@ -122,8 +138,10 @@ def _wrap(name: str, original: Callable, names: Tuple[str, ...], primitive: bool
         finally:
             st.ops -= 1
         if (inputs or outputs) and len(st.records) < st.limit:
+            given = set(names[:len(call_args)]) | set(kwargs)
+            unpassed = tuple((k, v) for k, v in defaults if k not in given)  # what the call used without saying
             st.records.append(OpRecord(index, name, tuple(_plain(a) for a in call_args),
-                                       tuple((k, _plain(v)) for k, v in kwargs.items()), inputs, outputs,
+                                       tuple((k, _plain(v)) for k, v in kwargs.items()) + unpassed, inputs, outputs,
                                        names, init, doc))
         return out
 
@@ -162,19 +180,21 @@ def _patches() -> List[Tuple[Any, str, Any]]:
     for name in dir(ms.ops):
         fn = getattr(ms.ops, name)
         if not name.startswith("_") and inspect.isfunction(fn):
-            out.append((ms.ops, name, _wrap(name, fn, _names(fn, False), doc=inspect.getdoc(fn) or "")))
+            out.append((ms.ops, name, _wrap(name, fn, _names(fn, False), doc=inspect.getdoc(fn) or "",
+                                            defaults=_defaults(fn, False))))
     for name in list(_OPERATORS) + [n for n in dir(ms.Tensor) if not n.startswith("_") and n not in _QUIET]:
         static = inspect.getattr_static(ms.Tensor, name, None)
         if static is None or isinstance(static, property) or not callable(getattr(ms.Tensor, name, None)):
             continue
         fallback = getattr(ms.ops, name, None) if inspect.isfunction(getattr(ms.ops, name, None)) else None
-        out.append((ms.Tensor, name, _wrap(f"Tensor.{name}", getattr(ms.Tensor, name),
-                                           _names(getattr(ms.Tensor, name), False) or _names(fallback, False))))
+        method = getattr(ms.Tensor, name)
+        out.append((ms.Tensor, name, _wrap(f"Tensor.{name}", method, _names(method, False) or _names(fallback, False),
+                                           defaults=_defaults(method, False, fallback))))
     for cls in [ms.ops.Primitive] + _subclasses(ms.ops.Primitive):
         call = cls.__dict__.get("__call__")
         if call is not None:
             out.append((cls, "__call__", _wrap(cls.__name__, call, _names(call, True), primitive=True,
-                                               doc=inspect.getdoc(cls) or "")))
+                                               doc=inspect.getdoc(cls) or "", defaults=_defaults(call, True))))
     return out
 
 

@@ -49,6 +49,18 @@ def records(torch_module: Any, owner: str) -> List[OpRecord]:
         inputs = tuple(a for v in list(r.args) + list(r.kwargs.values()) for a in _tensors(v))
         outputs = tuple(_tensors(r.result))
         if inputs or outputs:
+            names = _names(r.func)
+            given = set(names[:len(r.args)]) | set(r.kwargs)
+            unpassed = tuple((k, v) for k, v in _defaults(r.func) if k not in given)  # used without being said
             out.append(OpRecord(r.seq, getattr(r.func, "__name__", "") or str(r.func), tuple(_plain(a) for a in r.args),
-                                tuple((k, _plain(v)) for k, v in r.kwargs.items()), inputs, outputs, _names(r.func)))
+                                tuple((k, _plain(v)) for k, v in r.kwargs.items()) + unpassed, inputs, outputs, names))
     return out
+
+
+def _defaults(func: Any) -> Tuple[Tuple[str, Any], ...]:
+    try:
+        params = inspect.signature(func).parameters.values()
+    except (TypeError, ValueError):
+        return ()
+    return tuple((p.name, p.default) for p in params if p.default is not p.empty
+                 and (p.default is None or isinstance(p.default, (bool, int, float, str))))

@@ -279,3 +279,19 @@ def test_a_second_containers_own_op_is_an_independent_defect():
 def test_two_blocks_twin_passes():
     v, defects = _run(_two_blocks(0.5, 0.25))
     assert v.status == "pass" and not defects
+
+
+def _centered(keep):
+    return _case(lambda h: h * h.mean(-1, keepdim=True),
+                 (lambda h: h * h.mean(-1, keep_dims=True)) if keep else (lambda h: h * h.mean(-1)), {"x": uniform(3, 3)})
+
+
+def test_an_argument_the_port_left_at_its_default_is_a_candidate_too():
+    v, (d,) = _run(_centered(False))  # keep_dims not passed: its default False is what the call used
+    assert v.status == "fail" and d.confirmed
+    assert d.fix == "Tensor.mean(..., keep_dims=False) -> Tensor.mean(..., keep_dims=True)"
+
+
+def test_centered_twin_passes():
+    v, defects = _run(_centered(True))
+    assert v.status == "pass" and not defects
