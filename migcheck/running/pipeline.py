@@ -26,7 +26,7 @@ from migcheck.mapping.rules import tolerance_warnings
 from migcheck.running.outcome import Outcome, profile_for, tolerance_mode_for, verdict_for, with_structure
 from migcheck.running.reference import Reference, SkipCheck, reference
 from migcheck.tolerance import BUDGET, Budget, Tolerance, ToleranceRules, resolve
-from migcheck.util.tree import flatten
+from migcheck.util.tree import flatten, leaves
 from migcheck.vocab import ERROR_KINDS, TENSOR_KINDS, Kind, Status, state_name, torch_name_of
 
 # When several tensors fail, the verdict's kind is the most fundamental one.
@@ -263,7 +263,6 @@ def _randomness(tensors: Tuple[TensorComparison, ...], item: Item, options: RunO
     """Train-mode outputs that torch does not reproduce on a second run (dropout) are judged by their
     distribution, not element by element (migcheck.judging.randomness)."""
     from migcheck.judging.randomness import differs, judge_random
-    from migcheck.util.tree import leaves
 
     failing = [t for t in tensors if not t.ok and t.kind == "value" and t.name.startswith("out")]
     if not failing or options.golden:  # a golden holds one torch run: randomness cannot be seen
@@ -276,8 +275,7 @@ def _randomness(tensors: Tuple[TensorComparison, ...], item: Item, options: RunO
     apply_precision(case.precision, module)
     n_net = len(ref.input_names) - len(case.targets)
     adapt = case.adapt_torch or (lambda out: out)
-    # Two fresh runs, not one against the reference: a reference taken from the torch cache was drawn from the
-    # random state each item starts from (the guarded scope puts it back), so a single re-run repeats it.
+    # Two fresh runs: a cached reference was drawn from the random state every item starts from (guard.py).
     again, third = (leaves({"out": adapt(module.forward(ref.inputs[:n_net], ref.input_dtypes, train=True))}, "")
                     for _ in range(2))
     first, ms = leaves(expected, ""), leaves(results, "")
