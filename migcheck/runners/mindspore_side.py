@@ -144,6 +144,14 @@ class MindSporeCell:
 
         return raising_subcell(self.cell, [_tensor(x, d) for x, d in zip(inputs, dtypes)], pynative, train=train)
 
+    def record_ops(self, inputs: Sequence[np.ndarray], dtypes: Sequence[str], *, train: bool = False) -> Any:
+        """The ops the port's constructs call in one PYNATIVE forward: runners/mindspore_backward_ops.py."""
+        from migcheck.runners.mindspore_backward_ops import RecordedOps
+
+        tape = RecordedOps()
+        tape.run(self.cell, self._call, [_tensor(x, d) for x, d in zip(inputs, dtypes)], train)
+        return tape
+
     def run_class(self, class_name: str, kwargs: Mapping[str, Any], inputs: Sequence[np.ndarray]) -> Any:
         """A fresh mindspore.nn.<class_name>(**kwargs) run on given inputs, in PYNATIVE (a checked class fix)."""
         with pynative():

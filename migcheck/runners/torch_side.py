@@ -299,6 +299,13 @@ class TorchModule:
 
         return capture_backward(self, inputs, dtypes, objective, loss)
 
+    def op_gradients(self, inputs: Sequence[np.ndarray], dtypes: Sequence[str], objective: Objective,
+                     loss: Optional[Callable[[], Any]]) -> List[Any]:
+        """The port-authored forwards' ops with their gradients: runners/torch_backward_ops.py."""
+        from migcheck.runners.torch_backward_ops import op_gradients
+
+        return op_gradients(self, inputs, dtypes, objective, loss)
+
     def optimizer_groups(self, optimizer: Any) -> Tuple[str, Dict[str, Dict[str, Any]]]:
         """(optimizer class, parameter name -> its group's hyperparameters) of the optimizer a step builds."""
         named = [(n, p) for n, p in self.module.named_parameters() if p.requires_grad]

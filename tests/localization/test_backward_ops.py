@@ -1,0 +1,149 @@
+"""Backward-only differences of ops inside construct are located at op level (each paired op run backward
+alone on torch's recorded inputs and output gradient), with both gradients at the differing elements; a
+fix only where the re-run shows it; the correct twin of every known-bad port passes."""
+import numpy as np
+import pytest
+
+from migcheck import PairedCase, given
+from migcheck.planning.items import Item
+from migcheck.running.pipeline import run_item
+
+pytestmark = [pytest.mark.needs_torch, pytest.mark.needs_mindspore]
+torch = pytest.importorskip("torch")
+ms = pytest.importorskip("mindspore")
+ops = ms.ops
+
+# Values sit exactly on the kinks: the bounds +-0.5, 0 and 6.
+X = np.array([[0.5, -0.5, 0.1, 0.9], [0.0, 0.5, -0.7, 6.0]], np.float32)
+
+
+def _torch(fn):
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = torch.nn.Linear(4, 3)
+
+        def forward(self, x):
+            return self.fc(fn(x))
+
+    return Net
+
+
+def _ms(fn):
+    class Net(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc = ms.nn.Dense(4, 3)
+
+        def construct(self, x):
+            return self.fc(fn(x))
+
+    return Net
+
+
+def _run(torch_fn, ms_fn):
+    case = PairedCase(name="op", torch=_torch(torch_fn), mindspore=_ms(ms_fn), inputs={"x": given(X)},
+                      checks=("backward",))
+    return run_item(Item(case, "backward", "pynative", "cpu"))
+
+
+def _hardtanh_by_masks(x):  # torch's hardtanh gradient: 1 strictly inside the bounds, 0 on them
+    inside = ops.cast((x > -0.5) & (x < 0.5), x.dtype)
+    return x * inside + 0.5 * ops.cast(x >= 0.5, x.dtype) - 0.5 * ops.cast(x <= -0.5, x.dtype)
+
+
+def _relu6_by_masks(x):
+    return x * ops.cast((x > 0) & (x < 6), x.dtype) + 6.0 * ops.cast(x >= 6, x.dtype)
+
+
+PAIRS = {  # name: (torch op, known-bad port, correct twin)
+    "clip_by_value": (lambda x: torch.clamp(x, -0.5, 0.5), lambda x: ops.clip_by_value(x, -0.5, 0.5),
+                      lambda x: ops.clamp(x, -0.5, 0.5)),
+    "hardtanh": (lambda x: torch.nn.functional.hardtanh(x, -0.5, 0.5), lambda x: ops.hardtanh(x, -0.5, 0.5),
+                 _hardtanh_by_masks),
+    "relu6": (torch.nn.functional.relu6, ops.relu6, _relu6_by_masks),
+    "leaky_relu": (lambda x: torch.nn.functional.leaky_relu(x, 0.1), lambda x: ops.leaky_relu(x, 0.1),
+                   lambda x: ops.where(x > 0, x, 0.1 * x)),
+    "clamp_min_as_relu": (lambda x: x.clamp(min=0.0), ops.relu, lambda x: ops.clamp(x, min=0.0)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PAIRS))
+def test_the_correct_twin_passes(name):
+    torch_fn, _, twin = PAIRS[name]
+    v = _run(torch_fn, twin)
+    assert v.status == "pass" and v.localization is None
+
+
+def test_clip_by_value_at_its_bounds_is_located_and_the_same_named_op_is_the_rerun_fix():
+    v = _run(*PAIRS["clip_by_value"][:2])
+    (d,) = v.localization.defects
+    assert (d.rule, d.torch_name, d.ms_name, d.confidence, d.confirmed) == ("op-backward", "", "", "high", True)
+    assert "ops.clip_by_value(x, -0.5, 0.5)" in d.cause and "torch.clamp(-0.5, 0.5)" in d.cause
+    assert "at input 0.5 (2 elements): torch passes gradient times 1, MindSpore 0.5" in d.cause
+    assert "at input -0.5 (1 element)" in d.cause and "x at its bounds -0.5, 0.5" in d.cause
+    assert d.fix.startswith("ops.clamp(x, -0.5, 0.5) instead of ops.clip_by_value(x, -0.5, 0.5)")
+    assert "single-op re-runs" in d.evidence
+    assert v.localization.summary.startswith("first divergence in backward: an op inside torch '<root>'")
+    (f,) = [f for f in v.localization.findings if f.rule == "op-backward"]
+    assert f.confidence == "high" and f.fix_checked
+
+
+@pytest.mark.parametrize("name, at, torch_factor, ms_factor", [
+    ("hardtanh", "at input 0.5 (2 elements)", "0", "0.5"),
+    ("relu6", "at input 6 (1 element)", "0", "1"),
+    ("leaky_relu", "at input 0 (1 element)", "0.1", "0.55"),
+    ("clamp_min_as_relu", "at input 0 (1 element)", "1", "0"),
+])
+def test_a_kink_whose_gradient_differs_is_located_with_no_unchecked_fix(name, at, torch_factor, ms_factor):
+    torch_fn, bad, _ = PAIRS[name]
+    v = _run(torch_fn, bad)
+    assert v.status == "fail"
+    d = v.localization.defects[0]
+    assert d.rule == "op-backward" and d.confirmed
+    assert f"{at}: torch passes gradient times {torch_factor}, MindSpore {ms_factor}" in d.cause
+    assert d.fix == ""  # no MindSpore call re-ran to torch's gradient: nothing printed as a fix
+    assert not any(f.fix_checked for f in v.localization.findings if f.rule == "op-backward")
+
+
+class _Gate(torch.nn.Module):
+    def forward(self, x):
+        return torch.clamp(x, -0.5, 0.5) * 2.0
+
+
+class _GateMs(ms.nn.Cell):
+    def __init__(self, clip):
+        super().__init__()
+        self.clip = clip
+
+    def construct(self, x):
+        return self.clip(x) * 2.0
+
+
+def test_an_op_inside_a_sub_cell_of_the_port_is_located_in_that_sub_cell():
+    class T(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.gate, self.fc = _Gate(), torch.nn.Linear(4, 3)
+
+        def forward(self, x):
+            return self.fc(self.gate(x))
+
+    def port(clip):
+        class M(ms.nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.gate, self.fc = _GateMs(clip), ms.nn.Dense(4, 3)
+
+            def construct(self, x):
+                return self.fc(self.gate(x))
+        return M
+
+    bad = run_item(Item(PairedCase(name="gate", torch=T, mindspore=port(lambda x: ops.clip_by_value(x, -0.5, 0.5)),
+                                   inputs={"x": given(X)}, checks=("backward",)), "backward", "pynative", "cpu"))
+    d = bad.localization.defects[0]
+    assert (d.rule, d.torch_name, d.ms_name) == ("op-backward", "gate", "gate")
+    assert d.fix.startswith("ops.clamp(")
+    twin = run_item(Item(PairedCase(name="gate", torch=T, mindspore=port(lambda x: ops.clamp(x, -0.5, 0.5)),
+                                    inputs={"x": given(X)}, checks=("backward",)), "backward", "pynative", "cpu"))
+    assert twin.status == "pass"
