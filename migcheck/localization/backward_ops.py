@@ -111,17 +111,18 @@ def kink(x: np.ndarray, wrong: np.ndarray, scalars: Sequence[float]) -> str:
 
 
 def compare(pairs: Sequence[Tuple[OpGradient, OpRecord]], vjp: Callable[..., Tuple[np.ndarray, Tuple[np.ndarray, ...]]],
-            alternative: Callable[[str], Any], tol: TolFor) -> Tuple[List[OpDifference], int]:
-    """Every paired op whose MindSpore backward, fed torch's inputs and output gradient, differs; and how many
+            alternative: Callable[[str], Any], tol: TolFor) -> Tuple[List[OpDifference], List[str]]:
+    """Every paired op whose MindSpore backward, fed torch's inputs and output gradient, differs; and the
     single-op re-runs that took."""
-    out, runs = [], 0
+    out: List[OpDifference] = []
+    runs: List[str] = []
     for t, m in pairs:
         rtol, atol = tol(str(t.output.dtype))
         try:
             _, grads = vjp(m.index, t.inputs, t.grad_output)
         except Exception:  # an op MindSpore cannot differentiate alone: no verdict on it
             continue
-        runs += 1
+        runs.append(f"backward of {m.text}")
         for k, (tg, mg) in enumerate(zip(t.grad_inputs, grads)):
             if tg is None or np.shape(tg) != np.shape(mg):
                 continue
@@ -147,19 +148,20 @@ def compare(pairs: Sequence[Tuple[OpGradient, OpRecord]], vjp: Callable[..., Tup
 
 
 def _fix(t: OpGradient, m: OpRecord, vjp: Callable, alternative: Callable[[str], Any], rtol: float, atol: float
-         ) -> Tuple[str, int]:
+         ) -> Tuple[str, List[str]]:
     """The MindSpore function named like torch's op, called with the port's own arguments: a fix only when it
     re-runs to torch's output and every input gradient."""
     short = m.name.rsplit(".", 1)[-1]
     if t.name == short:
-        return "", 0
+        return "", []
     fn = alternative(t.name)
     if fn is None:
-        return "", 0
+        return "", []
+    tried = [f"{t.name} in place of {m.name}"]
     try:
         out, grads = vjp(m.index, t.inputs, t.grad_output, fn)
     except Exception:  # the alternative does not take the port's arguments: no fix
-        return "", 1
+        return "", tried
     ok = close(t.output, np.asarray(out), rtol, atol) and all(
         g is None or (np.shape(g) == np.shape(h) and not differing(g, np.asarray(h), rtol, atol).any())
         for g, h in zip(t.grad_inputs, grads))
@@ -168,7 +170,7 @@ def _fix(t: OpGradient, m: OpRecord, vjp: Callable, alternative: Callable[[str],
     args = m.text.split("(", 1)[1] if "(" in m.text else ")"
     args = f"x, {args}" if m.name.startswith("Tensor.") and args != ")" else "x)" if args == ")" else args
     return (f"{space}.{t.name}({args} instead of {m.text} (re-run: it gives torch's output and gradients)"
-            if ok else ""), 1
+            if ok else ""), tried
 
 
 def op_backward_defects(module: Any, cell: Any, ref: Any, loss: Any, n_net: int, t_calls: Sequence[Any],
@@ -191,12 +193,13 @@ def op_backward_defects(module: Any, cell: Any, ref: Any, loss: Any, n_net: int,
         evidence = (f"op-level backward: {len(torch_ops)} torch ops and {len(tape.records)} MindSpore calls recorded,"
                     f" {len(pairs)} paired by equal inputs and outputs; MindSpore's {d.ms_op.text} fed torch's"
                     f" recorded inputs and output gradient returns another gradient for input {d.argument}"
-                    f" ({runs} single-op re-runs, {seconds:.2f}s)")
+                    f" ({len(runs)} single-op re-runs, {seconds:.2f}s)")
         if d.fix:
             evidence += "; the fix re-ran to torch's gradients"
         out.append(Defect(order.get(d.torch_op.owner, len(t_calls)), d.torch_op.owner,
                           kinds.get(d.torch_op.owner, "?"), d.ms_op.owner, ms_kinds.get(d.ms_op.owner, "?"),
-                          evidence, d.cause, d.fix, "high", True, "op-backward"))
+                          evidence, d.cause, d.fix, "high", True, "op-backward",
+                          search_s=seconds, search_tried=tuple(runs)))
     return out
 
 

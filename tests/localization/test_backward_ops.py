@@ -83,7 +83,8 @@ def test_clip_by_value_at_its_bounds_is_located_and_the_same_named_op_is_the_rer
     assert "at input 0.5 (2 elements): torch passes gradient times 1, MindSpore 0.5" in d.cause
     assert "at input -0.5 (1 element)" in d.cause and "x at its bounds -0.5, 0.5" in d.cause
     assert d.fix.startswith("ops.clamp(x, -0.5, 0.5) instead of ops.clip_by_value(x, -0.5, 0.5)")
-    assert "single-op re-runs" in d.evidence
+    assert "single-op re-runs" in d.evidence and d.search_s > 0 and "backward of ops.clip_by_value(x, -0.5, 0.5)" in d.search_tried
+    assert "clamp in place of ops.clip_by_value" in d.search_tried
     assert v.localization.summary.startswith("first divergence in backward: an op inside torch '<root>'")
     (f,) = [f for f in v.localization.findings if f.rule == "op-backward"]
     assert f.confidence == "high" and f.fix_checked
