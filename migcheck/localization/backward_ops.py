@@ -20,34 +20,9 @@ import numpy as np
 
 from migcheck.localization.dataflow import close
 from migcheck.localization.locate import Defect
+from migcheck.localization.op_records import OpGradient, OpRecord
 
 TolFor = Callable[[str], Tuple[float, float]]
-
-
-@dataclass(frozen=True)
-class OpGradient:
-    """One torch op, as it ran in the gradient pass."""
-    index: int
-    owner: str  # the module whose own forward called it ("" is the root)
-    name: str  # function name, e.g. "clamp"
-    text: str  # e.g. "torch.clamp(-0.5, 0.5)"
-    inputs: Tuple[np.ndarray, ...]  # its float tensor arguments, in order
-    output: np.ndarray
-    grad_output: np.ndarray
-    grad_inputs: Tuple[Optional[np.ndarray], ...]  # one per float input (None: no gradient flows)
-    scalars: Tuple[float, ...] = ()  # its number arguments (bounds, slopes)
-
-
-@dataclass(frozen=True)
-class OpRecord:
-    """One MindSpore call the port's construct made."""
-    index: int
-    owner: str
-    name: str  # e.g. "ops.clip_by_value", "Tensor.clamp"
-    text: str
-    inputs: Tuple[np.ndarray, ...]
-    output: np.ndarray
-    scalars: Tuple[float, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -177,8 +152,10 @@ def op_backward_defects(module: Any, cell: Any, ref: Any, loss: Any, n_net: int,
                         m_calls: Sequence[Any], tol: TolFor) -> List[Defect]:
     """Defects for the ops inside construct whose backward alone differs; [] when none does."""
     started = time.perf_counter()
+    from migcheck.runners.torch_backward_ops import op_gradients
+
     try:
-        torch_ops = module.op_gradients(ref.inputs, ref.input_dtypes, ref.objective, loss)
+        torch_ops = op_gradients(module, ref.inputs, ref.input_dtypes, ref.objective, loss)
         tape = cell.record_ops(ref.inputs[:n_net], ref.input_dtypes[:n_net])
     except Exception:  # a forward the recorders cannot follow: no op-level location
         return []

@@ -12,7 +12,7 @@ from typing import Any, Callable, Dict, List, Sequence, Tuple
 import numpy as np
 import mindspore as ms
 
-from migcheck.localization.backward_ops import OpRecord
+from migcheck.localization.op_records import OpRecord
 from migcheck.runners.mindspore_context import pynative
 
 _OPERATORS = ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__", "__rtruediv__",

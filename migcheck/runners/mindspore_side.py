@@ -292,6 +292,13 @@ class MindSporeCell:
         return type(opt).__name__, {n: {**common, "weight_decay": decay if flag else 0.0}
                                     for (n, _), flag in zip(named, flags)}
 
+    def lr_per_step(self, optimizer: Any, count: int) -> Tuple[str, List[float]]:
+        """(the optimizer's schedule described, the learning rate each of `count` steps uses), read off a fresh
+        optimizer on the parameters: runners/mindspore_schedule.py."""
+        from migcheck.runners.mindspore_schedule import mindspore_rates
+
+        return mindspore_rates([p for _, p in self._named if _trainable(p)], PRESETS, optimizer, count)
+
     def steps(self, inputs: Sequence[np.ndarray], dtypes: Sequence[str], objective: Objective,
               loss: Optional[Callable[[], Any]], optimizer: Any, count: int) -> List[Dict[str, Any]]:
         """Train-mode steps through TrainOneStepCell; after each: the loss and every parameter by name."""

@@ -10,7 +10,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 import torch
 
-from migcheck.localization.backward_ops import OpGradient
+from migcheck.localization.op_records import OpGradient
 from migcheck.localization.op_trace import describe
 from migcheck.runners.base import Objective
 from migcheck.runners.torch_replay import replayable
