@@ -32,3 +32,12 @@ class OpRecord:
     inputs: Tuple[np.ndarray, ...]
     output: np.ndarray
     scalars: Tuple[float, ...] = ()
+
+
+@dataclass(frozen=True)
+class RaisingCall:
+    """The MindSpore call that raised, or a torch call it is set beside."""
+    owner: str  # the cell (module) whose own construct (forward) made it
+    name: str  # "ops.concat", "Tensor.view", "primitive MatMul"; torch: "cat", "view"
+    text: str  # the call with its arguments: tensors as their shape and dtype
+    message: str = ""  # the first line of what MindSpore said

@@ -152,6 +152,13 @@ class MindSporeCell:
         tape.run(self.cell, self._call, [_tensor(x, d) for x, d in zip(inputs, dtypes)], train)
         return tape
 
+    def raising_op(self, inputs: Sequence[np.ndarray], dtypes: Sequence[str], *, train: bool = False) -> Any:
+        """(the public MindSpore call that raised, its place among its cell's calls) or None:
+        runners/mindspore_raising_op.py."""
+        from migcheck.runners.mindspore_raising_op import raising_call
+
+        return raising_call(self.cell, self._call, [_tensor(x, d) for x, d in zip(inputs, dtypes)], train)
+
     def run_class(self, class_name: str, kwargs: Mapping[str, Any], inputs: Sequence[np.ndarray]) -> Any:
         """A fresh mindspore.nn.<class_name>(**kwargs) run on given inputs, in PYNATIVE (a checked class fix)."""
         with pynative():
