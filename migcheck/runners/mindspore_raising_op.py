@@ -11,6 +11,10 @@ from migcheck.localization.op_records import RaisingCall
 from migcheck.runners.mindspore_backward_ops import RecordedOps
 
 
+_BOOKKEEPING = frozenset({"input_names", "output_names", "primitive_target", "side_effect_mem", "side_effect_io",
+                          "side_effect_hidden", "_side_effect", "is_load", "recompute", "dyn_input_sizes"})
+
+
 class _RaiseTape(RecordedOps):
     def __init__(self) -> None:
         super().__init__()
@@ -58,7 +62,13 @@ def raising_call(network: Any, call: Callable, args: Sequence[Any], train: bool
 def call_text(name: str, args: Sequence[Any], kwargs: Any) -> str:
     body = [_arg(a) for a in (args[1:] if name.startswith("primitive ") else args)]
     body += [f"{k}={_arg(v)}" for k, v in kwargs.items()]
-    return f"{name}({', '.join(body)})"
+    settings = ""
+    if name.startswith("primitive ") and args and isinstance(getattr(args[0], "attrs", None), dict):
+        # a primitive's settings live on it, not in the call (LayerNorm's begin_norm_axis)
+        shown = [f"{k}={_arg(v)}" for k, v in args[0].attrs.items() if k not in _BOOKKEEPING
+                 and isinstance(v, (bool, int, float, str, tuple, list))]
+        settings = f"[{', '.join(shown)}]" if shown else ""
+    return f"{name}{settings}({', '.join(body)})"
 
 
 def _arg(value: Any) -> str:

@@ -131,3 +131,15 @@ def test_names_order_candidates_and_position_is_said_when_no_name_matches():
              RaisingCall("other", "cat", "torch.cat(Tensor[2] float32)")]
     assert counterpart_call(raised, "", 0, calls) == (calls[1], "by position only")  # constructors are not calls on tensors
     assert counterpart_call(raised, "", 3, calls) == (None, "")
+
+
+def test_a_primitives_settings_are_shown_with_its_call_beside_torchs():
+    from pathlib import Path
+
+    from migcheck.planning.discovery import load_file
+
+    cases = Path(__file__).resolve().parents[2] / "cases" / "normalization.py"
+    case = next(c for c in load_file(cases).cases if c.name == "layernorm_two_axes_not_ported")
+    text = run_item(Item(case, "forward", "pynative", "cpu")).localization.summary
+    assert "MindSpore primitive LayerNorm[begin_norm_axis=-1, begin_params_axis=-1" in text
+    assert "torch's corresponding call (by name): F.layer_norm(Tensor[2, 3, 4, 5] float32, (4, 5)" in text
