@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-from typing import Any, Callable, Dict, List, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 import mindspore as ms
@@ -42,6 +42,7 @@ class RecordedOps:
         self._calls: List[Tuple[Callable, tuple, dict]] = []
         self._stack: List[str] = []
         self._depth = 0
+        self.keep: Optional[set] = None  # cells whose own calls are recorded (None: all)
 
     def run(self, network: Any, call: Callable, args: Sequence[Any], train: bool) -> None:
         patches = self._patches()
@@ -146,6 +147,8 @@ class RecordedOps:
         return wrapper
 
     def _record(self, name: str, fn: Callable, args: tuple, kwargs: dict, result: Any) -> None:
+        if self.keep is not None and self._stack[-1] not in self.keep:
+            return
         if not isinstance(result, ms.Tensor) or not ms.ops.is_floating_point(result):
             return
         floats = [t for t in _tensors(args, kwargs) if ms.ops.is_floating_point(t)]
@@ -158,6 +161,14 @@ class RecordedOps:
         self.records.append(OpRecord(len(self._calls), self._stack[-1], name, f"{name}({', '.join(shown)})",
                                      tuple(t.asnumpy() for t in floats), result.asnumpy(), scalars))
         self._calls.append((fn, args, kwargs))
+
+
+def port_authored(network: Any) -> set:
+    """The cells whose own construct the port wrote: the network, containers, and classes from outside
+    mindspore (mindspore.nn's own layers are compared as sub-cells instead)."""
+    named = list(network.cells_and_names())
+    return {n for n, c in named if n == "" or not type(c).__module__.startswith("mindspore.")
+            or any(o.startswith(n + ".") for o, _ in named)}
 
 
 def _primitive_classes() -> List[type]:

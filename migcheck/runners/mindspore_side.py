@@ -146,9 +146,10 @@ class MindSporeCell:
 
     def record_ops(self, inputs: Sequence[np.ndarray], dtypes: Sequence[str], *, train: bool = False) -> Any:
         """The ops the port's constructs call in one PYNATIVE forward: runners/mindspore_backward_ops.py."""
-        from migcheck.runners.mindspore_backward_ops import RecordedOps
+        from migcheck.runners.mindspore_backward_ops import RecordedOps, port_authored
 
         tape = RecordedOps()
+        tape.keep = port_authored(self.cell)
         tape.run(self.cell, self._call, [_tensor(x, d) for x, d in zip(inputs, dtypes)], train)
         return tape
 

@@ -41,10 +41,10 @@ def _ms(fn):
     return Net
 
 
-def _run(torch_fn, ms_fn):
+def _run(torch_fn, ms_fn, mode="pynative"):
     case = PairedCase(name="op", torch=_torch(torch_fn), mindspore=_ms(ms_fn), inputs={"x": given(X)},
                       checks=("backward",))
-    return run_item(Item(case, "backward", "pynative", "cpu"))
+    return run_item(Item(case, "backward", mode, "cpu"))
 
 
 def _hardtanh_by_masks(x):  # torch's hardtanh gradient: 1 strictly inside the bounds, 0 on them
@@ -56,9 +56,16 @@ def _relu6_by_masks(x):
     return x * ops.cast((x > 0) & (x < 6), x.dtype) + 6.0 * ops.cast(x >= 6, x.dtype)
 
 
+def _clip_by_value(x):  # a def, not a lambda: GRAPH mode parses it
+    return ops.clip_by_value(x, -0.5, 0.5)
+
+
+def _clamp(x):
+    return ops.clamp(x, -0.5, 0.5)
+
+
 PAIRS = {  # name: (torch op, known-bad port, correct twin)
-    "clip_by_value": (lambda x: torch.clamp(x, -0.5, 0.5), lambda x: ops.clip_by_value(x, -0.5, 0.5),
-                      lambda x: ops.clamp(x, -0.5, 0.5)),
+    "clip_by_value": (lambda x: torch.clamp(x, -0.5, 0.5), _clip_by_value, _clamp),
     "hardtanh": (lambda x: torch.nn.functional.hardtanh(x, -0.5, 0.5), lambda x: ops.hardtanh(x, -0.5, 0.5),
                  _hardtanh_by_masks),
     "relu6": (torch.nn.functional.relu6, ops.relu6, _relu6_by_masks),
@@ -75,8 +82,9 @@ def test_the_correct_twin_passes(name):
     assert v.status == "pass" and v.localization is None
 
 
-def test_clip_by_value_at_its_bounds_is_located_and_the_same_named_op_is_the_rerun_fix():
-    v = _run(*PAIRS["clip_by_value"][:2])
+@pytest.mark.parametrize("mode", ["pynative", "graph"])
+def test_clip_by_value_at_its_bounds_is_located_and_the_same_named_op_is_the_rerun_fix(mode):
+    v = _run(*PAIRS["clip_by_value"][:2], mode=mode)
     (d,) = v.localization.defects
     assert (d.rule, d.torch_name, d.ms_name, d.confidence, d.confirmed) == ("op-backward", "", "", "high", True)
     assert "ops.clip_by_value(x, -0.5, 0.5)" in d.cause and "torch.clamp(-0.5, 0.5)" in d.cause
