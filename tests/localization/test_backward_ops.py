@@ -156,3 +156,42 @@ def test_an_op_inside_a_sub_cell_of_the_port_is_located_in_that_sub_cell():
     twin = run_item(Item(PairedCase(name="gate", torch=T, mindspore=port(lambda x: ops.clamp(x, -0.5, 0.5)),
                                     inputs={"x": given(X)}, checks=("backward",)), "backward", "pynative", "cpu"))
     assert twin.status == "pass"
+
+
+def _atan2_pair(ms_fn):
+    class T(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = torch.nn.Linear(4, 2)
+
+        def forward(self, y, x):
+            return self.fc(torch.atan2(y, x))
+
+    class M(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc = ms.nn.Dense(4, 2)
+
+        def construct(self, y, x):
+            return self.fc(ms_fn(y, x))
+
+    y = np.array([[0.0, 1.0, -0.5, 0.3]], np.float32)
+    x = np.array([[0.0, 0.5, 0.5, -0.2]], np.float32)  # (0, 0): the origin
+    case = PairedCase(name="atan2", torch=T, mindspore=M, inputs={"y": given(y), "x": given(x)}, checks=("backward",))
+    return run_item(Item(case, "backward", "pynative", "cpu"))
+
+
+def _atan2_guarded(y, x):  # torch's gradient at the origin is 0: the origin's output is a constant
+    origin = (x == 0) & (y == 0)
+    return ops.where(origin, ops.zeros_like(x), ops.atan2(y, ops.where(origin, ops.ones_like(x), x)))
+
+
+def test_atan2_at_the_origin_is_located_with_nan_beside_torchs_zero():
+    v = _atan2_pair(ops.atan2)
+    d = v.localization.defects[0]
+    assert d.rule == "op-backward" and "primitive Atan2(x, x)" in d.cause and "torch.atan2()" in d.cause  # bound early: its primitive
+    assert "at input 0 (1 element): torch passes gradient times 0, MindSpore nan" in d.cause and d.fix == ""
+
+
+def test_the_guarded_atan2_twin_passes():
+    assert _atan2_pair(_atan2_guarded).status == "pass"
