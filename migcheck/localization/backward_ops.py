@@ -113,8 +113,9 @@ def compare(pairs: Sequence[Tuple[OpGradient, OpRecord]], vjp: Callable[..., Tup
                 where = describe_elements(x if x.shape == tg.shape else np.broadcast_to(np.nan, tg.shape), tg, mg,
                                           wrong)
             at = kink(x, wrong, t.scalars) if x.shape == tg.shape else ""
-            cause = (f"the backward of MindSpore's {m.text} differs from torch's {t.text}"
-                     f"{' at ' + at if at else ''}: {where} ({int(wrong.sum())} of {wrong.size} elements)")
+            cause = (f"MindSpore's {m.name} gradient differs from torch's {t.text.split('(', 1)[0]}"
+                     f"{' at ' + at if at else ''}: {where} ({int(wrong.sum())} of {wrong.size} elements);"
+                     f" the calls: MindSpore {m.text}, torch {t.text}")
             fix, tried = _fix(t, m, vjp, alternative, rtol, atol)
             runs += tried
             out.append(OpDifference(t, m, k, where, cause, fix))
@@ -167,7 +168,8 @@ def op_backward_defects(module: Any, cell: Any, ref: Any, loss: Any, n_net: int,
     ms_kinds = {c.name: c.kind for c in m_calls}
     out = []
     for d in found:
-        evidence = (f"op-level backward: {len(torch_ops)} torch ops and {len(tape.records)} MindSpore calls recorded,"
+        place = f"after '{d.torch_op.after}' output in '{d.torch_op.owner or '<root>'}'" if d.torch_op.after else ""
+        evidence = (f"op-level backward{': the op ' + place if place else ''}: {len(torch_ops)} torch ops and {len(tape.records)} MindSpore calls recorded,"
                     f" {len(pairs)} paired by equal inputs and outputs; MindSpore's {d.ms_op.text} fed torch's"
                     f" recorded inputs and output gradient returns another gradient for input {d.argument}"
                     f" ({len(runs)} single-op re-runs, {seconds:.2f}s)")
@@ -175,7 +177,7 @@ def op_backward_defects(module: Any, cell: Any, ref: Any, loss: Any, n_net: int,
             evidence += "; the fix re-ran to torch's gradients"
         out.append(Defect(order.get(d.torch_op.owner, len(t_calls)), d.torch_op.owner,
                           kinds.get(d.torch_op.owner, "?"), d.ms_op.owner, ms_kinds.get(d.ms_op.owner, "?"),
-                          evidence, d.cause, d.fix, "high", True, "op-backward",
+                          evidence, f"the op {place}: {d.cause}" if place else d.cause, d.fix, "high", True, "op-backward",
                           search_s=seconds, search_tried=tuple(runs)))
     return out
 

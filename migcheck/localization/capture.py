@@ -77,7 +77,7 @@ def locate(case: Any, check: str, ref: Any, cell: Any, mapping: WeightMapping,
     confirm = _hidden_confirmer(case, check, ref, module, cell, mapping, t_calls, ms_state, tol)
     for torch_owner, ms_owner in _owners_of(failing, mapping):
         findings += _diagnose_pair(module, cell, torch_owner, ms_owner, t_calls, confirm)
-    if check == "backward" and (flow.first is None) and not any(f.confirmed for f in findings):
+    if check in ("backward", "step") and flow.first is None and not any(f.confirmed for f in findings):
         from migcheck.localization.grad_options import gradient_option_findings
 
         findings += gradient_option_findings(case, ref, module, cell, mapping, _owners_of(failing, mapping), tol)

@@ -27,7 +27,7 @@ class OptionCandidate:
     attr: str
     torch_value: Any
     value: Any
-    source: str  # "flipped" or "MindSpore's value"
+    source: str  # "flipped", "MindSpore's value" or "torch's default"
 
 
 @dataclass(frozen=True)
@@ -37,12 +37,19 @@ class OptionSearch:
     seconds: float
 
 
-def candidates(torch_settings: Mapping[str, Any], ms_settings: Mapping[str, Any]) -> List[OptionCandidate]:
-    """Booleans of torch's signature flipped, then MindSpore's differing value of a same-named setting."""
+def candidates(torch_settings: Mapping[str, Any], ms_settings: Mapping[str, Any],
+               defaults: Mapping[str, Any] = {}) -> List[OptionCandidate]:  # noqa: B006 (read only)
+    """Booleans of torch's signature flipped, then MindSpore's differing value of a same-named setting, then
+    torch's constructor default of a setting the layer holds otherwise (padding_idx=0 -> None: what if torch
+    had not set it)."""
     out = [OptionCandidate(k, v, not v, "flipped") for k, v in torch_settings.items() if isinstance(v, bool)]
     for k, v in torch_settings.items():
         if k in ms_settings and not isinstance(v, bool) and ms_settings[k] != v and _same_kind(v, ms_settings[k]):
             out.append(OptionCandidate(k, v, ms_settings[k], "MindSpore's value"))
+    for k, v in torch_settings.items():
+        if k in defaults and not isinstance(v, bool) and defaults[k] != v and _same_kind(v, defaults[k]) \
+                and not any(c.attr == k and c.value == defaults[k] for c in out):
+            out.append(OptionCandidate(k, v, defaults[k], "torch's default"))
     return out[:BUDGET]
 
 
@@ -78,18 +85,22 @@ def option_findings(module: Any, cell: Any, owners: Sequence[Tuple[str, str]], m
         try:
             t_kind, _ = module.config(torch_owner)
             m_kind, m_cfg = cell.config(ms_owner)
-            settings = constructor_settings(module, torch_owner)
+            settings, defaults = constructor_settings(module, torch_owner)
         except (AttributeError, KeyError):
             continue
-        result = search(module, torch_owner, candidates(settings, m_cfg), ms_grads, gradient_args, tol)
+        result = search(module, torch_owner, candidates(settings, m_cfg, defaults), ms_grads, gradient_args, tol)
         if result.found is None:
             continue
         c = result.found
         where = f"torch '{torch_owner or '<root>'}' ({t_kind}) / MindSpore '{ms_owner or '<root>'}' ({m_kind})"
+        same = c.attr in m_cfg and m_cfg[c.attr] == c.torch_value
         cause = (f"torch's {t_kind} has {c.attr}={c.torch_value!r}, and every forward value agrees; MindSpore's"
-                 f" gradients of this layer are torch's with {c.attr}={c.value!r}")
+                 f" gradients of this layer are torch's with {c.attr}={c.value!r}"
+                 + (f": MindSpore's {m_kind} holds {c.attr}={c.torch_value!r} too, but it does not act on the gradient"
+                    if same else ""))
         fix = (f"none shown (not re-run on the port): make MindSpore's {m_kind} behave as {c.attr}={c.torch_value!r}"
-               + (f" (MindSpore's layer holds {c.attr}={m_cfg[c.attr]!r})" if c.attr in m_cfg else
+               + (" (setting it on MindSpore's layer does not act on the gradient: the port needs a gradient of"
+                  " its own, e.g. ops.stop_gradient or a custom bprop)" if same else f" (MindSpore's layer holds {c.attr}={m_cfg[c.attr]!r})" if c.attr in m_cfg else
                   f" ({m_kind} has no {c.attr}: the port needs a gradient of its own, e.g. a custom bprop)"))
         evidence = (f"gradient options of torch's {t_kind} tried ({len(result.tried)} in {result.seconds:.2f}s:"
                     f" {', '.join(result.tried)}); re-running torch's gradients with {c.attr}={c.value!r}"
@@ -101,12 +112,13 @@ def option_findings(module: Any, cell: Any, owners: Sequence[Tuple[str, str]], m
 def gradient_option_findings(case: Any, ref: Any, module: Any, cell: Any, mapping: Any,
                              owners: Sequence[Tuple[str, str]], tol: TolFor) -> List[Finding]:
     """option_findings for the owners of failing parameter gradients, with MindSpore's gradients computed once."""
-    from migcheck.mapping.transfer import to_torch
+    from migcheck.mapping.transfer import to_mindspore, to_torch
 
     if not owners:
         return []
     args = (ref.inputs, ref.input_dtypes, ref.objective)
     try:
+        cell.load(to_mindspore(ref.weights, mapping))  # a step check's cell has stepped: back to the initial weights
         ms_grads = to_torch(cell.gradients(*args, case.loss.mindspore if case.loss else None).params, mapping)
     except Exception:  # MindSpore's gradients cannot be re-computed here: nothing to compare with
         return []

@@ -20,6 +20,7 @@ class OpGradient:
     grad_output: np.ndarray
     grad_inputs: Tuple[Optional[np.ndarray], ...]  # one per float input (None: no gradient flows)
     scalars: Tuple[float, ...] = ()  # its number arguments (bounds, slopes)
+    after: str = ""  # the sub-module that finished last before it ran (its output is what came before)
 
 
 @dataclass(frozen=True)

@@ -35,10 +35,13 @@ def pattern(rates: Sequence[float]) -> str:
         if len(gaps) == 1:
             return f"multiplied by {ratios[0]:.4g} every {gaps.pop()} steps (step decay)"
     steps = [r[k] - r[k - 1] for k in range(1, len(r))]
-    if changes and changes[0] == 1 and steps[0] > 0:
-        rising = [k for k, s in enumerate(steps, start=1) if s > 0]
-        if rising == list(range(1, len(rising) + 1)) and not differs(steps[:len(rising)], [steps[0]] * len(rising)):
-            return f"rising linearly for {len(rising)} steps (warm-up), then {'constant' if len(rising) == len(steps) or not differs(r[len(rising):], [r[len(rising)]] * (len(r) - len(rising))) else 'changing'}"
+    if not differs(steps, [steps[0]] * len(steps)):
+        return f"changing linearly by {steps[0]:+.4g} per step"
+    if steps[0] > 0:
+        n = next((k for k, s in enumerate(steps) if s <= 0 or differs([s], [steps[0]])), len(steps))
+        if n == len(steps):
+            return f"rising linearly for {n} steps (warm-up)"
+        return f"rising linearly for {n} steps (warm-up), then {pattern(r[n:])}"
     return "no simple rule"
 
 

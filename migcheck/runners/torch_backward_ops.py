@@ -35,7 +35,7 @@ def op_gradients(side: Any, inputs: Sequence[np.ndarray], dtypes: Sequence[str],
         grad = tape.grads.get(index)
         if grad is None:
             continue
-        out.append(_single_op(index, owner, func, args, kwargs, result, grad))
+        out.append(_single_op(index, owner, func, args, kwargs, result, grad, tape.after[index]))
     return [o for o in out if o is not None]
 
 
@@ -46,13 +46,15 @@ class _Tape(torch.overrides.TorchFunctionMode):
         self.stack: List[str] = []
         self.kept: List[Tuple[str, Any, tuple, dict, torch.Tensor]] = []
         self.grads: Dict[int, np.ndarray] = {}
+        self.last_done = ""  # the module that finished last
+        self.after: List[str] = []  # per kept op: the module that finished last before it, if a child of its owner
 
     def enter(self, name: str, _m: Any, _args: tuple) -> None:
         self.stack.append(name)
 
     def leave(self, _m: Any, _args: Any, _out: Any) -> None:
         if self.stack:
-            self.stack.pop()
+            self.last_done = self.stack.pop()
 
     def __torch_function__(self, func: Any, types: Any, args: tuple = (), kwargs: Optional[dict] = None) -> Any:
         kwargs = kwargs or {}
@@ -61,7 +63,10 @@ class _Tape(torch.overrides.TorchFunctionMode):
                 and result.requires_grad and result.is_floating_point()
                 and any(t.requires_grad for t in _tensors(args, kwargs))):
             index = len(self.kept)
-            self.kept.append((self.stack[-1], func, args, kwargs, result))
+            owner = self.stack[-1]
+            child = self.last_done.startswith(f"{owner}." if owner else "") and self.last_done != owner
+            self.after.append(self.last_done if child else "")
+            self.kept.append((owner, func, args, kwargs, result))
             result.register_hook(functools.partial(self._keep_grad, index))
         return result
 
@@ -70,7 +75,7 @@ class _Tape(torch.overrides.TorchFunctionMode):
 
 
 def _single_op(index: int, owner: str, func: Any, args: tuple, kwargs: dict, result: torch.Tensor,
-               grad: np.ndarray) -> Optional[OpGradient]:
+               grad: np.ndarray, after: str = "") -> Optional[OpGradient]:
     fresh: List[torch.Tensor] = []
 
     def clone(v: Any) -> Any:
@@ -98,7 +103,7 @@ def _single_op(index: int, owner: str, func: Any, args: tuple, kwargs: dict, res
     scalars = tuple(float(a) for a in list(args) + list(kwargs.values())
                     if isinstance(a, (int, float)) and not isinstance(a, bool))
     return OpGradient(index, owner, name, text or name, tuple(_numpy(c) for c in wrt), _numpy(result), grad,
-                      tuple(None if g is None else _numpy(g) for g in grads), scalars)
+                      tuple(None if g is None else _numpy(g) for g in grads), scalars, after)
 
 
 def _tensors(args: tuple, kwargs: dict) -> List[torch.Tensor]:

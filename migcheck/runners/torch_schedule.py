@@ -24,7 +24,7 @@ def torch_rates(module: torch.nn.Module, presets: Mapping[str, Callable], optimi
 
 def _described(scheduler: Any, opt: Any) -> str:
     if scheduler is None:
-        return f"{type(opt).__name__} with a constant lr"
+        return f"{type(opt).__name__} (no scheduler)"
     skip = {"optimizer", "last_epoch", "base_lrs", "verbose"}
     shown = [f"{k}={v!r}" for k, v in vars(scheduler).items()
              if not k.startswith("_") and k not in skip and isinstance(v, (bool, int, float, str))]

@@ -3,16 +3,19 @@ value the layer keeps under the same attribute name (plain values only)."""
 from __future__ import annotations
 
 import inspect
-from typing import Any, Dict
+from typing import Any, Dict, Tuple
 
 from migcheck.localization.rules import plain_config
 
 
-def constructor_settings(side: Any, name: str) -> Dict[str, Any]:
+def constructor_settings(side: Any, name: str) -> Tuple[Dict[str, Any], Dict[str, Any]]:
+    """(setting -> the layer's value, setting -> the constructor's default where it has one)."""
     layer = side.module.get_submodule(name) if name else side.module
     try:
-        names = [p for p in inspect.signature(type(layer).__init__).parameters if p not in ("self", "args", "kwargs")]
+        params = inspect.signature(type(layer).__init__).parameters
     except (TypeError, ValueError):  # a constructor without a readable signature: no settings to try
-        return {}
+        return {}, {}
     kept = plain_config(layer)
-    return {n: kept[n] for n in names if n in kept}
+    names = [p for p in params if p not in ("self", "args", "kwargs") and p in kept]
+    return ({n: kept[n] for n in names},
+            {n: params[n].default for n in names if params[n].default is not inspect.Parameter.empty})

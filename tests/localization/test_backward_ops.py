@@ -195,3 +195,25 @@ def test_atan2_at_the_origin_is_located_with_nan_beside_torchs_zero():
 
 def test_the_guarded_atan2_twin_passes():
     assert _atan2_pair(_atan2_guarded).status == "pass"
+
+
+def test_the_op_is_placed_after_the_sub_module_whose_output_it_reads():
+    class T(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.shift, self.fc = torch.nn.Identity(), torch.nn.Linear(4, 3)
+
+        def forward(self, x):
+            return self.fc(torch.clamp(self.shift(x), -0.5, 0.5))
+
+    class M(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.shift, self.fc = ms.nn.Identity(), ms.nn.Dense(4, 3)
+
+        def construct(self, x):
+            return self.fc(_clip_by_value(self.shift(x)))
+
+    case = PairedCase(name="after", torch=T, mindspore=M, inputs={"x": given(X)}, checks=("backward",))
+    d = run_item(Item(case, "backward", "pynative", "cpu")).localization.defects[0]
+    assert d.cause.startswith("the op after 'shift' output in '<root>': MindSpore's ops.clip_by_value gradient")

@@ -111,3 +111,79 @@ def test_candidates_flip_booleans_and_take_the_ports_differing_same_named_values
                      {"padding_idx": 0, "num_embeddings": 10, "extra": 1})
     assert got == [OptionCandidate("scale_grad_by_freq", False, True, "flipped"),
                    OptionCandidate("padding_idx", None, 0, "MindSpore's value")]
+
+
+class _RowZeroGradEmbedding(ms.nn.Cell):
+    """nn.Embedding whose row 0 passes no gradient: what torch's padding_idx=0 does in backward."""
+
+    def __init__(self):
+        super().__init__()
+        self.inner = ms.nn.Embedding(10, 4)
+
+    def construct(self, ids):
+        out = self.inner(ids)
+        keep = ops_expand((ids != 0).astype(out.dtype))
+        return out * keep + ms.ops.stop_gradient(out) * (1 - keep)
+
+
+def ops_expand(mask):
+    return mask.expand_dims(-1)
+
+
+def _padding_pair(ms_padding_idx, checks=("backward",), twin=False):
+    class T(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.emb, self.fc = torch.nn.Embedding(10, 4, padding_idx=0), torch.nn.Linear(4, 2)
+
+        def forward(self, ids):
+            return self.fc(self.emb(ids))
+
+    class M(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.emb = _RowZeroGradEmbedding() if twin else ms.nn.Embedding(10, 4, padding_idx=ms_padding_idx)
+            self.fc = ms.nn.Dense(4, 2)
+
+        def construct(self, ids):
+            return self.fc(self.emb(ids))
+
+    weight_map = {"emb.weight": "emb.inner.embedding_table"} if twin else None
+    case = PairedCase(name="pad", weight_map=weight_map, torch=T, mindspore=M, inputs={"ids": given(IDS)}, checks=checks,
+                      optimizer="sgd" if "step" in checks else None)
+    return run_item(Item(case, checks[0], "pynative", "cpu"))
+
+
+def test_a_padding_idx_mindspore_holds_too_but_does_not_act_on_the_gradient():
+    v = _padding_pair(0)
+    (f,) = [f for f in v.localization.findings if f.rule == "gradient-option"]
+    assert f.confirmed and "torch's with padding_idx=None" in f.cause
+    assert "MindSpore's Embedding holds padding_idx=0 too, but it does not act on the gradient" in f.cause
+
+
+def test_the_twin_that_stops_row_zeros_gradient_passes():
+    assert _padding_pair(None, twin=True).status == "pass"
+
+
+def test_scale_grad_by_freq_is_found_from_a_failing_step_check():
+    class T(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.emb, self.fc = torch.nn.Embedding(10, 4, scale_grad_by_freq=True), torch.nn.Linear(4, 2)
+
+        def forward(self, ids):
+            return self.fc(self.emb(ids))
+
+    class M(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.emb, self.fc = ms.nn.Embedding(10, 4), ms.nn.Dense(4, 2)
+
+        def construct(self, ids):
+            return self.fc(self.emb(ids))
+
+    case = PairedCase(name="freq_step", torch=T, mindspore=M, inputs={"ids": given(IDS)}, checks=("step",),
+                      optimizer="sgd", steps=2)
+    v = run_item(Item(case, "step", "pynative", "cpu"))
+    (f,) = [f for f in v.localization.findings if f.rule == "gradient-option"]
+    assert f.confirmed and "scale_grad_by_freq=False" in f.cause

@@ -69,4 +69,6 @@ def test_patterns_are_read_off_the_rates():
     assert pattern([0.1, 0.1, 0.1]) == "constant"
     assert pattern([0.1, 0.05, 0.025]) == "multiplied by 0.5 every step (exponential)"
     assert pattern([0.1, 0.1, 0.1, 0.01, 0.01, 0.01]) == "multiplied by 0.1 every 3 steps (step decay)"
-    assert pattern([0.025, 0.05, 0.075, 0.1, 0.1]).startswith("rising linearly for 3 steps (warm-up), then constant")
+    assert pattern([0.025, 0.05, 0.075, 0.1, 0.1]) == "rising linearly for 3 steps (warm-up), then constant"
+    assert pattern([0.0, 0.05, 0.1, 0.075, 0.05]) == "rising linearly for 2 steps (warm-up), then changing linearly by -0.025 per step"
+    assert pattern([0.3, 0.1, 0.7]) == "no simple rule"
