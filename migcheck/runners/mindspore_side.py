@@ -144,6 +144,22 @@ class MindSporeCell:
 
         return raising_subcell(self.cell, [_tensor(x, d) for x, d in zip(inputs, dtypes)], pynative, train=train)
 
+    def record_ops(self, inputs: Sequence[np.ndarray], dtypes: Sequence[str], *, train: bool = False) -> Any:
+        """The ops the port's constructs call in one PYNATIVE forward: runners/mindspore_backward_ops.py."""
+        from migcheck.runners.mindspore_backward_ops import RecordedOps, port_authored
+
+        tape = RecordedOps()
+        tape.keep = port_authored(self.cell)
+        tape.run(self.cell, self._call, [_tensor(x, d) for x, d in zip(inputs, dtypes)], train)
+        return tape
+
+    def raising_op(self, inputs: Sequence[np.ndarray], dtypes: Sequence[str], *, train: bool = False) -> Any:
+        """(the public MindSpore call that raised, its place among its cell's calls) or None:
+        runners/mindspore_raising_op.py."""
+        from migcheck.runners.mindspore_raising_op import raising_call
+
+        return raising_call(self.cell, self._call, [_tensor(x, d) for x, d in zip(inputs, dtypes)], train)
+
     def run_class(self, class_name: str, kwargs: Mapping[str, Any], inputs: Sequence[np.ndarray]) -> Any:
         """A fresh mindspore.nn.<class_name>(**kwargs) run on given inputs, in PYNATIVE (a checked class fix)."""
         with pynative():
@@ -323,6 +339,13 @@ class MindSporeCell:
         flags = getattr(opt, "decay_flags", None) or (True,) * len(named)
         return type(opt).__name__, {n: {**common, "weight_decay": decay if flag else 0.0}
                                     for (n, _), flag in zip(named, flags)}
+
+    def lr_per_step(self, optimizer: Any, count: int) -> Tuple[str, List[float]]:
+        """(the optimizer's schedule described, the learning rate each of `count` steps uses), read off a fresh
+        optimizer on the parameters: runners/mindspore_schedule.py."""
+        from migcheck.runners.mindspore_schedule import mindspore_rates
+
+        return mindspore_rates([p for _, p in self._named if _trainable(p)], PRESETS, optimizer, count)
 
     def steps(self, inputs: Sequence[np.ndarray], dtypes: Sequence[str], objective: Objective,
               loss: Optional[Callable[[], Any]], optimizer: Any, count: int) -> List[Dict[str, Any]]:

@@ -320,19 +320,28 @@ class TorchModule:
                                     for n, p in named if id(p) in group_of}
 
     def steps(self, inputs: Sequence[np.ndarray], dtypes: Sequence[str], objective: Objective,
-              loss: Optional[Callable[[], Any]], optimizer: Any, count: int) -> List[Dict[str, Any]]:
-        """Train-mode steps; after each: the loss, every parameter and every buffer, by torch name."""
+              loss: Optional[Callable[[], Any]], optimizer: Any, count: int, *, schedule: Optional[Callable] = None,
+              lrs: Optional[Sequence[float]] = None) -> List[Dict[str, Any]]:
+        """Train-mode steps; after each: the loss, every parameter and every buffer, by torch name.
+        schedule: the case's lr_schedule, stepped after each step; lrs: a learning rate per step instead
+        (a counterfactual re-run with another side's rates)."""
         self.module.train(True)
         args = self._args(inputs, dtypes)
         params = [p for p in self.module.parameters() if p.requires_grad]
         opt = PRESETS[optimizer](params) if isinstance(optimizer, str) else optimizer(params)
+        scheduler = schedule(opt) if schedule is not None and lrs is None else None
         loss_fn = self._loss(loss)
         records = []
-        for _ in range(count):
+        for k in range(count):
+            if lrs is not None:
+                for group in opt.param_groups:
+                    group["lr"] = float(lrs[k])
             opt.zero_grad()
             value, _ = self._objective(args, objective, loss_fn)
             value.backward()
             opt.step()
+            if scheduler is not None:
+                scheduler.step()
             records.append({"loss": to_numpy(value), "state": self.state()})
         return records
 
