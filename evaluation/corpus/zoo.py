@@ -1,0 +1,76 @@
+"""Real model-zoo ports: timm 1.0.31's models against mindcv 0.3.0's published MindSpore ports of them.
+
+Random init, tiny inputs (one 32x32 image; the ViT is built small on both sides), 10 classes, and NO
+weight_map: the mapping must come from structure alone. Loaded only where timm and mindcv import (see
+evaluation/README.md); `python -m evaluation.zoo` scores the mapping and the forward check per pair.
+
+BUILT_ON: the pairs the structural mapping was developed against. HELD_BACK: scored once, after.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, Tuple
+
+from evaluation.corpus import torchvision_standin
+
+torchvision_standin.install()  # before timm imports torchvision's data helpers
+
+import mindcv.models as mcv  # noqa: E402
+import timm  # noqa: E402
+from mindcv.models import vit as mcv_vit  # noqa: E402
+from timm.models import vision_transformer as timm_vit  # noqa: E402
+
+from migcheck import PairedCase, uniform  # noqa: E402
+
+CLASSES = 10
+IMAGE = {"x": uniform(1, 3, 32, 32)}
+VIT = dict(patch_size=16, embed_dim=32, depth=2, num_heads=2, num_classes=CLASSES)
+
+
+def timm_model(name: str, **kwargs: Any) -> Callable[[], Any]:
+    def make():
+        return timm.create_model(name, pretrained=False, num_classes=CLASSES, **kwargs)
+    make.__name__ = f"timm_{name}"
+    return make
+
+
+def mindcv_model(name: str, **kwargs: Any) -> Callable[[], Any]:
+    def make():
+        return getattr(mcv, name)(pretrained=False, num_classes=CLASSES, **kwargs)
+    make.__name__ = f"mindcv_{name}"
+    return make
+
+
+def timm_vit_small() -> Any:
+    return timm_vit.VisionTransformer(img_size=32, **VIT)
+
+
+def mindcv_vit_small() -> Any:
+    return mcv_vit.VisionTransformer(image_size=32, **VIT)
+
+
+# name -> (torch factory, MindSpore factory)
+PAIRS: Dict[str, Tuple[Callable[[], Any], Callable[[], Any]]] = {
+    "resnet18": (timm_model("resnet18"), mindcv_model("resnet18")),
+    "resnet50": (timm_model("resnet50"), mindcv_model("resnet50")),
+    "mobilenetv3_small": (timm_model("mobilenetv3_small_100"), mindcv_model("mobilenet_v3_small_100")),
+    "efficientnet_b0": (timm_model("efficientnet_b0"), mindcv_model("efficientnet_b0")),
+    "densenet121": (timm_model("densenet121"), mindcv_model("densenet121")),
+    "vit_small": (timm_vit_small, mindcv_vit_small),
+    "convnext_tiny": (timm_model("convnext_tiny"), mindcv_model("convnext_tiny")),
+    "regnetx_002": (timm_model("regnetx_002"), mindcv_model("regnet_x_200mf")),
+    "mobilenetv2_100": (timm_model("mobilenetv2_100"), mindcv_model("mobilenet_v2_100")),
+    "ghostnet_100": (timm_model("ghostnet_100"), mindcv_model("ghostnet_100")),
+    "mixnet_s": (timm_model("mixnet_s"), mindcv_model("mixnet_s")),
+    "rexnet_100": (timm_model("rexnet_100"), mindcv_model("rexnet_10")),
+    "repvgg_a0": (timm_model("repvgg_a0"), mindcv_model("repvgg_a0")),
+}
+BUILT_ON = ("resnet18", "resnet50", "mobilenetv3_small", "efficientnet_b0", "densenet121", "vit_small",
+            "convnext_tiny")
+HELD_BACK = tuple(name for name in PAIRS if name not in BUILT_ON)
+
+
+def case(name: str) -> PairedCase:
+    """The published port as a forward case with no weight_map."""
+    torch_factory, ms_factory = PAIRS[name]
+    return PairedCase(torch=torch_factory, mindspore=ms_factory, inputs=IMAGE, checks=("forward",),
+                      modes=("pynative",), name=f"zoo_{name}", doc=f"timm vs mindcv {name}", tags=("corpus", "zoo"))
