@@ -11,6 +11,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from migcheck.mapping.families import subclass_note
 from migcheck.mapping.transfer import WeightMapping, map_weights
 from migcheck.running.outcome import Outcome
 from migcheck.vocab import Kind
@@ -64,6 +65,7 @@ def _with_notes(mapping: WeightMapping, notes: Dict[tuple, str]) -> WeightMappin
 def mapping_notes(mapping: WeightMapping, failing: bool) -> Tuple[str, ...]:
     """Warnings always; which pairings were inferred, and which parameters kept the port's values, when it matters."""
     notes: List[str] = list(mapping.warnings)
+    notes += [n for n in (subclass_note(mapping.torch_params, "torch"), subclass_note(mapping.ms_params, "MindSpore")) if n]
     constant = [m.name for m in mapping.constant]
     left = [n for n in mapping.left_at_port_values() if n not in constant]
     if left:

@@ -87,16 +87,31 @@ class Layer:
     params: Tuple[ParamInfo, ...]
     leaves: Tuple[Tuple[str, Tuple[int, ...]], ...]  # (MindSpore-side leaf name, shape), sorted
 
-    def signature(self, relaxed: bool) -> tuple:
+    def signature(self, relaxed: bool, pointwise: bool = False) -> tuple:
         leaves = tuple(x for x in self.leaves if not (relaxed and x[0] in _OPTIONAL_LEAVES))
-        return (family(self.kind), leaves)
+        fam = family(self.kind)
+        if not self.known:  # a class with no library ancestor: only its parameter shapes say what it is
+            return ("custom", tuple(sorted(shape for _, shape in leaves)))
+        if pointwise and fam in ("conv", "linear"):  # a 1x1 conv on pooled features is a linear layer
+            return ("pointwise", tuple((leaf, _squeezed(shape)) for leaf, shape in leaves))
+        return (fam, leaves)
+
+    @property
+    def known(self) -> bool:
+        return bool(self.params[0].owner_base)
+
+
+def _squeezed(shape: Tuple[int, ...]) -> Tuple[int, ...]:
+    while len(shape) > 2 and shape[-1] == 1:
+        shape = shape[:-1]
+    return shape
 
 
 def layers(params: Sequence[ParamInfo], leaf: Leaf) -> List[Layer]:
     grouped: Dict[str, List[ParamInfo]] = {}
     for p in params:  # dicts keep registration order
         grouped.setdefault(p.owner_path, []).append(p)
-    return [Layer(path, group[0].owner_kind, tuple(group), tuple(sorted((leaf(p), tuple(p.shape)) for p in group)))
+    return [Layer(path, group[0].owner_base or group[0].owner_kind, tuple(group), tuple(sorted((leaf(p), tuple(p.shape)) for p in group)))
             for path, group in grouped.items()]
 
 
@@ -137,13 +152,18 @@ def pair_layers(torch_layers: Sequence[Layer], ms_layers: Sequence[Layer], resol
     done_m = {m.path for _, m, _ in pairs} | {p for a in open_ambiguities for p in a.ms_layers}
     found, _ = _pass([t for t in torch_layers if t.path not in done_t], [m for m in ms_layers if m.path not in done_m],
                      relaxed=True)
-    return pairs + found, open_ambiguities
+    done_t |= {t.path for t, _, _ in found}
+    done_m |= {m.path for _, m, _ in found}
+    pointwise, _ = _pass([t for t in torch_layers if t.path not in done_t],
+                         [m for m in ms_layers if m.path not in done_m], relaxed=False, pointwise=True)
+    return pairs + found + pointwise, open_ambiguities
 
 
-def _pass(left_t: Sequence[Layer], left_m: Sequence[Layer], relaxed: bool) -> Tuple[List[LayerPair], List[Ambiguity]]:
-    t_sigs = [t.signature(relaxed) for t in left_t]
-    m_sigs = [m.signature(relaxed) for m in left_m]
-    suffix = ", bias ignored" if relaxed else ""
+def _pass(left_t: Sequence[Layer], left_m: Sequence[Layer], relaxed: bool,
+          pointwise: bool = False) -> Tuple[List[LayerPair], List[Ambiguity]]:
+    t_sigs = [t.signature(relaxed, pointwise) for t in left_t]
+    m_sigs = [m.signature(relaxed, pointwise) for m in left_m]
+    suffix = ", bias ignored" if relaxed else ", 1x1 conv as linear" if pointwise else ""
     whole = t_sigs == m_sigs
     pairs: List[LayerPair] = []
     used_t, used_m = set(), set()
@@ -163,7 +183,7 @@ def _pass(left_t: Sequence[Layer], left_m: Sequence[Layer], relaxed: bool) -> Tu
                 how = "unique signature" if unique else "aligned position"
                 confidence = "high" if whole or unique else "medium"
                 pairs.append((ts[0], ms[0], Inference(ts[0].path, ms[0].path, how + suffix, confidence)))
-            elif not relaxed:
+            elif not relaxed and not pointwise:
                 ambiguities.append(Ambiguity(describe_signature(t_sigs[block.a + i]),
                                              tuple(t.path for t in ts), tuple(m.path for m in ms)))
             used_t.update(range(block.a + i, block.a + j + 1))
@@ -180,7 +200,7 @@ def _pass(left_t: Sequence[Layer], left_m: Sequence[Layer], relaxed: bool) -> Tu
             how = "unique signature" if unique else "only unaligned layer of its signature"
             pairs.append((group_t[0], group_m[0], Inference(group_t[0].path, group_m[0].path, how + suffix,
                                                             "high" if unique else "medium")))
-        elif group_t and group_m and not relaxed:
+        elif group_t and group_m and not relaxed and not pointwise:
             ambiguities.append(Ambiguity(describe_signature(sig), tuple(t.path for t in group_t),
                                          tuple(m.path for m in group_m)))
     return pairs, ambiguities
@@ -189,7 +209,13 @@ def _pass(left_t: Sequence[Layer], left_m: Sequence[Layer], relaxed: bool) -> Tu
 def pair_leaves(t: Layer, m: Layer, leaf: Leaf) -> List[Tuple[ParamInfo, ParamInfo]]:
     """Parameters of two paired layers, matched by (translated) leaf name; leaves on one side only stay out."""
     m_by_leaf = {p.leaf: p for p in m.params}
-    return [(p, m_by_leaf[leaf(p)]) for p in t.params if leaf(p) in m_by_leaf]
+    by_name = [(p, m_by_leaf[leaf(p)]) for p in t.params if leaf(p) in m_by_leaf]
+    if by_name or t.known or m.known:
+        return by_name
+    # Two classes of no library: their leaves pair in registration order where every shape agrees (gamma <-> gamma_).
+    if len(t.params) == len(m.params) and all(a.shape == b.shape for a, b in zip(t.params, m.params)):
+        return list(zip(t.params, m.params))
+    return []
 
 
 def ms_owner_of(torch_layer: str, links: Sequence[Tuple[str, str]]) -> Optional[str]:

@@ -17,6 +17,7 @@ from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Uni
 import numpy as np
 
 from migcheck.runners.base import ParamInfo
+from migcheck.mapping.families import kind_of, with_kinds
 from migcheck.mapping.layer_rules import LEAF_RULES, ms_leaf, rule_of
 from migcheck.mapping.rules import Explicit, transform_warnings, with_leaf_rule
 from migcheck.mapping.structure import Ambiguity, Inference, layers, pair_layers, pair_leaves
@@ -151,6 +152,7 @@ def map_weights(torch_params: Sequence[ParamInfo], ms_params: Sequence[ParamInfo
     constant: MindSpore names (globs) that are constant by design and fed by no torch parameter.
     resolved: torch layer -> MindSpore layer pairings that activations settled (migcheck.mapping.pairing).
     """
+    torch_params, ms_params = with_kinds(torch_params, True), with_kinds(ms_params, False)
     ms_by_name: Dict[str, ParamInfo] = {p.name: p for p in ms_params}
     torch_by_name: Dict[str, ParamInfo] = {p.name: p for p in torch_params}
     claimed_ms: Dict[str, str] = {}
@@ -258,7 +260,7 @@ def _matcher(globs: Sequence[str]) -> Callable[[str], bool]:
 def _rule_target(t: ParamInfo, ms_by_name: Mapping[str, ParamInfo], claimed: Mapping[str, str]) -> Tuple[Optional[str], str]:
     prefix = t.owner_path + "." if t.owner_path else ""
     for kind, leaf, renamed in LEAF_RULES:
-        if t.owner_kind.startswith(kind) and t.leaf == leaf:
+        if kind_of(t).startswith(kind) and t.leaf == leaf:
             candidate = prefix + renamed
             if candidate in ms_by_name and candidate not in claimed:
                 return candidate, f"rule {kind}.{leaf}->{renamed}"

@@ -16,6 +16,7 @@ from migcheck.runners.mindspore_context import pynative, scratch_cwd
 from migcheck.runners.mindspore_module import TorchLikeCell, entry_point, graph_hint, is_torch_like, load_value, read_value
 from migcheck.runners.mindspore_objective import KeywordCall, MindSporeSideError, objective_cell, split_grads
 from migcheck.runners.base import ParamInfo
+from migcheck.runners.lineage import extra_children, library_base
 from migcheck.precision import Precision, kept, unmatched
 from migcheck.util.calls import keyword_names
 from migcheck.util.tree import contiguous, flatten, lenient, record_fields
@@ -99,12 +100,15 @@ class MindSporeCell:
     def params(self) -> List[ParamInfo]:
         owners = (self.cell.owners() if isinstance(self.cell, TorchLikeCell)
                   else {name: type(c).__name__ for name, c in self.cell.cells_and_names()})
+        lineage = ({} if isinstance(self.cell, TorchLikeCell)  # torch-like layers: their parameter signature decides
+                   else {name: _lineage(c) for name, c in self.cell.cells_and_names()})
         out = []
         for name, p in self._named:
             owner = name.rpartition(".")[0]
             out.append(ParamInfo(name=name, shape=tuple(p.shape), dtype=_dtype_name(p),
                                  owner_kind=owners.get(owner, "?"), trainable=_trainable(p),
-                                 is_buffer=not _trainable(p)))
+                                 is_buffer=not _trainable(p), owner_base=lineage.get(owner, ("", ()))[0],
+                                 owner_extra=lineage.get(owner, ("", ()))[1]))
         return out
 
     def load(self, weights: Mapping[str, np.ndarray]) -> None:
@@ -334,3 +338,9 @@ def _scalar(value: Any) -> Optional[float]:
 def _tensor(x: np.ndarray, dtype: str) -> ms.Tensor:
     t = ms.Tensor(np.array(x, copy=True))
     return t.astype(ms.bfloat16) if dtype == "bfloat16" else t
+
+
+def _lineage(cell: Any) -> Tuple[str, Tuple[str, ...]]:
+    """The nearest mindspore.nn layer class in the cell's MRO, and the children a subclass of it adds."""
+    base = library_base(cell, ("mindspore.nn.",))
+    return base, extra_children(cell, base, cell.name_cells().keys())

@@ -10,6 +10,7 @@ import torch
 
 from migcheck.runners.base import Gradients, LazyObjective, Objective
 from migcheck.runners.base import ParamInfo
+from migcheck.runners.lineage import extra_children, library_base
 from migcheck.precision import Precision, layer_dtypes, unmatched
 from migcheck.util.calls import keyword_names, split_call
 from migcheck.util.tree import contiguous, flatten, record_fields
@@ -167,6 +168,7 @@ class TorchModule:
     def params(self) -> List[ParamInfo]:
         """Parameters and persistent buffers, in state_dict order."""
         owners = {name: type(m).__name__ for name, m in self.module.named_modules()}
+        lineage = {name: _lineage(m) for name, m in self.module.named_modules()}
         trainable = {name: p.requires_grad for name, p in self.module.named_parameters()}
         first = self._first_names()
         out = []
@@ -177,7 +179,8 @@ class TorchModule:
             out.append(ParamInfo(name=name, shape=tuple(value.shape), dtype=_dtype_name(value),
                                  owner_kind=owners.get(owner, "?"), trainable=trainable.get(name, False),
                                  is_buffer=name not in trainable,
-                                 aliases=tuple(alias for alias, primary in first.items() if primary == name)))
+                                 aliases=tuple(alias for alias, primary in first.items() if primary == name),
+                                 owner_base=lineage.get(owner, ("", ()))[0], owner_extra=lineage.get(owner, ("", ()))[1]))
         return out
 
     def _first_names(self) -> Dict[str, str]:
@@ -426,3 +429,9 @@ class _CastToLayerDtype(torch.overrides.TorchFunctionMode):
         if isinstance(value, (list, tuple)) and value and any(isinstance(v, torch.Tensor) for v in value):
             return type(value)(self._cast(v, dtype, activations) for v in value)
         return value
+
+
+def _lineage(module: torch.nn.Module) -> Tuple[str, Tuple[str, ...]]:
+    """The nearest torch.nn layer class in the module's MRO, and the children a subclass of it adds."""
+    base = library_base(module, ("torch.nn.",))
+    return base, extra_children(module, base, (n for n, _ in module.named_children()))
