@@ -23,7 +23,7 @@ _SIGNATURES: Tuple[Tuple[FrozenSet[str], FrozenSet[str], str], ...] = (
 
 
 def kind_of(p: ParamInfo) -> str:
-    """The class a parameter's owner counts as: its library base, else its own class name."""
+    """The class a parameter's owner counts as: its library base, else (none, or not reported) its class name."""
     return p.owner_base or p.owner_kind
 
 
@@ -48,7 +48,7 @@ def with_kinds(params: Sequence[ParamInfo], torch_side: bool) -> List[ParamInfo]
     """The parameters, with owners that have no library base given the kind their signature reads as."""
     grouped: Dict[str, Dict[str, Tuple[int, ...]]] = {}
     for p in params:
-        if not p.owner_base:
+        if p.owner_base == "":  # reported as having no library base
             grouped.setdefault(p.owner_path, {})[p.leaf] = tuple(p.shape)
     kinds = {owner: signature_kind(leaves, torch_side) for owner, leaves in grouped.items()}
     return [dataclasses.replace(p, owner_base=kinds[p.owner_path]) if kinds.get(p.owner_path) else p for p in params]

@@ -11,6 +11,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from migcheck.mapping.call_order import observe
 from migcheck.mapping.families import subclass_note
 from migcheck.mapping.transfer import WeightMapping, map_weights
 from migcheck.running.outcome import Outcome
@@ -25,10 +26,12 @@ def build_mapping(case: Any, torch_params: Sequence[Any], cell: Any, torch_side:
     """Map the case's weights; with a torch side and inputs, settle ambiguous pairings (and check those of
     medium confidence) by activations."""
     ms_params = cell.params()
+    order: List[Any] = [None]  # the call order, once observed
 
     def remap(resolved: Any) -> WeightMapping:
         return map_weights(torch_params, ms_params, case.weight_map, case.weight_transforms or {},
-                           constant=tuple(getattr(case, "constant_params", ()) or ()), resolved=resolved)
+                           constant=tuple(getattr(case, "constant_params", ()) or ()), resolved=resolved,
+                           order=order[0])
 
     mapping = remap({})
     own = cell.state()
@@ -41,6 +44,11 @@ def build_mapping(case: Any, torch_params: Sequence[Any], cell: Any, torch_side:
     elif unsure:
         from migcheck.mapping.pairing import resolve
 
+        try:
+            order[0] = observe(torch_side(), cell, inputs, dtypes)
+            mapping = remap({})
+        except Exception:  # a forward that fails here fails in the check itself, said there; keep registration order
+            order[0] = None
         try:
             mapping = resolve(mapping, remap, torch_side(), cell, inputs, dtypes, weights)
         except Exception as exc:  # activations only settle ambiguities; failing to run them leaves them reported

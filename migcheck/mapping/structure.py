@@ -98,7 +98,7 @@ class Layer:
 
     @property
     def known(self) -> bool:
-        return bool(self.params[0].owner_base)
+        return self.params[0].owner_base != ""  # None: not reported, so the class name is taken as the layer
 
 
 def _squeezed(shape: Tuple[int, ...]) -> Tuple[int, ...]:
@@ -123,8 +123,8 @@ def describe_signature(sig: tuple) -> str:
 LayerPair = Tuple[Layer, Layer, Inference]
 
 
-def pair_layers(torch_layers: Sequence[Layer], ms_layers: Sequence[Layer], resolved: Mapping[str, str] = {}
-                ) -> Tuple[List[LayerPair], List[Ambiguity]]:
+def pair_layers(torch_layers: Sequence[Layer], ms_layers: Sequence[Layer], resolved: Mapping[str, str] = {},
+                by_calls: bool = False) -> Tuple[List[LayerPair], List[Ambiguity]]:
     """Strict pass (all leaves), then a relaxed pass (biases ignored) over what is still unpaired.
 
     resolved: torch layer -> MindSpore layer for ambiguities that activations settled. They apply to
@@ -132,7 +132,7 @@ def pair_layers(torch_layers: Sequence[Layer], ms_layers: Sequence[Layer], resol
     """
     by_t = {t.path: t for t in torch_layers}
     by_m = {m.path: m for m in ms_layers}
-    pairs, ambiguities = _pass(torch_layers, ms_layers, relaxed=False)
+    pairs, ambiguities = _pass(torch_layers, ms_layers, relaxed=False, by_calls=by_calls)
     open_ambiguities = []
     for amb in ambiguities:
         chosen = [resolved.get(t) for t in amb.torch_layers]
@@ -159,8 +159,9 @@ def pair_layers(torch_layers: Sequence[Layer], ms_layers: Sequence[Layer], resol
     return pairs + found + pointwise, open_ambiguities
 
 
-def _pass(left_t: Sequence[Layer], left_m: Sequence[Layer], relaxed: bool,
-          pointwise: bool = False) -> Tuple[List[LayerPair], List[Ambiguity]]:
+def _pass(left_t: Sequence[Layer], left_m: Sequence[Layer], relaxed: bool, pointwise: bool = False,
+          by_calls: bool = False) -> Tuple[List[LayerPair], List[Ambiguity]]:
+    """by_calls: the layers come in call order; a run of same-signature layers pairs by its call position."""
     t_sigs = [t.signature(relaxed, pointwise) for t in left_t]
     m_sigs = [m.signature(relaxed, pointwise) for m in left_m]
     suffix = ", bias ignored" if relaxed else ", 1x1 conv as linear" if pointwise else ""
@@ -180,9 +181,12 @@ def _pass(left_t: Sequence[Layer], left_m: Sequence[Layer], relaxed: bool,
             if len(ts) == 1:
                 sig = t_sigs[block.a + i]
                 unique = t_sigs.count(sig) == 1 and m_sigs.count(sig) == 1
-                how = "unique signature" if unique else "aligned position"
+                how = "unique signature" if unique else "aligned call position" if by_calls else "aligned position"
                 confidence = "high" if whole or unique else "medium"
                 pairs.append((ts[0], ms[0], Inference(ts[0].path, ms[0].path, how + suffix, confidence)))
+            elif by_calls and not relaxed:  # same shapes: the order they run in pairs them, activations check it
+                pairs += [(a, b, Inference(a.path, b.path, "call position among same-signature layers" + suffix,
+                                           "medium")) for a, b in zip(ts, ms)]
             elif not relaxed and not pointwise:
                 ambiguities.append(Ambiguity(describe_signature(t_sigs[block.a + i]),
                                              tuple(t.path for t in ts), tuple(m.path for m in ms)))
@@ -200,6 +204,9 @@ def _pass(left_t: Sequence[Layer], left_m: Sequence[Layer], relaxed: bool,
             how = "unique signature" if unique else "only unaligned layer of its signature"
             pairs.append((group_t[0], group_m[0], Inference(group_t[0].path, group_m[0].path, how + suffix,
                                                             "high" if unique else "medium")))
+        elif by_calls and len(group_t) == len(group_m) and not relaxed:
+            pairs += [(a, b, Inference(a.path, b.path, "call position among same-signature layers" + suffix, "medium"))
+                      for a, b in zip(group_t, group_m)]
         elif group_t and group_m and not relaxed and not pointwise:
             ambiguities.append(Ambiguity(describe_signature(sig), tuple(t.path for t in group_t),
                                          tuple(m.path for m in group_m)))
