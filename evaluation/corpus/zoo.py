@@ -15,6 +15,7 @@ from evaluation.corpus import torchvision_standin
 torchvision_standin.install()  # before timm imports torchvision's data helpers
 
 import mindcv.models as mcv  # noqa: E402
+import mindspore.nn as mnn  # noqa: E402
 import timm  # noqa: E402
 from mindcv.models import vit as mcv_vit  # noqa: E402
 from timm.models import vision_transformer as timm_vit  # noqa: E402
@@ -48,6 +49,40 @@ def mindcv_vit_small() -> Any:
     return mcv_vit.VisionTransformer(image_size=32, **VIT)
 
 
+def _symmetric(layer: Any) -> Any:
+    """The layer with TF-style pad_mode='same' at stride 2 replaced by torch's symmetric padding; None if it has none."""
+    stride = layer.stride if isinstance(layer.stride, int) else max(layer.stride)
+    if str(layer.pad_mode).lower() != "same" or stride == 1:
+        return None
+    if isinstance(layer, mnn.Conv2d):
+        k, d = layer.kernel_size, layer.dilation
+        return mnn.Conv2d(layer.in_channels, layer.out_channels, k, layer.stride, pad_mode="pad",
+                          padding=(d[0] * (k[0] - 1) // 2, d[0] * (k[0] - 1) // 2, d[1] * (k[1] - 1) // 2,
+                                   d[1] * (k[1] - 1) // 2), dilation=d, group=layer.group, has_bias=layer.has_bias)
+    if isinstance(layer, mnn.MaxPool2d):
+        return mnn.MaxPool2d(layer.kernel_size, layer.stride, pad_mode="pad", padding=(layer.kernel_size - 1) // 2)
+    return None
+
+
+def fixed(make: Callable[[], Any]) -> Callable[[], Any]:
+    """The published port with its one systematic difference mended: mindcv pads stride-2 convolutions and
+    pools TF-style (pad_mode='same': asymmetric for even inputs) where timm pads symmetrically."""
+    def make_fixed():
+        net = make()
+        for path, cell in list(net.cells_and_names()):
+            parent_path, _, attr = path.rpartition(".")
+            parent = net if not parent_path else dict(net.cells_and_names())[parent_path]
+            new = _symmetric(cell) if isinstance(cell, (mnn.Conv2d, mnn.MaxPool2d)) else None
+            if new is not None:
+                if isinstance(parent, mnn.SequentialCell):
+                    parent[int(attr)] = new
+                else:
+                    setattr(parent, attr, new)
+        return net
+    make_fixed.__name__ = f"{make.__name__}_fixed"
+    return make_fixed
+
+
 # name -> (torch factory, MindSpore factory)
 PAIRS: Dict[str, Tuple[Callable[[], Any], Callable[[], Any]]] = {
     "resnet18": (timm_model("resnet18"), mindcv_model("resnet18")),
@@ -69,8 +104,9 @@ BUILT_ON = ("resnet18", "resnet50", "mobilenetv3_small", "efficientnet_b0", "den
 HELD_BACK = tuple(name for name in PAIRS if name not in BUILT_ON)
 
 
-def case(name: str) -> PairedCase:
-    """The published port as a forward case with no weight_map."""
+def case(name: str, mend: bool = False) -> PairedCase:
+    """The published port (mend: its fixed version) as a forward case with no weight_map."""
     torch_factory, ms_factory = PAIRS[name]
-    return PairedCase(torch=torch_factory, mindspore=ms_factory, inputs=IMAGE, checks=("forward",),
-                      modes=("pynative",), name=f"zoo_{name}", doc=f"timm vs mindcv {name}", tags=("corpus", "zoo"))
+    return PairedCase(torch=torch_factory, mindspore=fixed(ms_factory) if mend else ms_factory, inputs=IMAGE,
+                      checks=("forward",), modes=("pynative",), name=f"zoo_{name}{'_fixed' if mend else ''}",
+                      doc=f"timm vs mindcv {name}{' (fixed)' if mend else ''}", tags=("corpus", "zoo"))
