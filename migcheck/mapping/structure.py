@@ -78,6 +78,7 @@ class Ambiguity:
 
 
 Leaf = Callable[[ParamInfo], str]
+Parallel = Callable[[Sequence[str], Sequence[str]], bool]  # do these torch / MindSpore layers all read one input?
 
 
 @dataclass(frozen=True)
@@ -124,7 +125,7 @@ LayerPair = Tuple[Layer, Layer, Inference]
 
 
 def pair_layers(torch_layers: Sequence[Layer], ms_layers: Sequence[Layer], resolved: Mapping[str, str] = {},
-                by_calls: bool = False) -> Tuple[List[LayerPair], List[Ambiguity]]:
+                by_calls: Optional[Parallel] = None) -> Tuple[List[LayerPair], List[Ambiguity]]:
     """Strict pass (all leaves), then a relaxed pass (biases ignored) over what is still unpaired.
 
     resolved: torch layer -> MindSpore layer for ambiguities that activations settled. They apply to
@@ -160,8 +161,9 @@ def pair_layers(torch_layers: Sequence[Layer], ms_layers: Sequence[Layer], resol
 
 
 def _pass(left_t: Sequence[Layer], left_m: Sequence[Layer], relaxed: bool, pointwise: bool = False,
-          by_calls: bool = False) -> Tuple[List[LayerPair], List[Ambiguity]]:
-    """by_calls: the layers come in call order; a run of same-signature layers pairs by its call position."""
+          by_calls: Optional[Parallel] = None) -> Tuple[List[LayerPair], List[Ambiguity]]:
+    """by_calls: the layers come in call order, and whether same-signature layers read one input; a run of
+    same-signature layers that do not pairs by its call position."""
     t_sigs = [t.signature(relaxed, pointwise) for t in left_t]
     m_sigs = [m.signature(relaxed, pointwise) for m in left_m]
     suffix = ", bias ignored" if relaxed else ", 1x1 conv as linear" if pointwise else ""
@@ -184,7 +186,8 @@ def _pass(left_t: Sequence[Layer], left_m: Sequence[Layer], relaxed: bool, point
                 how = "unique signature" if unique else "aligned call position" if by_calls else "aligned position"
                 confidence = "high" if whole or unique else "medium"
                 pairs.append((ts[0], ms[0], Inference(ts[0].path, ms[0].path, how + suffix, confidence)))
-            elif by_calls and not relaxed:  # same shapes: the order they run in pairs them, activations check it
+            elif by_calls and not relaxed and not by_calls([t.path for t in ts], [m.path for m in ms]):
+                # same shapes, one after the other: the order they run in pairs them, activations check it
                 pairs += [(a, b, Inference(a.path, b.path, "call position among same-signature layers" + suffix,
                                            "medium")) for a, b in zip(ts, ms)]
             elif not relaxed and not pointwise:
@@ -204,7 +207,8 @@ def _pass(left_t: Sequence[Layer], left_m: Sequence[Layer], relaxed: bool, point
             how = "unique signature" if unique else "only unaligned layer of its signature"
             pairs.append((group_t[0], group_m[0], Inference(group_t[0].path, group_m[0].path, how + suffix,
                                                             "high" if unique else "medium")))
-        elif by_calls and len(group_t) == len(group_m) and not relaxed:
+        elif (by_calls and len(group_t) == len(group_m) and not relaxed
+              and not by_calls([t.path for t in group_t], [m.path for m in group_m])):
             pairs += [(a, b, Inference(a.path, b.path, "call position among same-signature layers" + suffix, "medium"))
                       for a, b in zip(group_t, group_m)]
         elif group_t and group_m and not relaxed and not pointwise:

@@ -224,7 +224,7 @@ def map_weights(torch_params: Sequence[ParamInfo], ms_params: Sequence[ParamInfo
     t_layers, m_layers = layers(left_torch, ms_leaf), layers(left_ms, lambda p: p.leaf)
     if order is not None:
         t_layers, m_layers = ordered(t_layers, order.torch), ordered(m_layers, order.ms)
-    layer_pairs, ambiguities = pair_layers(t_layers, m_layers, resolved or {}, by_calls=order is not None)
+    layer_pairs, ambiguities = pair_layers(t_layers, m_layers, resolved or {}, by_calls=order.parallel if order else None)
     inferred = []
     for t_layer, m_layer, inference in layer_pairs:
         leaves = pair_leaves(t_layer, m_layer, ms_leaf)

@@ -227,6 +227,10 @@ class MindSporeCell:
             for k, v in saved.items():
                 setattr(cell, k, v)
 
+    def has_parameters(self, name: str) -> bool:
+        prefix = f"{name}." if name else ""
+        return any(n.startswith(prefix) for n, _ in self._named)
+
     def config(self, name: str) -> Tuple[str, Dict[str, Any]]:
         from migcheck.localization.rules import plain_config
 
