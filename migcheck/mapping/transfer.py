@@ -17,7 +17,7 @@ from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Uni
 import numpy as np
 
 from migcheck.runners.base import ParamInfo
-from migcheck.mapping.call_order import CallOrder, ordered
+from migcheck.mapping.call_order import CallOrder, by_feeders, ordered
 from migcheck.mapping.families import kind_of, with_kinds
 from migcheck.mapping.layer_rules import LEAF_RULES, ms_leaf, rule_of
 from migcheck.mapping.rules import Explicit, transform_warnings, with_leaf_rule
@@ -225,6 +225,8 @@ def map_weights(torch_params: Sequence[ParamInfo], ms_params: Sequence[ParamInfo
     if order is not None:
         t_layers, m_layers = ordered(t_layers, order.torch), ordered(m_layers, order.ms)
     layer_pairs, ambiguities = pair_layers(t_layers, m_layers, resolved or {}, by_calls=order.parallel if order else None)
+    if order is not None:
+        layer_pairs = by_feeders(layer_pairs, order)
     inferred = []
     for t_layer, m_layer, inference in layer_pairs:
         leaves = pair_leaves(t_layer, m_layer, ms_leaf)
