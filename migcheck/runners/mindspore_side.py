@@ -16,6 +16,7 @@ from migcheck.runners.mindspore_context import pynative, scratch_cwd
 from migcheck.runners.mindspore_module import TorchLikeCell, entry_point, graph_hint, is_torch_like, load_value, read_value
 from migcheck.runners.mindspore_objective import KeywordCall, MindSporeSideError, objective_cell, split_grads
 from migcheck.runners.base import ParamInfo
+from migcheck.runners.foreign_params import as_parameters, is_foreign_trainable
 from migcheck.runners.lineage import extra_children, library_base
 from migcheck.precision import Precision, kept, unmatched
 from migcheck.util.calls import keyword_names
@@ -247,7 +248,17 @@ class MindSporeCell:
         self.cell.set_train(train)
         args = [_tensor(x, d) for x, d in zip(inputs, dtypes)]
         positions = tuple(i for i, a in enumerate(args) if ms.ops.is_floating_point(a))
-        named = [(n, p) for n, p in self._named if _trainable(p)]
+        module = self.cell.module if isinstance(self.cell, TorchLikeCell) else self.cell
+        with as_parameters(module, [(n, p) for n, p in self._named if _trainable(p)]) as named:
+            return self._gradients(args, positions, named, objective, loss)
+
+    def _gradients(self, args: List[Any], positions: Tuple[int, ...], named: List[Tuple[str, Any]],
+                   objective: Objective, loss: Optional[Callable[[], Any]]) -> Gradients:
+        if not positions and not named:  # mindspore.grad would raise "'grad_position' and 'weight' can not be None"
+            raise MindSporeSideError("nothing to differentiate on the MindSpore side: no floating-point input and no"
+                                     " trainable parameter (requires_grad=True); hint: a port whose weights are plain"
+                                     " Tensors has none, so hold them as mindspore.Parameter, or drop the backward,"
+                                     " train and step checks from the case")
         # With cotangents, the outputs come back as aux (no gradient flows through them): the caller
         # checks their shapes against torch's after this one pass (Gradients.output_shapes), instead of
         # running a forward pass of its own first.
@@ -324,8 +335,9 @@ def initial_state(factory: Callable[[], Any], seed: int) -> Tuple[List[ParamInfo
 
 
 def _trainable(p: Any) -> bool:
-    """A Parameter that asks for gradients; a torch-like module's plain Tensor never gets one."""
-    return isinstance(p, ms.Parameter) and bool(p.requires_grad)
+    """A Parameter that asks for gradients, or a torch-like library's Parameter type (a Tensor subclass) with
+    requires_grad=True; a torch-like module's plain Tensor never gets one."""
+    return (isinstance(p, ms.Parameter) and bool(p.requires_grad)) or is_foreign_trainable(p)
 
 
 def _scalar(value: Any) -> Optional[float]:
