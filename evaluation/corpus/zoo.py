@@ -53,7 +53,8 @@ def mindcv_vit_small() -> Any:
 def _symmetric(layer: Any) -> Any:
     """The layer with TF-style pad_mode='same' at stride 2 replaced by torch's symmetric padding; None if it has none."""
     stride = layer.stride if isinstance(layer.stride, int) else max(layer.stride)
-    if str(layer.pad_mode).lower() != "same" or stride == 1:
+    kernel = layer.kernel_size if isinstance(layer.kernel_size, int) else max(layer.kernel_size)
+    if str(layer.pad_mode).lower() != "same" or stride == 1 or kernel <= stride:  # a patchify stem pads nothing
         return None
     if isinstance(layer, mnn.Conv2d):
         k, d = layer.kernel_size, layer.dilation
