@@ -260,8 +260,7 @@ def _compared(item: Item, options: RunOptions, ref: Reference, cell: Any, mappin
 
 def _randomness(tensors: Tuple[TensorComparison, ...], item: Item, options: RunOptions, ref: Reference,
                 expected: Dict[str, Any], results: Dict[str, Any]) -> Tuple[TensorComparison, ...]:
-    """Train-mode outputs that torch does not reproduce on a second run (dropout) are judged by their
-    distribution, not element by element (migcheck.judging.randomness)."""
+    """Train-mode outputs torch does not reproduce (dropout) are judged by distribution (judging/randomness.py)."""
     from migcheck.judging.randomness import differs, judge_random
 
     failing = [t for t in tensors if not t.ok and t.kind == "value" and t.name.startswith("out")]
@@ -322,6 +321,7 @@ def _localized(outcome: Outcome, item: Item, options: RunOptions, ref: Reference
                mapping: WeightMapping, tolerance_for: Any, results: Optional[Dict[str, Any]] = None) -> Outcome:
     """Attach where the pair first diverges and why, for failures a sub-cell re-run can explain."""
     from migcheck.localization.capture import LOCALIZABLE, locate
+    from migcheck.localization.reliance import capped
 
     if outcome.kind not in LOCALIZABLE:
         return outcome
@@ -334,7 +334,7 @@ def _localized(outcome: Outcome, item: Item, options: RunOptions, ref: Reference
             if blamed is not None:
                 return blamed
         cell.load(to_mindspore(ref.weights, mapping))  # train and step checks have moved the weights on
-        found = locate(item.case, item.check, ref, cell, mapping, outcome.tensors, tolerance_for)
+        found = capped(locate(item.case, item.check, ref, cell, mapping, outcome.tensors, tolerance_for), mapping)
     except Exception as exc:  # localisation explains a verdict; it must never replace one
         return dataclasses.replace(outcome, notes=outcome.notes + (f"localization failed: {type(exc).__name__}: {exc}",))
     return dataclasses.replace(outcome, localization=found)
