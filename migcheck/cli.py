@@ -419,6 +419,8 @@ def _compare(args: argparse.Namespace) -> int:
     verdicts, errors, items = list(result.verdicts), list(result.collection_errors), result.items
     out = console[0] if console else Console(sys.stdout, 0, verbosity, colour, live=tty)
     out.close()
+    if result.reuse_note:
+        print(f"migcheck: {result.reuse_note}")
     elapsed = out.elapsed()
     if not items and not errors and not args.shard:  # nothing was run and no report touched: an old one stays
         print("migcheck: no items selected" + (f" (-k {args.keyword!r} matched nothing)" if args.keyword else ""),

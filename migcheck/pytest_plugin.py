@@ -88,6 +88,9 @@ class MigcheckSession:
             self.options = from_pytest(config)
         except OptionError as exc:
             raise pytest.UsageError(str(exc)) from None
+        if self.options.changed and not config.getoption("--migcheck-report"):
+            raise pytest.UsageError("--migcheck-changed reuses the verdicts of the last report: give its folder"
+                                    " with --migcheck-report DIR")
         self.patterns = split_patterns(list(config.getini("migcheck_case_patterns"))
                                        + [f"{d.rstrip('/')}/" for d in config.getini("migcheck_case_dirs")])
         self.explicit = _explicit_files(config)
@@ -294,6 +297,12 @@ class MigcheckSession:
         return verdict_to_json(verdict)
 
     @pytest.hookimpl
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        reused = [v for v in self.verdicts if v.get("reused_from")]
+        if self.options.changed:  # say how much of the picture is the last report's, not this run's
+            terminalreporter.write_line(f"migcheck: --migcheck-changed: {len(reused)} of {len(self.verdicts)}"
+                                        f" verdict(s) reused from {self.config.getoption('--migcheck-report')}")
+
     def pytest_keyboard_interrupt(self, excinfo: Any) -> None:
         from migcheck.running.signals import Terminated
 

@@ -49,6 +49,8 @@ def summary(verdicts: Sequence[Verdict], errors: Sequence[str] = (), created: st
         "counts": {status: counts.get(status, 0) for status in STATUSES},
         "all_as_expected": all(v.as_expected for v in verdicts) and not errors and not partial and not not_run,
         "collection_errors": list(errors),
+        # --changed: how many verdicts were taken over from an earlier report instead of re-run; absent when none.
+        **({"reused": sum(1 for v in verdicts if v.reused_from)} if any(v.reused_from for v in verdicts) else {}),
         "verdicts": [summary_entry(v) for v in verdicts],
         # Items planned but never finished (an interrupted or dead run); absent when there are none.
         **({"not_run": list(not_run)} if not_run else {}),

@@ -34,6 +34,7 @@ class RunResult:
     interrupted: bool = False  # Ctrl-C or SIGTERM: the verdicts are those finished before it
     report: Optional[Path] = None  # the report folder, when one was written
     terminated: bool = False  # the run was stopped by SIGTERM (exit 143), not Ctrl-C (130)
+    reuse_note: str = ""  # with changed=True: what was reused from the last report, or why nothing was
 
     @property
     def stopped_by(self) -> str:
@@ -131,6 +132,13 @@ def run(sources: Union[CaseSource, Sequence[CaseSource]] = "cases", *, keyword: 
     if on_plan is not None:
         chosen = on_plan(items)
         items = list(items if chosen is None else chosen)
+    from migcheck.running import changed
+
+    reused, to_run, reuse_note = [], list(items), ""
+    if options.changed:  # the last report's verdicts for the items nothing changed for (read before it is replaced)
+        reused, to_run, reuse_note = changed.plan_reuse(items, options, report)
+    env = changed.environment()
+    by_id = {i.id: i for i in items}
     journal = None
     if report is not None and (items or errors or shard):
         journal = open_journal(report, [i.id for i in items], errors)
@@ -141,7 +149,8 @@ def run(sources: Union[CaseSource, Sequence[CaseSource]] = "cases", *, keyword: 
     stopped: Optional[BaseException] = None
     started = time.monotonic()
     try:
-        for verdict in _execute(items, options, isolate, timeout, on_start):
+        fresh = _execute(to_run, options, isolate, timeout, on_start)
+        for verdict in (*reused, *(changed.stamp(v, by_id.get(v.item), options, env) for v in fresh)):
             verdicts.append(verdict)
             if journal is not None:
                 journal.verdict(verdict)
@@ -163,7 +172,8 @@ def run(sources: Union[CaseSource, Sequence[CaseSource]] = "cases", *, keyword: 
 
             compact(report)
     return RunResult(tuple(items), tuple(verdicts), tuple(errors), stopped is not None, written,
-                     terminated=stopped is not None and signals.exit_code(stopped) == signals.EXIT_TERMINATED)
+                     terminated=stopped is not None and signals.exit_code(stopped) == signals.EXIT_TERMINATED,
+                     reuse_note=reuse_note)
 
 
 def open_journal(directory: Union[str, "os.PathLike[str]"], planned: Sequence[str], errors: Sequence[str]) -> Any:
