@@ -55,11 +55,11 @@ def sort_key(value: Optional[float]) -> str:
 def num_cell(value: Optional[float], text: str) -> str:
     """A numeric <td>: the shown text sorts by itself when it parses as a number (JavaScript's parseFloat);
     data-sort only where it does not ('∞', '-', 'nan'), so a table of hundreds of tensors is not written twice."""
-    try:
+    try:  # no class: table.metrics aligns its numeric columns by position (style.css)
         float(text)
-        return f'<td class="num">{text}</td>'
+        return f"<td>{text}</td>"
     except ValueError:
-        return f'<td class="num" data-sort="{sort_key(value)}">{text}</td>'
+        return f'<td data-sort="{sort_key(value)}">{text}</td>'
 
 
 def key_tensor(v: Verdict) -> Optional[TensorComparison]:
