@@ -432,6 +432,12 @@ def _compare(args: argparse.Namespace) -> int:
     index = None
     if result.report is not None:
         index = str(result.report / "index.html") + (" (partial)" if result.interrupted else "")
+        if result.report_size:  # what the report folder weighs, by kind of file with -v
+            from migcheck.report.size import megabytes, size_line
+
+            index += f" ({megabytes(sum(result.report_size.values()))})"
+            if verbosity == VERBOSE:
+                print(f"report size: {size_line(result.report_size)}")
     print(out.summary(verdicts, errors, index, elapsed=elapsed,
                       interrupted=f"{result.stopped_by} after {len(verdicts)} of {len(items)} item(s), partial results"
                       if result.interrupted else ""))

@@ -298,6 +298,11 @@ class MigcheckSession:
 
     @pytest.hookimpl
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if getattr(self, "report_size", None):
+            from migcheck.report.size import size_line
+
+            terminalreporter.write_line(f"migcheck report {self.config.getoption('--migcheck-report')}:"
+                                        f" {size_line(self.report_size)}")
         reused = [v for v in self.verdicts if v.get("reused_from")]
         if self.options.changed:  # say how much of the picture is the last report's, not this run's
             terminalreporter.write_line(f"migcheck: --migcheck-changed: {len(reused)} of {len(self.verdicts)}"
@@ -336,6 +341,9 @@ class MigcheckSession:
         write_report_from_journal(directory, sort=True, partial=self.interrupted)
         self.journal.end(partial=self.interrupted,
                          reason=signals.describe(self.stopped) if self.stopped is not None else "")
+        from migcheck.report.size import record_size
+
+        self.report_size = record_size(Path(directory))
 
 
 def _named_args(config: pytest.Config) -> List[Path]:

@@ -196,6 +196,15 @@ def unshown_dropped(data: Dict[str, Any]) -> Dict[str, Any]:
     return data
 
 
+def read_json_object(path: Path) -> Optional[Dict[str, Any]]:
+    """A JSON object from a file, or None when it is absent or not one."""
+    try:
+        data = json.loads(Path(path).read_text())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
 def by_case(verdicts: Sequence[Verdict]) -> Dict[str, List[Verdict]]:
     groups: Dict[str, List[Verdict]] = defaultdict(list)
     for v in verdicts:

@@ -35,6 +35,7 @@ class RunResult:
     report: Optional[Path] = None  # the report folder, when one was written
     terminated: bool = False  # the run was stopped by SIGTERM (exit 143), not Ctrl-C (130)
     reuse_note: str = ""  # with changed=True: what was reused from the last report, or why nothing was
+    report_size: Dict[str, int] = dataclasses.field(default_factory=dict)  # bytes of the report by kind of file
 
     @property
     def stopped_by(self) -> str:
@@ -159,7 +160,7 @@ def run(sources: Union[CaseSource, Sequence[CaseSource]] = "cases", *, keyword: 
             signals.reclaim()
     except KeyboardInterrupt as exc:  # keep what finished; the caller decides how to exit
         stopped = exc
-    written = None
+    written, report_size = None, {}
     if journal is not None:
         from migcheck.report import write_report_from_journal
 
@@ -171,9 +172,12 @@ def run(sources: Union[CaseSource, Sequence[CaseSource]] = "cases", *, keyword: 
             from migcheck.report.journal import compact
 
             compact(report)
+            from migcheck.report.size import record_size
+
+            report_size = record_size(report)
     return RunResult(tuple(items), tuple(verdicts), tuple(errors), stopped is not None, written,
                      terminated=stopped is not None and signals.exit_code(stopped) == signals.EXIT_TERMINATED,
-                     reuse_note=reuse_note)
+                     reuse_note=reuse_note, report_size=report_size)
 
 
 def open_journal(directory: Union[str, "os.PathLike[str]"], planned: Sequence[str], errors: Sequence[str]) -> Any:

@@ -73,6 +73,16 @@ def test_a_big_cell_record_is_compressed_and_reads_back_whole(deep_report):
     assert all(r.message == "" for r in backward.localization.rows if r.ms_kind)
 
 
+def test_the_summary_says_what_the_report_weighs(deep_report):
+    from migcheck.report.size import by_kind
+
+    size = json.loads((deep_report / "summary.json").read_text())["size"]
+    now = by_kind(deep_report)
+    assert {k for k in size if k != "total"} == set(now) >= {"cell pages", "cell records", "cell markdown", "index.html"}
+    assert all(size[k] == now[k] for k in now if k != "summary.json")  # summary.json grew by this very field
+    assert size["total"] == sum(v for k, v in size.items() if k != "total")
+
+
 def test_pages_rendered_from_the_smaller_report_show_what_the_run_showed(deep_report):
     page = (deep_report / "cells" / "deep.html").read_text()
     md = (deep_report / "cells" / "deep.md").read_text()
