@@ -428,11 +428,10 @@ def _compare(args: argparse.Namespace) -> int:
     index = None if args.no_report else "none written (an earlier one is left as it was)"
     if result.report is not None:
         index = str(result.report / "index.html") + (" (partial)" if result.interrupted or result.write_error else "")
-        if result.report_size:  # what the report folder weighs (by kind of file with -v)
-            from migcheck.report.size import megabytes, size_line
+        if result.report_size and verbosity == VERBOSE:  # what the report weighs, by kind of file (the last
+            from migcheck.report.size import size_line  # line stays as scripts read it)
 
-            index += f" ({megabytes(sum(result.report_size.values()))})"
-            print(f"report size: {size_line(result.report_size)}") if verbosity == VERBOSE else None
+            print(f"report size: {size_line(result.report_size)}")
     print(out.summary(verdicts, errors, index, elapsed=elapsed,
                       interrupted=f"{result.stopped_by} after {len(verdicts)} of {len(items)} item(s), partial results"
                       if result.interrupted else f"stopped: {result.write_error}" if result.write_error else ""))

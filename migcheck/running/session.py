@@ -9,6 +9,7 @@ isolate/timeout), and the verdicts returned; a report folder is written when ask
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import os
 import time
 from collections import Counter
@@ -161,7 +162,8 @@ def run(sources: Union[CaseSource, Sequence[CaseSource]] = "cases", *, keyword: 
     started = time.monotonic()
     try:
         fresh = _execute(to_run, options, isolate, timeout, on_start)
-        for verdict in (*reused, *(changed.stamp(v, by_id.get(v.item), options, env) for v in fresh)):
+        # chain, not a tuple: each fresh verdict is journaled the moment it is final
+        for verdict in itertools.chain(reused, (changed.stamp(v, by_id.get(v.item), options, env) for v in fresh)):
             verdicts.append(verdict)
             if report is not None and not write_error:
                 try:
