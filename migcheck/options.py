@@ -65,6 +65,16 @@ def finite_non_negative(text: str) -> float:
     return value
 
 
+def relative(text: str) -> float:
+    """An rtol: finite, non-negative and below MAX_RTOL (a wider one passes a different activation)."""
+    from migcheck.tolerance import MAX_RTOL, rtol_too_wide
+
+    value = finite_non_negative(text)
+    if value >= MAX_RTOL:
+        raise ValueError(rtol_too_wide(value))
+    return value
+
+
 def positive(text: str) -> float:
     value = finite_non_negative(text)
     if value <= 0:
@@ -124,8 +134,10 @@ OPTIONS: Tuple[Option, ...] = (
     Option("backends", "--backend", csv_of(BACKENDS + ("auto",), "backend"),
            "MindSpore backends, comma-separated: cpu, gpu, ascend, or auto for what mindspore.hal reports here"
            " (default: cpu)", default_text="cpu"),
-    Option("atol", "--atol", finite_non_negative, "absolute tolerance for every tensor (overrides all rules)"),
-    Option("rtol", "--rtol", finite_non_negative, "relative tolerance for every tensor (overrides all rules)"),
+    Option("atol", "--atol", finite_non_negative, "absolute tolerance for every tensor (overrides all rules; judges"
+           " by rtol/atol instead of the error budget)"),
+    Option("rtol", "--rtol", relative, "relative tolerance for every tensor, below 1 (overrides all rules; judges by"
+           " rtol/atol instead of the error budget)"),
     Option("golden", "--golden", existing_folder, "use golden fixtures recorded by `migcheck record` instead of"
            " running torch (torch is never imported)", metavar="DIR"),
     Option("torch_device", "--torch-device", one_of(("cpu", "cuda", "auto")),
@@ -133,10 +145,10 @@ OPTIONS: Tuple[Option, ...] = (
     Option("device_id", "--device-id", device_id, "MindSpore device id (mindspore.set_device)"),
     Option("profile", "--profile", profile, "tolerance profile: cpu, gpu, ascend, strict (default: the backend's own)"),
     Option("tolerance_mode", "--tolerance-mode", one_of(("standard", "budget")),
-           "budget: judge MindSpore's error against a float64 oracle relative to torch's"
-           " (default: each case's own, standard unless it says budget)"),
+           "budget: MindSpore's error against a float64 re-run of torch, relative to torch float32's own;"
+           " standard: rtol/atol (default: budget, unless the case or --rtol/--atol gives a tolerance)"),
     Option("budget_factor", "--budget-factor", positive,
-           "error-budget safety factor (default 4): MindSpore may be this many times less accurate"),
+           "error-budget factor (default 4): MindSpore may be this many times less accurate than torch float32"),
 )
 # The options that only choose items (what `migcheck list` and `record` take as well).
 SELECTION = ("checks", "modes", "backends")

@@ -24,6 +24,7 @@ from migcheck.util.tree import as_array, leaves
 # Dtypes that the oracle is more precise than. float64 tensors have no better oracle here, and
 # integers and booleans compare exactly: those keep the standard judgement.
 BUDGET_DTYPES = ("float16", "float32", "complex64")
+NOISE_LIMIT = 0.1  # torch's own error beyond this fraction of the tensor's scale is not rounding noise
 
 
 def budget_source(budget: Budget) -> str:
@@ -64,6 +65,11 @@ def judge_budget(t: TensorComparison, pt: np.ndarray, ms: np.ndarray, oracle: Op
     err_pt = np.where(finite, np.abs(a - o), 0.0)
     max_ms, max_pt = float(err_ms.max()), float(err_pt.max())
     scale = float(np.abs(np.where(finite, o, 0.0)).max())
+    if max_pt > NOISE_LIMIT * scale:
+        # Rounding loses digits, not the value: a random op drew again, or the float64 run took another branch.
+        return _note(t, f"budget mode: torch's own {t.torch_dtype} result is {max_pt:.3g} off its float64 re-run"
+                        f" (over {NOISE_LIMIT:g} of the tensor's scale {scale:.3g}: a random op, or a branch taken"
+                        f" differently), so that re-run is no oracle here; judged by rtol/atol")
     floor = budget.floor_eps * float(np.finfo(np.dtype(t.torch_dtype)).eps) * scale
     limit = budget.factor * max_pt + floor
     bad = err_ms > limit
@@ -85,6 +91,22 @@ def judge_budget(t: TensorComparison, pt: np.ndarray, ms: np.ndarray, oracle: Op
         first_mismatches=tuple(_sample(a, b, int(i)) for i in np.flatnonzero(bad)[:MAX_SAMPLES]),
         oracle_err_ms=max_ms, oracle_err_pt=max_pt, budget_limit=limit, notes=notes,
         error_sample=t.error_sample if not ok else None)
+
+
+def budget_judged(t: TensorComparison) -> bool:
+    """Whether the error budget decided this tensor (else its standard comparison stands)."""
+    return t.oracle_err_ms is not None and t.tolerance_source.startswith("error budget")
+
+
+def budget_summary(tensors: Tuple[TensorComparison, ...]) -> str:
+    """'; error budget: ...' naming the tensor closest to its limit with both errors, or '' if none was budget-judged."""
+    judged = [t for t in tensors if budget_judged(t)]
+    if not judged:
+        return ""
+    t = max(judged, key=lambda t: t.oracle_err_ms / t.budget_limit if t.budget_limit else 0.0)
+    ratio = f"{t.oracle_err_ms / t.oracle_err_pt:.3g}x" if t.oracle_err_pt else "n/a"
+    return (f"; error budget vs float64: closest {t.name}, mindspore err {t.oracle_err_ms:.3g} vs torch float32 err"
+            f" {t.oracle_err_pt:.3g} ({ratio}, limit {t.budget_limit:.3g})")
 
 
 def dtype_is_float(dtype: str) -> bool:

@@ -15,7 +15,7 @@ import numpy as np
 from migcheck.case import PairedCase
 from migcheck.golden.store import RecordedSkip
 from migcheck.options import RunOptions
-from migcheck.running.outcome import tolerance_mode_for
+from migcheck.running.outcome import mode_and_reason
 from migcheck.precision import apply_precision
 from migcheck.runners.base import LazyObjective, Objective, ParamInfo, Side
 from migcheck.running.checks import gradient_results, optimizer_for, step_results
@@ -60,7 +60,8 @@ def reference(case: PairedCase, check: str, options: RunOptions = RunOptions()) 
 
     Returns the reference and a line saying where it came from. Golden mode never imports torch.
     """
-    budget = tolerance_mode_for(case, options) == "budget"
+    mode, why = mode_and_reason(case, options)
+    budget = mode == "budget"
     if options.golden:
         from migcheck.golden.fingerprint import case_fingerprint
         from migcheck.golden.store import load_check
@@ -68,7 +69,8 @@ def reference(case: PairedCase, check: str, options: RunOptions = RunOptions()) 
 
         fingerprint, parts = case_fingerprint(case)
         try:
-            loaded = load_check(options.golden, case.name, check, fingerprint, parts, need_oracle=budget,
+            loaded = load_check(options.golden, case.name, check, fingerprint, parts,
+                                need_oracle=budget and why != "default",
                                 record_hint=record_hint(case, options.golden))
         except RecordedSkip as skip:
             raise SkipCheck(f"{skip} (recorded with the golden)") from None

@@ -1,0 +1,112 @@
+"""Which judge decides each tensor of an item, and the judging itself: the error budget by default.
+
+Per tensor, in order: a tolerance someone wrote (a case pattern, --rtol/--atol) is judged by it;
+else, with a float64 oracle, by the error budget (migcheck.judging.budget); a tensor the budget
+cannot judge (no oracle, float64 or integer, a random op) falls back to rtol/atol, where random
+outputs are judged by their distribution and ill-conditioned failures against float64.
+Every fallback says so in the tensor's notes and the verdict's `judged_by`.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Dict, Optional, Tuple
+
+from migcheck.judging.budget import apply_budget, budget_judged
+from migcheck.judging.compare import TensorComparison
+from migcheck.options import RunOptions
+from migcheck.planning.items import Item
+from migcheck.precision import apply_precision
+from migcheck.running.outcome import mode_and_reason
+from migcheck.running.reference import Reference
+from migcheck.tolerance import BUDGET, Budget
+
+# Tolerances a person wrote: judged by them, whatever the mode (migcheck.tolerance.resolve's sources).
+WRITTEN = ("case pattern", "command line", "case")
+
+
+def budget_of(options: RunOptions) -> Budget:
+    return BUDGET if options.budget_factor is None else Budget(options.budget_factor, BUDGET.floor_eps)
+
+
+def judged_by(mode: str, why: str, budget: Budget, fallback: str = "") -> str:
+    """The verdict's one line on its judge."""
+    if mode == "budget" and not fallback:
+        return (f"error budget: MindSpore's error vs a float64 re-run of torch <= {budget.factor:g} x torch float32's"
+                f" own + {budget.floor_eps:g} eps" + ("" if why == "default" else f" ({why})"))
+    return f"rtol/atol ({fallback or why})"
+
+
+def judge_tensors(tensors: Tuple[TensorComparison, ...], item: Item, options: RunOptions, ref: Reference,
+                  expected: Dict[str, Any], results: Dict[str, Any]) -> Tuple[Tuple[TensorComparison, ...], str]:
+    """(the tensors as judged, the verdict's judged_by line)."""
+    mode, why = mode_and_reason(item.case, options)
+    budget = budget_of(options)
+    fallback = ""
+    if mode == "budget":
+        if ref.oracle is None:  # a golden recorded without one (record --no-oracle, or an old golden)
+            fallback = "the golden has no float64 re-run of torch; re-record it to judge by the error budget"
+            tensors = tuple(dataclasses.replace(t, notes=t.notes + (f"judged by rtol/atol: {fallback}",))
+                            if not t.tolerance_source.startswith(WRITTEN) else t for t in tensors)
+        else:
+            # By default a tolerance someone wrote keeps judging its tensors; --tolerance-mode budget overrides it.
+            own = tuple(t for t in tensors if why != "default" or not t.tolerance_source.startswith(WRITTEN))
+            oracle = {k: v for k, v in ref.oracle.items() if k in expected}
+            judged = apply_budget(own, expected, results, oracle, budget)
+            by_name = {t.name: t for t in judged}
+            tensors = tuple(by_name.get(t.name, t) for t in tensors)
+    rest = tuple(i for i, t in enumerate(tensors) if not budget_judged(t))
+    if rest:
+        others = tuple(tensors[i] for i in rest)
+        if item.check == "train":  # random outputs first: a float64 re-run of a random op proves nothing
+            others = _randomness(others, item, options, ref, expected, results)
+        others = _conditioning(others, item, options, ref, expected, results, budget)
+        merged = list(tensors)
+        for i, t in zip(rest, others):
+            merged[i] = t
+        tensors = tuple(merged)
+    return tensors, judged_by(mode, why, budget, fallback)
+
+
+def _randomness(tensors: Tuple[TensorComparison, ...], item: Item, options: RunOptions, ref: Reference,
+                expected: Dict[str, Any], results: Dict[str, Any]) -> Tuple[TensorComparison, ...]:
+    """Train-mode outputs that torch does not reproduce on a second run (dropout) are judged by their
+    distribution, not element by element (migcheck.judging.randomness)."""
+    from migcheck.judging.randomness import differs, judge_random
+    from migcheck.util.tree import leaves
+
+    failing = [t for t in tensors if not t.ok and t.kind == "value" and t.name.startswith("out")]
+    if not failing or options.golden:  # a golden holds one torch run: randomness cannot be seen
+        return tensors
+    from migcheck.runners.torch_side import TorchModule
+
+    case = item.case
+    module = TorchModule(case.torch, input_names=case.network_inputs)
+    module.load(ref.weights)
+    apply_precision(case.precision, module)
+    n_net = len(ref.input_names) - len(case.targets)
+    adapt = case.adapt_torch or (lambda out: out)
+    again = leaves({"out": adapt(module.forward(ref.inputs[:n_net], ref.input_dtypes, train=True))}, "")
+    first, ms = leaves(expected, ""), leaves(results, "")
+    return tuple(judge_random(t, first[t.name], ms[t.name])
+                 if t in failing and t.name in again and differs(first[t.name], again[t.name]) else t
+                 for t in tensors)
+
+
+def _conditioning(tensors: Tuple[TensorComparison, ...], item: Item, options: RunOptions, ref: Reference,
+                  expected: Dict[str, Any], results: Dict[str, Any], budget: Budget) -> Tuple[TensorComparison, ...]:
+    """Value failures where torch's own float32 error already exceeds the tolerance are float32 noise,
+    not the port: re-judged against a float64 re-run of torch (computed only when something failed)."""
+    from migcheck.judging.conditioning import needs_oracle, rejudge
+    from migcheck.running.reference import oracle_for
+
+    if not needs_oracle(tensors):
+        return tensors
+    try:
+        oracle: Optional[Dict[str, Any]] = ref.oracle if ref.oracle is not None else oracle_for(
+            item.case, item.check, options)
+    except Exception as exc:  # the check stands as judged; say why it could not be refined
+        note = f"conditioning not checked: the float64 re-run of torch failed ({type(exc).__name__}: {exc})"
+        return tuple(dataclasses.replace(t, notes=t.notes + (note,)) if not t.ok else t for t in tensors)
+    if oracle is None:
+        return tensors
+    return rejudge(tensors, expected, results, {k: v for k, v in oracle.items() if k in expected}, budget)
