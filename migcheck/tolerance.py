@@ -120,8 +120,10 @@ TOLERANCE_MODES = ("standard", "budget")
 
 @dataclass(frozen=True)
 class Budget:
+    # Measured (benchmarks/budget_factor.py, docs/tolerances.md): with a floor of 4 eps, correct random ports
+    # need a factor of at most 2.6 and defective twins are caught below 8.3; 4 sits in that gap.
     factor: float = 4.0
-    floor_eps: float = 2.0
+    floor_eps: float = 4.0
 
 
 BUDGET = Budget()

@@ -89,7 +89,7 @@ def judge_budget(t: TensorComparison, pt: np.ndarray, ms: np.ndarray, oracle: Op
         t, ok=ok, kind=None if ok else "value", message=message, tolerance_source=budget_source(budget),
         mismatched=mismatched, mismatched_fraction=mismatched / pt.size,
         first_mismatches=tuple(_sample(a, b, int(i)) for i in np.flatnonzero(bad)[:MAX_SAMPLES]),
-        oracle_err_ms=max_ms, oracle_err_pt=max_pt, budget_limit=limit, notes=notes,
+        oracle_err_ms=max_ms, oracle_err_pt=max_pt, budget_limit=limit, budget_floor=floor, standard_ok=t.ok, notes=notes,
         error_sample=t.error_sample if not ok else None)
 
 
