@@ -44,8 +44,9 @@ def judge_tensors(tensors: Tuple[TensorComparison, ...], item: Item, options: Ru
     budget = budget_of(options)
     fallback = ""
     if mode == "budget":
-        if ref.oracle is None:  # a golden recorded without one (record --no-oracle, or an old golden)
-            fallback = "the golden has no float64 re-run of torch; re-record it to judge by the error budget"
+        if ref.oracle is None:  # a golden recorded without one (record --no-oracle, an old golden), or it failed
+            fallback = ref.oracle_note or ("the golden has no float64 re-run of torch; re-record it to judge by the"
+                                           " error budget")
             tensors = tuple(dataclasses.replace(t, notes=t.notes + (f"judged by rtol/atol: {fallback}",))
                             if not t.tolerance_source.startswith(WRITTEN) else t for t in tensors)
         else:

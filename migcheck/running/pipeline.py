@@ -243,6 +243,8 @@ def _compared(item: Item, options: RunOptions, ref: Reference, cell: Any, mappin
 
     tensors, judge_line = judge_tensors(tensors, item, options, ref, expected, results)
     outcome = dataclasses.replace(_outcome_from_tensors(tensors, mapping), judged_by=judge_line)
+    if outcome.kind is None and judge_line.startswith("rtol/atol"):  # the terminal line names the judge
+        outcome = dataclasses.replace(outcome, message=f"{outcome.message}; judged by {judge_line}")
     unmatched = tolerance_warnings(list(case.tolerances), item.check, [t.name for t in tensors])
     outcome = dataclasses.replace(outcome, notes=outcome.notes + tuple(unmatched))
     if ref.objective is not None and ref.objective.notes:
