@@ -61,8 +61,9 @@ def judge_budget(t: TensorComparison, pt: np.ndarray, ms: np.ndarray, oracle: Op
     a = pt.astype(o.dtype)
     b = ms.astype(o.dtype)
     finite = np.isfinite(o) & np.isfinite(a) & np.isfinite(b)
-    err_ms = np.where(finite, np.abs(b - o), 0.0)
-    err_pt = np.where(finite, np.abs(a - o), 0.0)
+    with np.errstate(invalid="ignore", over="ignore"):  # inf - inf where not finite: masked out right here
+        err_ms = np.where(finite, np.abs(b - o), 0.0)
+        err_pt = np.where(finite, np.abs(a - o), 0.0)
     max_ms, max_pt = float(err_ms.max()), float(err_pt.max())
     scale = float(np.abs(np.where(finite, o, 0.0)).max())
     if max_pt > NOISE_LIMIT * scale:
