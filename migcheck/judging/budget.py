@@ -84,7 +84,9 @@ def judge_budget(t: TensorComparison, pt: np.ndarray, ms: np.ndarray, oracle: Op
         ratio = max_ms / max_pt if max_pt > 0 else float("inf")
         message = (f"error budget exceeded in {t.name}: max |mindspore - float64 oracle| {max_ms:.4g} at {at.index}"
                    f" vs torch's {max_pt:.4g}: {ratio:.3g}x torch's error, limit {limit:.4g}"
-                   f" = {budget.factor:g} x torch's + floor {floor:.2g}; {mismatched} of {pt.size} elements over it")
+                   f" = {budget.factor:g} x torch's + floor {floor:.2g}; {mismatched} of {pt.size} elements over it"
+                   + ("; " + t.message.replace(f"value mismatch in {t.name}: ", "by rtol/atol as well: ", 1) if not t.ok
+                      else f"; within atol={t.atol:g} rtol={t.rtol:g}"))
     notes = t.notes
     return dataclasses.replace(
         t, ok=ok, kind=None if ok else "value", message=message, tolerance_source=budget_source(budget),
