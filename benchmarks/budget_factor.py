@@ -112,6 +112,50 @@ def report(rows: List[Dict]) -> None:
             cells = [f"F={f}: {sum(v > f for v in g.values())} false-fail / {sum(v <= f for v in b.values())} false-pass"
                      for f in FACTORS]
             print("    " + "; ".join(cells))
+        grey(good, bad)
+
+
+def grey(good: Dict[tuple, List[Dict]], bad: Dict[tuple, List[Dict]]) -> None:
+    """At the default factor and floor: items beyond the budget, and how many of those are within rtol/atol."""
+    from migcheck.tolerance import BUDGET
+
+    def beyond(rs: List[Dict]) -> List[Dict]:
+        return [r for r in rs if r["err_ms"] > BUDGET.factor * r["err_pt"] + BUDGET.floor_eps * EPS32 * r["scale"]]
+
+    for label, group in (("correct", good), ("defective", bad)):
+        over = {key: beyond(rs) for key, rs in group.items() if beyond(rs)}
+        within = [key for key, rs in over.items() if all(r.get("standard_ok") for r in rs)]
+        print(f"  at factor {BUDGET.factor:g}, floor {BUDGET.floor_eps:g} eps: {len(over)} of {len(group)} {label} items"
+              f" beyond the budget, {len(within)} of them within rtol/atol (the grey zone: a confirmed cause decides)"
+              + (f": {', '.join(sorted({k[1] for k in within}))}" if within and label == "correct" else ""))
+
+
+def write_case_file(path: Path, seeds: int) -> int:
+    """The random ports as a case file that both `migcheck compare` and `pytest -n 2` collect."""
+    sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]
+    from budget_ports import ports
+
+    names = [c.name for c in ports(seeds)]
+    lines = ["import dataclasses, sys", f"sys.path[:0] = [{str(ROOT)!r}, {str(ROOT / 'benchmarks')!r}]",
+             "from budget_ports import ports", "from migcheck import PairedCase",
+             f"_ALL = {{c.name: c for c in ports({seeds})}}",
+             "def _fields(name):", "    return {f.name: getattr(_ALL[name], f.name) for f in dataclasses.fields(PairedCase)}"]
+    lines += [f"{n} = PairedCase(**_fields({n!r}))" for n in names]
+    path.write_text("\n".join(lines) + "\n")
+    return len(names)
+
+
+def sweep(seeds: int) -> None:
+    """The random ports under `migcheck compare` (MindSpore's default threads) and `pytest -n 2` (one thread a worker)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "GLOG_v": "3"}
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "cases_seeds.py"
+        n = write_case_file(path, seeds)
+        for cmd in ([str(ROOT / ".venv/bin/migcheck"), "compare", str(path), "--no-report", "-q"],
+                    [sys.executable, "-m", "pytest", "-n", "2", "-q", "-p", "no:cacheprovider", str(path)]):
+            proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp, env=env)
+            last = [line for line in proc.stdout.splitlines() if line.strip()][-1]
+            print(f"{n} cases x forward, backward: {' '.join(Path(c).name for c in cmd[:3])} ...: {last}")
 
 
 def main() -> None:
@@ -122,7 +166,12 @@ def main() -> None:
     parser.add_argument("--out", help=argparse.SUPPRESS)
     parser.add_argument("--rows", help="read the rows a previous run saved (--save) instead of measuring")
     parser.add_argument("--save", help="save the measured rows as JSON")
+    parser.add_argument("--sweep", action="store_true", help="run the random ports under `migcheck compare` and"
+                        " `pytest -n 2` instead, and print both summary lines")
     args = parser.parse_args()
+    if args.sweep:
+        sweep(args.seeds)
+        return
     if args.threads:
         worker(args)
         return

@@ -146,7 +146,7 @@ OPTIONS: Tuple[Option, ...] = (
     Option("profile", "--profile", profile, "tolerance profile: cpu, gpu, ascend, strict (default: the backend's own)"),
     Option("tolerance_mode", "--tolerance-mode", one_of(("standard", "budget")),
            "budget: MindSpore's error against a float64 re-run of torch, relative to torch float32's own;"
-           " standard: rtol/atol (default: budget, unless the case or --rtol/--atol gives a tolerance)"),
+           " standard: rtol/atol (default: budget, unless a tolerance is given: the case's own, or an rtol or atol flag)"),
     Option("budget_factor", "--budget-factor", positive,
            "error-budget factor (default 4): MindSpore may be this many times less accurate than torch float32"),
 )

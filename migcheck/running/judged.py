@@ -114,6 +114,21 @@ def _conditioning(tensors: Tuple[TensorComparison, ...], item: Item, options: Ru
     return rejudge(tensors, expected, results, {k: v for k, v in oracle.items() if k in expected}, budget)
 
 
+def grey(t: TensorComparison) -> bool:
+    """A failure of the error budget alone: within rtol/atol."""
+    return not t.ok and budget_judged(t) and bool(t.standard_ok)
+
+
+def for_localization(outcome: Outcome) -> Outcome:
+    """The outcome localization should explain: where some tensors fail rtol/atol too, those alone (the grey
+    zone's rounding-level budget failures would point it at the wrong stage, e.g. a first optimizer step
+    that only rounds differently while later steps differ for real)."""
+    if any(not t.ok and not grey(t) for t in outcome.tensors):
+        return dataclasses.replace(outcome, tensors=tuple(
+            dataclasses.replace(t, ok=True, kind=None) if grey(t) else t for t in outcome.tensors))
+    return outcome
+
+
 def settle_grey_zone(outcome: Outcome, golden: bool) -> Outcome:
     """A failure beyond the error budget but within rtol/atol stands only when a re-run confirmed its cause.
 
@@ -122,7 +137,7 @@ def settle_grey_zone(outcome: Outcome, golden: bool) -> Outcome:
     budget_factor.py): the numbers alone cannot tell them apart there, a counterfactual re-run can.
     """
     failing = [t for t in outcome.tensors if not t.ok]
-    if outcome.kind != Kind.VALUE or not failing or not all(budget_judged(t) and t.standard_ok for t in failing):
+    if outcome.kind != Kind.VALUE or not failing or not all(grey(t) for t in failing):
         return outcome
     worst = max(failing, key=lambda t: t.oracle_err_ms / t.budget_limit if t.budget_limit else 0.0)
     ratio = f"{worst.oracle_err_ms / worst.oracle_err_pt:.3g}x" if worst.oracle_err_pt else "beyond"

@@ -239,7 +239,7 @@ def _compared(item: Item, options: RunOptions, ref: Reference, cell: Any, mappin
     if case.allow_empty:  # the case says empty tensors are intended
         tensors = tuple(dataclasses.replace(t, ok=True, kind=None, message=f"{t.name}: empty on both sides (allow_empty)")
                         if t.kind == "empty" else t for t in tensors)
-    from migcheck.running.judged import judge_tensors, settle_grey_zone
+    from migcheck.running.judged import for_localization, judge_tensors, settle_grey_zone
 
     tensors, judge_line = judge_tensors(tensors, item, options, ref, expected, results)
     outcome = dataclasses.replace(_outcome_from_tensors(tensors, mapping), judged_by=judge_line)
@@ -251,8 +251,8 @@ def _compared(item: Item, options: RunOptions, ref: Reference, cell: Any, mappin
         outcome = dataclasses.replace(outcome, notes=outcome.notes + ref.objective.notes)
     if precision is not None:
         outcome = dataclasses.replace(outcome, notes=outcome.notes + (precision.describe(),))
-    outcome = settle_grey_zone(_localized(outcome, item, options, ref, cell, mapping, tolerance_for, results),
-                               golden=bool(options.golden))
+    localized = _localized(for_localization(outcome), item, options, ref, cell, mapping, tolerance_for, results)
+    outcome = settle_grey_zone(dataclasses.replace(localized, tensors=outcome.tensors), golden=bool(options.golden))
     return dataclasses.replace(outcome, compile_s=cell.compile_s)
 
 
