@@ -32,6 +32,7 @@ class Snapshot:
     cwd: str
     environ: Dict[str, str]
     frameworks: FrozenSet[str]
+    framework_modules: int  # how many torch/mindspore modules were loaded
     threads: FrozenSet[threading.Thread]
     py_random: Any
     np_random: Any
@@ -43,6 +44,7 @@ def take() -> Snapshot:
 
     numpy = sys.modules.get("numpy")
     return Snapshot(os.getcwd(), dict(os.environ), frozenset(f for f in _FRAMEWORKS if f in sys.modules),
+                    _framework_modules(),
                     frozenset(threading.enumerate()), random.getstate(),
                     numpy.random.get_state() if numpy is not None else None, process_state.read())
 
@@ -60,7 +62,9 @@ def restore(before: Snapshot) -> Tuple[str, ...]:
         changes.append(f"working directory {before.cwd} -> {cwd}")
         os.chdir(before.cwd)
     if before.frameworks >= {f for f in _FRAMEWORKS if f in sys.modules}:
-        changes += _restore_environ(before.environ)
+        # A framework module first loaded during this item (torch's compiler stack behind an optimizer, say)
+        # may add variables on import: those stay and are not the case's doing; changed or removed ones are.
+        changes += _restore_environ(before.environ, keep_added=_framework_modules() > before.framework_modules)
     random.setstate(before.py_random)
     if before.np_random is not None:
         sys.modules["numpy"].random.set_state(before.np_random)
@@ -72,9 +76,14 @@ def restore(before: Snapshot) -> Tuple[str, ...]:
     return tuple(changes)
 
 
-def _restore_environ(before: Dict[str, str]) -> List[str]:
+def _framework_modules() -> int:
+    return sum(1 for name in list(sys.modules) if name.partition(".")[0] in _FRAMEWORKS)
+
+
+def _restore_environ(before: Dict[str, str], keep_added: bool = False) -> List[str]:
     changed = sorted(k for k in set(before) | set(os.environ)
-                     if before.get(k) != os.environ.get(k) and k not in _OWN_ENV)
+                     if before.get(k) != os.environ.get(k) and k not in _OWN_ENV
+                     and not (keep_added and k not in before))
     for key in changed:
         if key in before:
             os.environ[key] = before[key]

@@ -23,6 +23,7 @@ from migcheck.vocab import Kind
 
 # Tolerances a person wrote: judged by them, whatever the mode (migcheck.tolerance.resolve's sources).
 WRITTEN = ("case pattern", "command line", "case")
+RANDOM = "random output"  # judged by distribution (migcheck.judging.randomness)
 
 
 def budget_of(options: RunOptions) -> Budget:
@@ -43,6 +44,8 @@ def judge_tensors(tensors: Tuple[TensorComparison, ...], item: Item, options: Ru
     mode, why = mode_and_reason(item.case, options)
     budget = budget_of(options)
     fallback = ""
+    if item.check == "train":  # random outputs first: a float64 re-run of a random op proves nothing
+        tensors = _randomness(tensors, item, options, ref, expected, results)
     if mode == "budget":
         if ref.oracle is None:  # a golden recorded without one (record --no-oracle, an old golden), or it failed
             fallback = ref.oracle_note or ("the golden has no float64 re-run of torch; re-record it to judge by the"
@@ -51,17 +54,15 @@ def judge_tensors(tensors: Tuple[TensorComparison, ...], item: Item, options: Ru
                             if not t.tolerance_source.startswith(WRITTEN) else t for t in tensors)
         else:
             # By default a tolerance someone wrote keeps judging its tensors; --tolerance-mode budget overrides it.
-            own = tuple(t for t in tensors if why != "default" or not t.tolerance_source.startswith(WRITTEN))
+            own = tuple(t for t in tensors if not t.tolerance_source.startswith(RANDOM)
+                        and (why != "default" or not t.tolerance_source.startswith(WRITTEN)))
             oracle = {k: v for k, v in ref.oracle.items() if k in expected}
             judged = apply_budget(own, expected, results, oracle, budget)
             by_name = {t.name: t for t in judged}
             tensors = tuple(by_name.get(t.name, t) for t in tensors)
     rest = tuple(i for i, t in enumerate(tensors) if not budget_judged(t))
     if rest:
-        others = tuple(tensors[i] for i in rest)
-        if item.check == "train":  # random outputs first: a float64 re-run of a random op proves nothing
-            others = _randomness(others, item, options, ref, expected, results)
-        others = _conditioning(others, item, options, ref, expected, results, budget)
+        others = _conditioning(tuple(tensors[i] for i in rest), item, options, ref, expected, results, budget)
         merged = list(tensors)
         for i, t in zip(rest, others):
             merged[i] = t
@@ -87,10 +88,13 @@ def _randomness(tensors: Tuple[TensorComparison, ...], item: Item, options: RunO
     apply_precision(case.precision, module)
     n_net = len(ref.input_names) - len(case.targets)
     adapt = case.adapt_torch or (lambda out: out)
-    again = leaves({"out": adapt(module.forward(ref.inputs[:n_net], ref.input_dtypes, train=True))}, "")
+    # Two fresh runs, not one against the reference: a reference taken from the torch cache was drawn from the
+    # random state each item starts from (the guarded scope puts it back), so a single re-run repeats it.
+    again, third = (leaves({"out": adapt(module.forward(ref.inputs[:n_net], ref.input_dtypes, train=True))}, "")
+                    for _ in range(2))
     first, ms = leaves(expected, ""), leaves(results, "")
     return tuple(judge_random(t, first[t.name], ms[t.name])
-                 if t in failing and t.name in again and differs(first[t.name], again[t.name]) else t
+                 if t in failing and t.name in again and differs(again[t.name], third[t.name]) else t
                  for t in tensors)
 
 
