@@ -142,3 +142,69 @@ def test_correct_large_gradient_conv_bn_relu_ports_pass_at_every_seed():
         # The twin with BatchNorm eps 1e-3 fails at the same seed.
         bad = dataclasses.replace(case, name=f"convbn_seed{seed}", mindspore=lambda: _conv_ms(2, 4, eps=1e-3))
         assert run_item(Item(bad, "backward", "pynative", "cpu"), RunOptions()).status == "fail"
+
+
+class _ConstLinearPt:
+    """A torch module whose weight is a plain float32 tensor attribute: module.double() leaves it float32."""
+
+    def __new__(cls):
+        import torch
+
+        class ConstLinear(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.w = torch.full((2, 3), 0.5)
+
+            def forward(self, x):
+                return torch.nn.functional.linear(x, self.w)
+
+        return ConstLinear()
+
+
+def _const_linear_ms():
+    import mindspore as ms
+    import mindspore.ops as ops
+
+    class ConstLinear(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.w = ms.Tensor(np.full((2, 3), 0.5, np.float32))
+
+        def construct(self, x):
+            return ops.matmul(x, self.w.T)
+
+    return ConstLinear()
+
+
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
+def test_a_float64_rerun_that_cannot_run_falls_back_to_rtol_atol_and_says_why():
+    from migcheck.running.pipeline import Item, run_item
+
+    case = PairedCase(name="const_linear", torch=_ConstLinearPt, mindspore=_const_linear_ms,
+                      inputs={"x": normal(4, 3)}, checks=("forward",), modes=("pynative",))
+    verdict = run_item(Item(case, "forward", "pynative", "cpu"), RunOptions())
+    assert verdict.status == "pass" and verdict.tolerance_mode == "budget"
+    assert verdict.judged_by.startswith("rtol/atol (the float64 re-run of torch failed (RuntimeError")
+    assert "judged by rtol/atol (the float64 re-run of torch failed" in verdict.message
+    assert verdict.tensors[0].oracle_err_ms is None
+    # The same port with its output scaled fails: the fallback still judges.
+    bad = dataclasses.replace(case, name="const_linear_bad", mindspore=lambda: _scaled(_const_linear_ms()))
+    assert run_item(Item(bad, "forward", "pynative", "cpu"), RunOptions()).status == "fail"
+    # Asked for by name, the budget cannot be had: an error that says so.
+    named = run_item(Item(case, "forward", "pynative", "cpu"), RunOptions(tolerance_mode="budget"))
+    assert named.status == "error" and "float64 oracle of error-budget mode could not run" in named.message
+
+
+def _scaled(cell):
+    import mindspore as ms
+
+    class Scaled(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.inner = cell
+
+        def construct(self, x):
+            return self.inner(x) * 1.01
+
+    return Scaled()
