@@ -208,3 +208,21 @@ def _scaled(cell):
             return self.inner(x) * 1.01
 
     return Scaled()
+
+
+def test_the_budget_is_judged_chunk_by_chunk_on_large_tensors():
+    from migcheck.judging import budget as budget_module
+
+    rng = np.random.default_rng(1)
+    oracle = rng.normal(0, 1, (5, budget_module.CHUNK)).astype(np.float64)  # five chunks
+    pt = oracle.astype(np.float32)
+    ms = pt.copy()
+    ms[4, 7] += np.float32(1e-3)
+    ms[4, 9] += np.float32(2e-3)  # the largest error, in the last chunk
+    t = compare_arrays("big", pt, ms, Tolerance(1.3e-6, 1e-5))
+    judged = budget_module.judge_budget(t, pt, ms, oracle, BUDGET)
+    assert not judged.ok and judged.mismatched == 2 and judged.oracle_err_ms == pytest.approx(2e-3, rel=1e-3)
+    assert [s.index for s in judged.first_mismatches] == [(4, 7), (4, 9)] and "at (4, 9)" in judged.message
+    assert judged.oracle_err_pt <= 0.5 * np.spacing(np.float32(np.abs(oracle).max()))  # rounding only
+    fine = budget_module.judge_budget(compare_arrays("big", pt, pt, Tolerance(1.3e-6, 1e-5)), pt, pt, oracle, BUDGET)
+    assert fine.ok and fine.mismatched == 0 and fine.oracle_err_ms == fine.oracle_err_pt
