@@ -1,7 +1,8 @@
 """Random correct ports and their known-bad twins for benchmarks/budget_factor.py (issue 24).
 
 Families, each in torch and MindSpore with the same attribute names (built-in rules map every weight):
-an MLP (ReLU, inputs N(0, 10^2): large gradients), a Conv-BN-ReLU stack (inputs N(0, 10^2)) and the
+an MLP (ReLU, depth 2/4/8, inputs N(0, 10^2): large gradients), a Conv-BN-ReLU stack (depth 2/3, up to 16
+channels on 4x3x12x12, inputs N(0, 10^2)) and the
 pre-norm transformer block of cases/transformer_block.py. Twins: LayerNorm epsilon 1e-7 (MindSpore's
 default), BatchNorm epsilon 1e-3, GELU's tanh approximation for the exact one. The case name seeds
 inputs and weights, so `seed` is part of the name. Imports torch and MindSpore only when built.
@@ -93,7 +94,7 @@ def ports(seeds: int, tag: str = "") -> List[PairedCase]:
     out: List[PairedCase] = []
     checks = ("forward", "backward")
     for seed in range(seeds):
-        for depth, width in ((2, 16), (4, 64)):
+        for depth, width in ((2, 16), (4, 64), (8, 32)):
             out.append(PairedCase(name=f"mlp_d{depth}_w{width}_s{seed}{tag}", torch=lambda d=depth, w=width: _mlp_pt(d, w),
                                   mindspore=lambda d=depth, w=width: _mlp_ms(d, w), inputs={"x": normal(4, 8, std=10.0)},
                                   checks=checks, modes=("pynative",)))
@@ -104,11 +105,11 @@ def ports(seeds: int, tag: str = "") -> List[PairedCase]:
                               mindspore=lambda: _mlp_ms(2, 16, "gelu", approximate=True),
                               inputs={"x": normal(4, 8, std=3.0)}, checks=checks, modes=("pynative",),
                               expect="fail", fails_with="value"))
-        for depth, channels in ((2, 4), (3, 8)):
+        for depth, channels, shape in ((2, 4, (2, 3, 6, 6)), (3, 8, (2, 3, 6, 6)), (2, 16, (4, 3, 12, 12))):
             out.append(PairedCase(name=f"convbn_d{depth}_c{channels}_s{seed}{tag}",
                                   torch=lambda d=depth, c=channels: _conv_pt(d, c),
                                   mindspore=lambda d=depth, c=channels: _conv_ms(d, c),
-                                  inputs={"x": normal(2, 3, 6, 6, std=10.0)}, checks=checks, modes=("pynative",)))
+                                  inputs={"x": normal(*shape, std=10.0)}, checks=checks, modes=("pynative",)))
         out.append(PairedCase(name=f"convbn_d2_c4_s{seed}{tag}_bad", torch=lambda: _conv_pt(2, 4),
                               mindspore=lambda: _conv_ms(2, 4, eps=1e-3), inputs={"x": normal(2, 3, 6, 6, std=10.0)},
                               checks=checks, modes=("pynative",), expect="fail", fails_with="value"))
