@@ -36,6 +36,8 @@ def locate(case: Any, check: str, ref: Any, cell: Any, mapping: WeightMapping,
     train = check in ("train", "step")
     t_calls, t_ops = module.capture_with_ops(ref.inputs[:n_net], ref.input_dtypes, train=train)
     m_calls = cell.capture(ref.inputs[:n_net], ref.input_dtypes, train=train)
+    if not train:  # an eval forward that wrote its weights in place (Embedding's max_norm): re-runs start as loaded
+        module.load(ref.weights)
     ms_state = to_torch(cell.state(), mapping) if check == "train" else {}  # one train forward from the initial weights
     hints = module_pairs([(r.torch_name, r.ms_name) for r in mapping.pairs],
                          [c.name for c in t_calls], [c.name for c in m_calls])
@@ -55,7 +57,14 @@ def locate(case: Any, check: str, ref: Any, cell: Any, mapping: WeightMapping,
             between += f"; torch calls there: {', '.join(ops)}"
     op_values = _between_values(flow, t_calls, m_calls) if flow.between is not None else None
     region = _region(t_calls, flow) if flow.between is not None else None
-    defects = _defects(module, cell, rows, t_calls, m_calls, isolated, tol, between, op_values, region)
+    # the op-level search re-runs the port's construct in eval mode: only where torch's values are eval's too
+    defects = _defects(module, cell, rows, t_calls, m_calls, isolated, tol, between, op_values, region,
+                       ops=not train)
+    if not train and defects:  # defects in later containers' own construct
+        from migcheck.localization.container_defects import container_defects
+
+        done = {d.torch_name for d in defects} | {first.torch_name if first else ""} | {""}
+        defects = sorted(defects + container_defects(module, cell, rows, t_calls, tol, done), key=lambda d: d.order)
     bw_defects = []
     # Forward agrees (or its only divergence is a call MindSpore never showed: a cell with its own bprop runs
     # no forward hook): where does backward go wrong?
@@ -154,7 +163,7 @@ def _defects(module: Any, cell: Any, rows: Sequence[SubcellRow], t_calls: Sequen
              isolated: Mapping[int, Any],
              tol: Callable[[str], Tuple[float, float]], between: str,
              op_values: Optional[Tuple[str, Any, Any, Any]] = None,
-             region: Optional[Tuple[str, int, int, str]] = None) -> List[Defect]:
+             region: Optional[Tuple[str, int, int, str]] = None, ops: bool = True) -> List[Defect]:
     """Every layer wrong on its own, ranked by position; inherited drift is not a defect."""
     out = []
     for row in rows:
@@ -167,6 +176,7 @@ def _defects(module: Any, cell: Any, rows: Sequence[SubcellRow], t_calls: Sequen
         evidence = f"fed torch's recorded inputs, MindSpore '{row.ms_name}' still differs ({how})"
         cause = fix = rule = ""
         confirmed = False
+        searched = None
         if "+" not in row.ms_name:
             explained = []
             for ms_name in [row.ms_name] + _inner_counterpart(row, m_calls):
@@ -178,6 +188,12 @@ def _defects(module: Any, cell: Any, rows: Sequence[SubcellRow], t_calls: Sequen
                 diff, confirmed, fix, how = explained[0]
                 cause, rule = diff.cause, diff.rule
                 evidence += "; " + _confirmation(how, "torch's layer")
+            if not confirmed:  # a change to the port's own call that makes it agree (arg_search.py)
+                searched = _search(module, cell, row.torch_name, row.ms_name, call.inputs, call.output,
+                                   isolated[row.order], tol, not ops)
+                if searched.confirmed or (searched.cause and not cause):
+                    cause, fix, rule, confirmed = searched.cause, searched.fix, searched.rule, searched.confirmed
+                    evidence += f"; argument search: {len(searched.tried)} candidates in {searched.seconds:.2f} s"
             if not cause and call.start >= 0:  # a module of the port's own: its calls, replayed with one setting changed
                 replayed = _replay(module, call.name, call.start, call.end, call.output, isolated[row.order], tol)
                 if replayed is not None:
@@ -187,8 +203,9 @@ def _defects(module: Any, cell: Any, rows: Sequence[SubcellRow], t_calls: Sequen
             if not cause:
                 cause, rule = _signature_cause(call.output, isolated[row.order])
         confidence = "high" if confirmed else ("medium" if cause else "low")
+        cost = dict(search_s=searched.seconds, search_tried=searched.tried) if searched is not None else {}
         out.append(Defect(row.order, row.torch_name, row.torch_kind, row.ms_name, row.ms_kind, evidence, cause, fix,
-                          confidence, confirmed, rule))
+                          confidence, confirmed, rule, **cost))
     if between and not out:
         first = next(r for r in rows if between.startswith(f"inside torch '{r.torch_name or '<root>'}'"))
         match = _identify_op(op_values, tol)
@@ -211,10 +228,49 @@ def _defects(module: Any, cell: Any, rows: Sequence[SubcellRow], t_calls: Sequen
                               f"{between}; {replayed.cause(where)}", replayed.cause(where), replayed.fix, "high", True,
                               replayed.rule))
             return out
+        searched = _search_ops(module, cell, first, t_calls, tol) if ops else None
+        cost = dict(search_s=searched.seconds, search_tried=searched.tried) if searched is not None else {}
+        if searched is not None and searched.confirmed:
+            out.append(Defect(first.order, first.torch_name, first.torch_kind, first.ms_name, first.ms_kind,
+                              f"{between}; {searched.cause}", searched.cause, searched.fix, "high", True, searched.rule,
+                              **cost))
+            return out
         cause, rule = _between_signature(rows, t_calls, m_calls, between)
+        if not cause and searched is not None and searched.cause:  # the op located, its cause not found
+            cause, rule = searched.cause, searched.rule
         out.append(Defect(first.order, first.torch_name, first.torch_kind, first.ms_name, first.ms_kind, between,
-                          cause, "", "medium" if cause else "low", False, rule or "functional-op"))
+                          cause, "", "medium" if cause else "low", False, rule or "functional-op", **cost))
     return out
+
+
+def _search(module: Any, cell: Any, torch_name: str, ms_name: str, inputs: Sequence[Any], torch_out: Any,
+            ms_out: Any, tol: Callable[[str], Tuple[float, float]], train: bool) -> Any:
+    from migcheck.localization.arg_search import search
+
+    return search(module, cell, torch_name, ms_name, inputs, torch_out, ms_out, tol, train=train)
+
+
+def _search_ops(module: Any, cell: Any, first: SubcellRow, t_calls: Sequence[Any],
+                tol: Callable[[str], Tuple[float, float]]) -> Any:
+    """The op-level search (op_search.py) in the container whose own construct diverges, on torch's inputs."""
+    from migcheck.localization.op_search import search_ops
+
+    torch_name, ms_name, order = first.torch_name, first.ms_name, first.order
+    while "+" not in ms_name:
+        call = t_calls[order]
+        if not call.inputs:
+            return None
+        inside = [c for c in t_calls if torch_name == "" or c.name.startswith(torch_name + ".")]
+        values = [v for c in inside for v in list(c.inputs) + [c.output] if isinstance(v, np.ndarray)]
+        found = search_ops(module, cell, torch_name, ms_name, call.inputs, call.output, values, tol)
+        if found is not None or torch_name == "" or ms_name == "":
+            return found
+        # the container agrees on torch's inputs: an input it was given differs (a mask its parent built)
+        torch_name, ms_name = torch_name.rpartition(".")[0], ms_name.rpartition(".")[0]
+        order = next((i for i, c in enumerate(t_calls) if c.name == torch_name), None)
+        if order is None:
+            return None
+    return None
 
 
 def _region(t_calls: Sequence[Any], flow: Dataflow) -> Optional[Tuple[str, int, int, str]]:

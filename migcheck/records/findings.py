@@ -57,6 +57,9 @@ class Defect:
     confidence: str  # "high" only when confirmed
     confirmed: bool
     rule: str = ""
+    # The counterfactual search over the port's own arguments (arg_search.py): its cost, and what it re-ran.
+    search_s: float = 0.0
+    search_tried: Tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

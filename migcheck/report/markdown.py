@@ -56,6 +56,9 @@ def render_case(case: str, verdicts: Sequence[Verdict]) -> str:
             lines += ["", "```", v.error, "```"]
         if v.localization is not None:
             lines += ["", "Where it first diverges: " + _cell(v.localization.summary), ""]
+            lines += [f"Argument search on `{d.torch_name or '<root>'}`: {len(d.search_tried)} candidates in "
+                      f"{d.search_s:.2f} s ({_cell('; '.join(d.search_tried))})" for d in v.localization.defects
+                      if d.search_tried] + ([""] if any(d.search_tried for d in v.localization.defects) else [])
             lines += ["| # | torch sub-cell | MindSpore sub-cell | inputs | outputs | alone | max abs err |",
                       "|---|---|---|---|---|---|---|"]
             word = {None: "-", True: "agree", False: "**differ**"}

@@ -95,3 +95,55 @@ class Side(Protocol):
 
     def steps(self, inputs: Sequence[np.ndarray], dtypes: Sequence[str], objective: Objective,
               loss: Optional[Callable[[], Any]], optimizer: Any, count: int) -> List[Dict[str, Any]]: ...
+
+
+@dataclass(frozen=True)
+class Argument:
+    """One constructor argument of a layer as the object holds it (plain python values only)."""
+
+    name: str
+    value: Any  # read off the object (or the default when not found): bool, int, float, str, None, tuples
+    found: bool  # the value was read off the object; False: the default is assumed
+    has_default: bool
+    default: Any = None
+    annotation: str = ""
+
+
+@dataclass(frozen=True)
+class Constructor:
+    """What a layer was built from: its class, where the class comes from, its constructor's arguments."""
+
+    kind: str  # class name
+    library: bool  # a class of the framework itself (its arguments are the framework's documented settings)
+    arguments: Tuple[Argument, ...]
+    doc: str = ""  # the class docstring: where a string argument's other members are listed
+    has_parameters: bool = False
+
+
+@dataclass(frozen=True)
+class OpRecord:
+    """One op call a forward made itself (not inside a child layer), as plain values: both runners record them."""
+
+    index: int  # position among the recorded calls of that forward
+    name: str  # "glu", "Tensor.mean", "ReduceMean", "F.softmax"
+    positional: Tuple[Any, ...]  # non-tensor arguments as plain values; tensors shown as "<tensor>"
+    keywords: Tuple[Tuple[str, Any], ...]
+    inputs: Tuple[np.ndarray, ...]  # the tensor arguments, in order
+    outputs: Tuple[np.ndarray, ...]  # the tensor results, flattened in order
+    names: Tuple[str, ...] = ()  # the parameter name of each positional argument, where the signature says
+    init: Tuple[Tuple[str, Any], ...] = ()  # a primitive operator's constructor arguments
+    doc: str = ""  # the op's docstring (its arguments' enumerations)
+
+
+@dataclass(frozen=True)
+class OpChange:
+    """One recorded call changed in a re-run of the same forward (the op-level counterfactual)."""
+
+    index: int
+    arguments: Tuple[Tuple[str, Any], ...] = ()  # by parameter name (positional ones by their signature name)
+    positions: Tuple[Tuple[int, Any], ...] = ()  # positional arguments by position, where no name is known
+    init: Tuple[Tuple[str, Any], ...] = ()  # a primitive's constructor arguments
+    swap_outputs: bool = False  # the op's results handed on in reversed order
+    drop: bool = False  # the op's first tensor argument handed on in place of its result
+    replace: str = ""  # another mindspore.ops function called in its place, with `arguments` as keywords
+    tensors: Tuple[Tuple[str, int], ...] = ()  # that function's tensor parameters: which of the op's tensor inputs

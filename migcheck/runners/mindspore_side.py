@@ -223,6 +223,46 @@ class MindSporeCell:
             for k, v in saved.items():
                 setattr(cell, k, v)
 
+    def constructor(self, name: str) -> Any:
+        """The sub-cell's class and constructor arguments as it holds them (runners/mindspore_args.py)."""
+        from migcheck.runners.mindspore_args import constructor
+
+        return constructor(self.subcell(name))
+
+    def rerun_arguments(self, name: str, kwargs: Mapping[str, Any], inputs: Sequence[np.ndarray],
+                        train: bool = False) -> Any:
+        """The sub-cell's class built from exactly `kwargs`, with its parameters, run on given inputs."""
+        from migcheck.runners.mindspore_args import rebuild_run
+
+        return rebuild_run(self.subcell(name), kwargs, inputs, train, to_numpy)
+
+    def run_live(self, name: str, inputs: Sequence[np.ndarray], train: bool) -> Any:
+        from migcheck.runners.mindspore_args import run_live
+
+        return run_live(self.subcell(name), inputs, train, to_numpy)
+
+    def alternatives(self, torch_kind: str, wanted: Sequence[str], named: Sequence[str] = ()) -> List[Any]:
+        from migcheck.runners.mindspore_args import alternatives
+
+        return alternatives(torch_kind, wanted, named)
+
+    def run_alternative(self, name: str, class_name: str, kwargs: Mapping[str, Any],
+                        inputs: Sequence[np.ndarray]) -> Any:
+        from migcheck.runners.mindspore_args import run_alternative
+
+        return run_alternative(self.subcell(name), class_name, kwargs, inputs, to_numpy)
+
+    def trace_ops(self, name: str, inputs: Sequence[np.ndarray], change: Any = None) -> Tuple[List[Any], Any]:
+        """(the op calls the sub-cell's own construct made, its output) in PYNATIVE (runners/mindspore_ops.py)."""
+        from migcheck.runners.mindspore_ops import trace
+
+        return trace(self.subcell(name), inputs, to_numpy, change)
+
+    def functions_like(self, base: str) -> List[Any]:
+        from migcheck.runners.mindspore_ops import functions_like
+
+        return functions_like(base)
+
     def config(self, name: str) -> Tuple[str, Dict[str, Any]]:
         from migcheck.runners.hooks import plain_config
 

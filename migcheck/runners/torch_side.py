@@ -236,6 +236,17 @@ class TorchModule:
         with torch.no_grad():
             return to_numpy(layer(*[torch.from_numpy(contiguous(x)) for x in inputs]))
 
+    def constructor(self, name: str) -> Any:
+        """The sub-module's class and constructor arguments as it holds them (runners/torch_args.py)."""
+        from migcheck.runners.torch_args import constructor
+
+        return constructor(self.module.get_submodule(name) if name else self.module)
+
+    def op_records(self, owner: str) -> List[Any]:
+        from migcheck.runners.torch_ops import records
+
+        return records(self, owner)
+
     def config(self, name: str) -> Tuple[str, Dict[str, Any]]:
         from migcheck.runners.hooks import plain_config
 

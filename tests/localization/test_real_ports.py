@@ -49,8 +49,10 @@ def test_functional_op_is_reported_between_two_sub_cells_with_its_signature():
     assert loc.between.startswith("inside torch '<root>': between 'embed' output and 'proj' input")
     assert loc.between.endswith("; torch calls there: Tensor.mul(0.3536)")  # the forward's own op, recorded
     (defect,) = loc.defects
-    assert defect.rule == "constant-ratio" and "0.353553" in defect.cause and not defect.confirmed
-    assert defect.confidence != "high" and not defect.fix
+    # the op-level search: the port's own multiply, re-run with torch's scalar, makes the network agree
+    assert defect.rule == "op-argument-search" and defect.confirmed and defect.confidence == "high"
+    assert "op 'Tensor.__mul__' inside '<root>': inputs agree with torch's, output does not" in defect.cause
+    assert defect.fix == "Tensor.__mul__(..., argument 1=0.125) -> Tensor.__mul__(..., argument 1=0.3535533905932738)"
 
 
 def test_ill_conditioned_correct_port_passes_and_says_why():

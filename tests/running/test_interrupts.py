@@ -20,6 +20,7 @@ pytestmark = [pytest.mark.timeout(300),
               pytest.mark.skipif(not hasattr(signal, "SIGINT") or os.name != "posix", reason="POSIX signals")]
 
 CASES = '''
+import os
 import time
 
 from migcheck import PairedCase, uniform
@@ -31,6 +32,7 @@ def torch_linear():
 
 
 def torch_sleeps():
+    open(os.environ["MIGCHECK_TEST_MARK"], "w").close()  # tells the test the case is under way
     time.sleep(1000)
 
 
@@ -66,16 +68,17 @@ def test_ctrl_c_keeps_the_results_so_far_in_a_partial_report(tmp_path):
     (tmp_path / "cases" / "sleepy.py").write_text(CASES)
     cmd = [sys.executable, "-m", "migcheck.cli", "compare", "-v", "cases", "--mode", "pynative", "--report", "report",
            "--color", "never"] + (["--isolate"] if isolate else [])
+    mark = tmp_path / "sleeping"
     proc = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "GLOG_v": "3"})
+                            env={**os.environ, "GLOG_v": "3", "MIGCHECK_TEST_MARK": str(mark)})
     try:
         first_line = proc.stdout.readline()
         assert first_line.startswith("PASS   first[forward-pynative-cpu]"), first_line + proc.stderr.read()
-        # Into the sleeping case; isolated, that is once its child process is there.
-        deadline = time.monotonic() + 30
-        time.sleep(0.3)
-        while isolate and not _children(proc.pid) and time.monotonic() < deadline:
-            time.sleep(0.05)
+        # Into the sleeping case: it writes the mark once it runs (a poll on that event, not a fixed wait).
+        deadline = time.monotonic() + 60
+        while not mark.exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert mark.exists(), "the sleeping case never started"
         children = _children(proc.pid)
         assert bool(children) == isolate  # the sleeping case's child process, when isolated
         proc.send_signal(signal.SIGINT)

@@ -1,0 +1,216 @@
+"""Candidate changes to a port's own call, generated from the two calls actually made (pure functions).
+
+Given the MindSpore layer's constructor arguments and the torch layer's (runners/base.Constructor), the
+candidates are: torch's value for each argument of matching meaning (aligned by the correspondence table
+where it has rows, else by name, type and value), all of those at once, the other members of a string
+argument's enumeration (read from the class's docstring or annotation), flipped booleans, and reordered
+tuples (pairs swapped, order reversed). A port's own class (not the framework's) gets candidates only for
+arguments that align with one of torch's: a switch of its own (`naive=True`) is not a setting torch has.
+The correspondence table only orders candidates; every one is re-run before it counts (arg_search.py).
+"""
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+
+from migcheck.runners.base import Argument, Constructor
+
+# Names that mean the same across the two APIs but share no spelling.
+_SYNONYMS = {"dim": "axis", "keepdim": "keepdims", "bias": "hasbias", "groups": "group", "numfeatures": "numchannels",
+             "epsilon": "eps", "ord": "p", "dims": "axis", "diagonal": "k", "lambd": "lambda"}
+
+
+@dataclass(frozen=True)
+class Candidate:
+    changes: Tuple[Tuple[str, Any], ...]  # argument name -> the value tried
+    why: str  # "torch's value", "flipped", "another member of mode's enumeration", "reordered"
+
+    def label(self) -> str:
+        return ", ".join(f"{k}={v!r}" for k, v in self.changes) + f" ({self.why})"
+
+
+def _norm(name: str) -> str:
+    n = name.lower().replace("_", "")
+    return _SYNONYMS.get(n, n)
+
+
+def similarity(a: str, b: str) -> float:
+    na, nb = _norm(a), _norm(b)
+    if na == nb:
+        return 1.0
+    return difflib.SequenceMatcher(None, na, nb).ratio()
+
+
+def _family(value: Any) -> str:
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "str"
+    if isinstance(value, tuple):
+        return "tuple"
+    return "none" if value is None else "other"
+
+
+def align(torch_c: Constructor, ms_c: Constructor, table: Sequence[Tuple[str, str]] = ()) -> Dict[str, Argument]:
+    """MindSpore argument name -> torch's argument of matching meaning: the table's (torch, ms) name pairs
+    first, then names at least 0.8 alike whose values are of the same kind (None matches any kind)."""
+    t_args = {a.name: a for a in torch_c.arguments}
+    out: Dict[str, Argument] = {}
+    used = set()
+    for t_name, m_name in table:
+        if t_name in t_args and any(a.name == m_name for a in ms_c.arguments):
+            out[m_name] = t_args[t_name]
+            used.add(t_name)
+    for m in ms_c.arguments:
+        if m.name in out:
+            continue
+        best: Optional[Tuple[float, Argument]] = None
+        for t in torch_c.arguments:
+            if t.name in used:
+                continue
+            score = similarity(m.name, t.name)
+            kinds = {_family(m.value), _family(t.value)}
+            if score >= 0.8 and (len(kinds) == 1 or "none" in kinds) and (best is None or score > best[0]):
+                best = (score, t)
+        if best is not None:
+            out[m.name] = best[1]
+            used.add(best[1].name)
+    return out
+
+
+def doc_choices(doc: str, name: str, annotation: str = "") -> Tuple[str, ...]:
+    """The string values an argument may take, as its class documents them: a Literal annotation, else the
+    quoted words in the argument's paragraph of the docstring's Args section."""
+    literal = re.findall(r"'([^']+)'", annotation) if "Literal" in annotation else []
+    if literal:
+        return tuple(dict.fromkeys(literal))
+    lines = doc.splitlines()
+    start = next((i for i, line in enumerate(lines) if re.match(rf"\s*{re.escape(name)} \(", line)), None)
+    if start is None:
+        return ()
+    indent = len(lines[start]) - len(lines[start].lstrip())
+    para = [lines[start]]
+    for line in lines[start + 1:]:
+        stripped = line.strip()
+        if stripped and len(line) - len(line.lstrip()) <= indent:
+            break
+        para.append(line)
+    text = " ".join(para)
+    words = re.findall(r"""["']([A-Za-z][A-Za-z0-9_\-]*)["']""", text)
+    return tuple(dict.fromkeys(words))
+
+
+def _as_ms(torch_value: Any, ms_value: Any) -> Any:
+    """torch's value in the MindSpore argument's form, or None when the two cannot be compared as they are."""
+    if isinstance(ms_value, str) and isinstance(torch_value, str):
+        return torch_value.upper() if ms_value.isupper() else torch_value
+    if _family(torch_value) == _family(ms_value) and _family(ms_value) != "tuple":
+        return torch_value
+    if isinstance(torch_value, tuple) and isinstance(ms_value, tuple) and len(torch_value) == len(ms_value):
+        return torch_value
+    if _family(ms_value) == "none" and _family(torch_value) in ("number", "str", "bool"):
+        return torch_value
+    return None
+
+
+def _differs(a: Any, b: Any) -> bool:
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a != b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return abs(a - b) > 1e-9 * max(1.0, abs(a), abs(b))
+    if isinstance(a, str) and isinstance(b, str):
+        return a.lower() != b.lower()
+    return a != b
+
+
+def reorderings(value: Any) -> List[Any]:
+    """The same tuple in other orders: reversed, its pairs swapped, each pair (row) reversed."""
+    if not isinstance(value, tuple) or len(value) < 2:
+        return []
+    out = [tuple(reversed(value))]
+    nested = all(isinstance(v, tuple) for v in value)
+    if nested:
+        out.append(value[:-2] + (value[-1], value[-2]))
+        out.append(tuple(tuple(reversed(v)) for v in value))
+    elif len(value) % 2 == 0 and len(value) >= 4:
+        pairs = [value[i:i + 2] for i in range(0, len(value), 2)]
+        out.append(tuple(v for p in reversed(pairs) for v in p))
+        out.append(tuple(v for p in pairs for v in reversed(p)))
+    return [v for v in dict.fromkeys(out) if v != value]
+
+
+def setting_candidates(torch_c: Constructor, ms_c: Constructor, table: Sequence[Tuple[str, str]] = ()
+                       ) -> List[Candidate]:
+    """Every candidate change to the MindSpore call, most likely first (torch's values, then enumerations,
+    flips and reorderings); only arguments whose value was read off the cell or that it documents."""
+    aligned = align(torch_c, ms_c, table)
+    out: List[Candidate] = []
+    torch_values = []
+    for m in ms_c.arguments:
+        t = aligned.get(m.name)
+        if t is None or not (m.found or m.has_default):
+            continue
+        value = _as_ms(t.value, m.value)
+        if value is not None and _differs(value, m.value):
+            torch_values.append((m.name, value))
+            out.append(Candidate(((m.name, value),), f"torch's {t.name}"))
+        if isinstance(value, float) and value and _differs(1.0 / value, m.value):  # one side divides, one multiplies
+            out.append(Candidate(((m.name, 1.0 / value),), f"the reciprocal of torch's {t.name}"))
+    if len(torch_values) > 1:
+        out.append(Candidate(tuple(torch_values), "torch's values together"))
+    open_args = [m for m in ms_c.arguments if (m.found or m.has_default) and (ms_c.library or m.name in aligned)]
+    for m in open_args:
+        if isinstance(m.value, str):
+            for choice in doc_choices(ms_c.doc, m.name, m.annotation):
+                if choice.lower() != m.value.lower():
+                    out.append(Candidate(((m.name, choice),), f"another member of {m.name}'s enumeration"))
+    for m in open_args:
+        if isinstance(m.value, bool):
+            out.append(Candidate(((m.name, not m.value),), "flipped"))
+    for m in open_args:
+        for value in reorderings(m.value):
+            out.append(Candidate(((m.name, value),), "reordered"))
+    seen, unique = set(), []
+    for c in out:
+        key = repr(c.changes)
+        if key not in seen:
+            seen.add(key)
+            unique.append(c)
+    return unique
+
+
+def not_carried(torch_c: Constructor, ms_c: Constructor, table: Sequence[Tuple[str, str]] = ()) -> List[Argument]:
+    """torch's arguments set away from their default that match none of the MindSpore call's arguments."""
+    aligned = {t.name for t in align(torch_c, ms_c, table).values()}
+    return [t for t in torch_c.arguments if t.found and t.has_default and t.name not in aligned
+            and _differs(t.value, t.default)]
+
+
+def alternative_kwargs(alt: Constructor, ms_c: Constructor, torch_c: Constructor) -> Optional[Dict[str, Any]]:
+    """Another class's constructor arguments filled from the port's call (same names) and torch's (aligned
+    by name); None when a required one has no value."""
+    ms_values = {m.name: m.value for m in ms_c.arguments if m.found}
+    out: Dict[str, Any] = {}
+    for a in alt.arguments:
+        if a.name in ms_values:
+            out[a.name] = ms_values[a.name]
+            continue
+        best = max(torch_c.arguments, key=lambda t: similarity(a.name, t.name), default=None)
+        if best is not None and similarity(a.name, best.name) >= 0.8 and best.found:
+            value = _as_ms(best.value, a.value) if a.has_default else best.value
+            if value is not None or best.value is None:
+                if not a.has_default or _differs(best.value, a.default):
+                    out[a.name] = best.value if value is None else value
+                continue
+        if not a.has_default:
+            return None
+    return out
+
+
+def call_text(kind: str, library: bool, changes: Mapping[str, Any]) -> str:
+    prefix = "nn." if library else ""
+    return f"{prefix}{kind}(..., " + ", ".join(f"{k}={v!r}" for k, v in changes.items()) + ")"

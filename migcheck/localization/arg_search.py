@@ -1,0 +1,176 @@
+"""Counterfactual search over the port's own arguments for a layer wrong on its own.
+
+The MindSpore layer is rebuilt from the arguments it holds (runners: Cell.__init__'s signature and the
+attributes holding those values) and must first reproduce its own output (else rebuilding is not
+faithful and only candidates that need no rebuild are tried). Each candidate from arg_candidates.py is then
+re-run on torch's recorded inputs; the first that agrees with torch within torch's own float32 band is
+the confirmed cause, and its change the checked fix. Also tried: the other train/eval state, torch's
+arguments that the port does not carry (torch's layer re-run with the default must reproduce MindSpore,
+and a mindspore.nn class taking that argument is tried as the fix), and other mindspore.nn classes
+in the port's layer's place. The search is budgeted in candidates and seconds; what was tried and how long
+it took are returned with the outcome.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from migcheck.localization.arg_candidates import (Candidate, alternative_kwargs, call_text, not_carried,
+                                                  setting_candidates)
+from migcheck.localization.confirm import agree, own_error
+
+TolFor = Callable[[str], Tuple[float, float]]
+MAX_CANDIDATES = 40
+MAX_SECONDS = 20.0
+RULE = "argument-search"
+
+
+@dataclass(frozen=True)
+class SearchOutcome:
+    cause: str  # "" when no candidate agreed
+    fix: str  # the checked change, as code; "" unless a re-run agreed with torch
+    confirmed: bool
+    tried: Tuple[str, ...]  # every candidate re-run, in order
+    seconds: float
+    rule: str = RULE
+
+
+class _Budget:
+    def __init__(self, max_count: int, max_seconds: float) -> None:
+        self.started = time.monotonic()
+        self.max_count, self.max_seconds = max_count, max_seconds
+        self.tried: List[str] = []
+
+    def allows(self) -> bool:
+        return len(self.tried) < self.max_count and time.monotonic() - self.started < self.max_seconds
+
+    def outcome(self, cause: str = "", fix: str = "") -> SearchOutcome:
+        return SearchOutcome(cause, fix, bool(cause and fix), tuple(self.tried),
+                             round(time.monotonic() - self.started, 3))
+
+
+def _table_pairs(torch_kind: str, ms_kind: str) -> List[Tuple[str, str]]:
+    from migcheck.localization.correspondence import lookup
+
+    entry = lookup(torch_kind, ms_kind)
+    return [(a.torch, a.ms) for a in entry.attrs] if entry is not None else []
+
+
+def _counterpart(torch_kind: str) -> List[str]:
+    from migcheck.localization.correspondence import TABLE
+
+    return [c.ms for c in TABLE if c.torch == torch_kind]
+
+
+def search(module: Any, cell: Any, torch_name: str, ms_name: str, inputs: Sequence[np.ndarray], torch_out: Any,
+           ms_out: Any, tol_for: TolFor, train: bool = False, max_count: int = MAX_CANDIDATES,
+           max_seconds: float = MAX_SECONDS) -> SearchOutcome:
+    """The first change to the port's layer that makes it agree with torch on torch's recorded inputs."""
+    budget = _Budget(max_count, max_seconds)
+    try:
+        torch_c, ms_c = module.constructor(torch_name), cell.constructor(ms_name)
+    except (AttributeError, KeyError):
+        return budget.outcome()
+    noise = own_error(module, torch_name, inputs)
+
+    def matches_torch(got: Any) -> bool:
+        return agree(torch_out, got, tol_for) or agree(torch_out, got, tol_for, noise)
+
+    table = _table_pairs(torch_c.kind, ms_c.kind)
+    held = {a.name: a.value for a in ms_c.arguments if a.found}
+    if _rebuilds(cell, ms_name, held, inputs, ms_out, tol_for, budget):
+        for cand in setting_candidates(torch_c, ms_c, table):
+            if not budget.allows():
+                return budget.outcome()
+            budget.tried.append(cand.label())
+            if matches_torch(_try(lambda: cell.rerun_arguments(ms_name, {**held, **dict(cand.changes)}, inputs,
+                                                               train=train))):
+                return budget.outcome(*_said(torch_c, ms_c, cand, held, budget))
+    if budget.allows():
+        budget.tried.append(f"{'eval' if train else 'train'} mode")
+        if matches_torch(_try(lambda: cell.run_live(ms_name, inputs, not train))):
+            state = "eval" if train else "train"
+            return budget.outcome(
+                f"MindSpore '{ms_name}' ({ms_c.kind}) agrees with torch's {torch_c.kind} only in {state} mode "
+                f"(re-run on torch's recorded input): the port's layer behaves differently between train and eval",
+                f"call set_train({not train}) on '{ms_name}' for this pass, or port the mode-dependent part")
+    missing = not_carried(torch_c, ms_c, table)
+    dropped = _dropped(module, torch_name, missing, inputs, ms_out, tol_for, budget, train)
+    wanted = [a.name for a in missing]
+    if ms_c.has_parameters and not wanted:
+        return budget.outcome()
+    for alt_name, alt in cell.alternatives(torch_c.kind, wanted, _counterpart(torch_c.kind)):
+        if alt_name == ms_c.kind or not budget.allows():
+            continue
+        kwargs = alternative_kwargs(alt, ms_c, torch_c)
+        if kwargs is None:
+            continue
+        budget.tried.append(f"nn.{alt_name}({_kw(kwargs)})")
+        if matches_torch(_try(lambda: cell.run_alternative(ms_name, alt_name, kwargs, inputs))):
+            code = f"nn.{alt_name}({_kw(kwargs)})"
+            taken = [a for a in missing if a.name in kwargs]
+            if taken:
+                lost = ", ".join(f"{a.name}={a.value!r}" for a in taken)
+                shown = ("torch's layer re-run without it reproduces MindSpore's output, and "
+                         if any(a in dropped for a in taken) else "")
+                cause = (f"torch's {torch_c.kind} sets {lost}, which the port's {ms_c.kind} does not carry: "
+                         f"{shown}{code} in its place agrees with torch (re-run on torch's recorded input)")
+            else:
+                cause = (f"the port's {ms_c.kind} does not compute torch's {torch_c.kind}: {code} in its place "
+                         f"agrees with torch (re-run on torch's recorded input)")
+            return budget.outcome(cause, f"use mindspore.{code} in place of {ms_c.kind}")
+    if dropped:  # the cause is confirmed from torch's side, but no fix re-ran to agreement
+        lost = ", ".join(f"{a.name}={a.value!r}" for a in dropped)
+        out = budget.outcome()
+        return SearchOutcome(f"torch's {torch_c.kind} sets {lost}, which the port's {ms_c.kind} does not carry: "
+                             f"torch's layer re-run without it reproduces MindSpore's output", "", True,
+                             out.tried, out.seconds)
+    return budget.outcome()
+
+
+def _try(run: Callable[[], Any]) -> Any:
+    try:
+        return run()
+    except Exception:  # a candidate the layer cannot take: it is not the cause
+        return None
+
+
+def _rebuilds(cell: Any, ms_name: str, held: dict, inputs: Sequence[np.ndarray], ms_out: Any, tol_for: TolFor,
+              budget: _Budget) -> bool:
+    """Whether the cell rebuilt from the arguments read off it reproduces its own output."""
+    budget.tried.append("rebuilt as held (baseline)")
+    return agree(ms_out, _try(lambda: cell.rerun_arguments(ms_name, held, inputs)), tol_for)
+
+
+def _dropped(module: Any, torch_name: str, missing: Sequence[Any], inputs: Sequence[np.ndarray], ms_out: Any,
+             tol_for: TolFor, budget: _Budget, train: bool = False) -> List[Any]:
+    """Of torch's arguments the port has no counterpart for, those whose default, in torch's layer, reproduces
+    MindSpore."""
+    out = []
+    for arg in missing:
+        if not budget.allows():
+            break
+        budget.tried.append(f"torch {arg.name}={arg.default!r} (not carried by the port)")
+        if agree(_try(lambda: module.rerun_patched(torch_name, inputs, {arg.name: arg.default}, train=train)), ms_out, tol_for):
+            out.append(arg)
+    return out
+
+
+def _kw(kwargs: dict) -> str:
+    return ", ".join(f"{k}={v!r}" for k, v in kwargs.items())
+
+
+def _said(torch_c: Any, ms_c: Any, cand: Candidate, held: dict, budget: _Budget) -> Tuple[str, str]:
+    new = dict(cand.changes)
+    old = {k: held.get(k, next((a.value for a in ms_c.arguments if a.name == k), None)) for k in new}
+    cause = (f"the port's {ms_c.kind} is called with " + _kw(old) + f" where torch's {torch_c.kind} computes as "
+             + _kw(new) + f" ({cand.why}): re-run on torch's recorded input with " + _kw(new)
+             + f", MindSpore's layer agrees with torch ({len(budget.tried)} candidates tried)")
+    return cause, f"{call_text(ms_c.kind, ms_c.library, old)} -> {call_text(ms_c.kind, ms_c.library, new)}"
+
+
+def found(outcome: Optional[SearchOutcome]) -> bool:
+    return outcome is not None and bool(outcome.cause)

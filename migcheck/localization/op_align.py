@@ -1,0 +1,97 @@
+"""Dataflow alignment at op level: the first op of the port's own construct whose inputs agree with values
+torch computed and whose output agrees with none (pure: both runners hand over runners/base.OpRecord).
+
+Values are matched by content, as sub-cells are paired: an op's input "agrees" when torch computed the same
+array somewhere in the region (its inputs, its children's outputs, its own ops' inputs and results). An op
+whose inputs already differ inherits the difference and is not a divergence. Every diverging op is returned,
+in order (an op whose result is not used may diverge harmlessly; the search judges by re-runs).
+"""
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from migcheck.runners.base import OpRecord
+
+Same = Callable[[np.ndarray, np.ndarray], bool]
+
+
+@dataclass(frozen=True)
+class OpDivergence:
+    ms: OpRecord
+    torch: Optional[OpRecord]  # the torch call fed the same inputs (its counterpart), when one is
+    producers: Tuple[int, ...]  # record indices of the port's ops whose results feed this op
+
+
+def same_value(rtol: float, atol: float) -> Same:
+    """Equal shapes and values within tolerance (booleans and integers as numbers)."""
+    def same(a: np.ndarray, b: np.ndarray) -> bool:
+        if a.shape != b.shape or not _kinds_match(a, b):
+            return False
+        x, y = a.astype(np.float64), b.astype(np.float64)
+        with np.errstate(invalid="ignore"):
+            return bool(np.allclose(x, y, rtol=rtol, atol=atol, equal_nan=True))
+    return same
+
+
+def _kind(a: np.ndarray) -> str:
+    return {"b": "b", "i": "i", "u": "i", "f": "f", "c": "f"}.get(a.dtype.kind, a.dtype.kind)
+
+
+def _kinds_match(a: np.ndarray, b: np.ndarray) -> bool:
+    """Same kind of number (indices cast to float are not torch's float values); a mask may be held as
+    booleans on one side and 0/1 numbers on the other."""
+    ka, kb = _kind(a), _kind(b)
+    if ka == kb:
+        return True
+    if "b" in (ka, kb):
+        other = b if ka == "b" else a
+        return bool(np.all((other == 0) | (other == 1)))
+    return False
+
+
+class _Known:
+    def __init__(self, values: Sequence[np.ndarray], same: Same) -> None:
+        self.by_shape: Dict[Tuple[int, ...], List[np.ndarray]] = {}
+        self.same = same
+        for v in values:
+            self.add(v)
+
+    def add(self, v: np.ndarray) -> None:
+        self.by_shape.setdefault(tuple(np.shape(v)), []).append(np.asarray(v))
+
+    def has(self, v: np.ndarray) -> bool:
+        return any(self.same(np.asarray(v), k) for k in self.by_shape.get(tuple(np.shape(v)), []))
+
+
+def diverging_ops(ms_ops: Sequence[OpRecord], torch_ops: Sequence[OpRecord], torch_values: Sequence[np.ndarray],
+                  same: Same) -> List[OpDivergence]:
+    known = _Known(list(torch_values) + [a for r in torch_ops for a in r.inputs + r.outputs], same)
+    out = []
+    for i, r in enumerate(ms_ops):
+        if not r.outputs or not all(known.has(x) for x in r.inputs):
+            continue
+        if all(known.has(y) for y in r.outputs):
+            continue
+        producers = tuple(p.index for p in ms_ops[:i] if any(same(y, x) for y in p.outputs for x in r.inputs))
+        out.append(OpDivergence(r, counterpart(r, torch_ops, same), producers))
+    return out
+
+
+def _base(name: str) -> str:
+    return name.split(".")[-1].strip("_").lower()
+
+
+def counterpart(r: OpRecord, torch_ops: Sequence[OpRecord], same: Same) -> Optional[OpRecord]:
+    """The torch call fed the most of the same inputs, the closest name breaking ties (name alone for an op
+    with no tensor input)."""
+    best, key = None, (0, 0.0)
+    for t in torch_ops:
+        shared = sum(any(same(x, y) for y in t.inputs) for x in r.inputs)
+        alike = difflib.SequenceMatcher(None, _base(r.name), _base(t.name)).ratio()
+        if (shared or (not r.inputs and alike >= 0.8)) and (shared, alike) > key:
+            best, key = t, (shared, alike)
+    return best

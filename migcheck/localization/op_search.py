@@ -1,0 +1,264 @@
+"""The argument search at op level: inside a container whose own construct diverges, the first op whose inputs
+agree with torch's values and whose output does not (op_align.py), then a change to that call, from the
+call's own arguments and torch's counterpart call, re-run through the whole construct on torch's recorded
+inputs. A change that makes the container's output agree with torch's is the confirmed cause and its fix.
+
+Candidates: torch's value for each argument of matching meaning (dim ~ axis, keepdim ~ keep_dims), the other
+members of a string argument's enumeration (the op's docstring), flipped booleans, reordered tuples, a
+multi-result op's results in the other order (the op itself or the one feeding it), and the op dropped
+(its input handed on). No framework import: `module` and `cell` are the runners' objects.
+"""
+from __future__ import annotations
+
+import time
+from typing import Any, Callable, List, Mapping, Optional, Sequence, Tuple
+
+import numpy as np
+
+from migcheck.localization.arg_candidates import setting_candidates
+from migcheck.localization.arg_search import MAX_CANDIDATES, MAX_SECONDS, SearchOutcome
+from migcheck.localization.confirm import agree
+from migcheck.localization.op_align import OpDivergence, diverging_ops, same_value
+from migcheck.runners.base import Argument, Constructor, OpChange, OpRecord
+
+TolFor = Callable[[str], Tuple[float, float]]
+RULE = "op-argument-search"
+MAX_OPS = 3  # diverging ops searched, in order
+
+
+def _value_ok(v: Any) -> bool:
+    if isinstance(v, tuple):
+        return all(_value_ok(x) for x in v)
+    return not (isinstance(v, str) and v.startswith("<"))
+
+
+def as_constructor(r: OpRecord, names: Sequence[str] = ()) -> Tuple[Constructor, dict]:
+    """The call's plain arguments as a Constructor, and where each goes back: ("init"|"arg", name or position).
+    names: what to call positional arguments whose signature is unknown (a builtin op of the same name)."""
+    args, where = [], {}
+    known = r.names or tuple(names)
+    for i, v in enumerate(r.positional):
+        name = known[i] if i < len(known) else f"arg{i}"
+        if name == "self" or not _value_ok(v):
+            continue
+        args.append(Argument(name, v, True, True, None))
+        where[name] = ("arg", name) if i < len(known) else ("pos", i)
+    for k, v in r.keywords:
+        if _value_ok(v):
+            args.append(Argument(k, v, True, True, None))
+            where[k] = ("arg", k)
+    for k, v in r.init:
+        if _value_ok(v) and k not in where:
+            args.append(Argument(k, v, True, True, None))
+            where[k] = ("init", k)
+    return Constructor(r.name, True, tuple(args), r.doc), where
+
+
+def candidates(div: OpDivergence, ms_ops: Sequence[OpRecord]) -> List[Tuple[OpChange, str]]:
+    """(change, what it is in words) for one diverging op, most likely first."""
+    ms_c, where = as_constructor(div.ms)
+    torch_c = Constructor("", True, ())
+    if div.torch is not None:
+        same_op = _base_name(div.torch.name).lower() == _base_name(div.ms.name).lower()
+        torch_c = as_constructor(div.torch, div.ms.names if same_op else ())[0]
+    out = []
+    for cand in setting_candidates(torch_c, ms_c):
+        change = {"arg": [], "pos": [], "init": []}
+        for name, value in cand.changes:
+            kind, key = where[name]
+            change[kind].append((key, value))
+        out.append((OpChange(div.ms.index, tuple(change["arg"]), tuple(change["pos"]), tuple(change["init"])),
+                    f"{cand.label()}"))
+    by_index = {r.index: r for r in ms_ops}
+    for index in (div.ms.index,) + div.producers:
+        if len(by_index[index].outputs) >= 2:
+            out.append((OpChange(index, swap_outputs=True), f"'{by_index[index].name}' results in the other order"))
+    if any(x.shape == y.shape for x in div.ms.inputs[:1] for y in div.ms.outputs[:1]):
+        out.append((OpChange(div.ms.index, drop=True), f"'{div.ms.name}' dropped (its input handed on)"))
+    return out
+
+
+def api_candidates(div: OpDivergence, functions: Sequence[Tuple[str, Tuple[Tuple[str, bool], ...]]], same: Any
+                   ) -> List[Tuple[OpChange, str]]:
+    """Another mindspore.ops function named like torch's op, called as torch called its op: torch's plain
+    arguments by name (or position), its tensor arguments as the port's tensors of equal value."""
+    from migcheck.localization.arg_candidates import similarity
+
+    t = div.torch
+    if t is None:
+        return []
+    ms_of = {}  # torch tensor argument j -> the port's tensor input of the same value
+    for j, arr in enumerate(t.inputs):
+        ms_of[j] = next((i for i, x in enumerate(div.ms.inputs) if same(x, arr)), None)
+    torch_args: List[Tuple[str, Any]] = []  # (name or "#k", value or ("tensor", j))
+    j = 0
+    for k, v in enumerate(t.positional):
+        tensor = v == "<tensor>"
+        torch_args.append((t.names[k] if k < len(t.names) else f"#{k}", ("tensor", j) if tensor else v))
+        j += tensor
+    torch_args += [(k, v) for k, v in t.keywords if v != "<tensor>"]
+    out = []
+    for name, params in functions:
+        kwargs, tensors, ok = {}, [], True
+        for k, (param, has_default) in enumerate(params):
+            hit = next((v for n, v in torch_args if n == f"#{k}" or (not n.startswith("#") and similarity(n, param) >= 0.8)),
+                       None)
+            if isinstance(hit, tuple) and len(hit) == 2 and hit[0] == "tensor":
+                if ms_of.get(hit[1]) is None:
+                    ok = False
+                    break
+                tensors.append((param, ms_of[hit[1]]))
+            elif hit is not None and _value_ok(hit):
+                kwargs[param] = hit
+            elif not has_default:
+                ok = False
+                break
+        if ok and tensors:
+            shown = ", ".join([p for p, _ in tensors] + [f"{k}={v!r}" for k, v in kwargs.items()])
+            out.append((OpChange(div.ms.index, tuple(kwargs.items()), replace=name, tensors=tuple(tensors)),
+                        f"ops.{name}({shown}) in its place, called as torch calls {t.name}"))
+    return out
+
+
+def search_ops(module: Any, cell: Any, torch_owner: str, ms_name: str, inputs: Sequence[np.ndarray],
+               torch_out: Any, torch_values: Sequence[np.ndarray], tol_for: TolFor,
+               max_count: int = MAX_CANDIDATES, max_seconds: float = MAX_SECONDS,
+               torch_names: Mapping[str, str] = {}) -> Optional[SearchOutcome]:
+    """The first change to one op call of the port's construct that makes the container agree with torch;
+    None when the container, run alone on torch's inputs, already agrees (nothing to search)."""
+    started = time.monotonic()
+    tried: List[str] = []
+    try:
+        traced, base = cell.trace_ops(ms_name, inputs)
+        torch_ops = module.op_records(torch_owner)
+    except Exception:  # a cell that cannot run alone on these inputs, or nothing recorded
+        return None
+    ms_ops = [r for r in traced if r.index >= 0]
+    if agree(torch_out, base, tol_for):
+        return None
+    rtol, atol = tol_for("float32")
+    same = same_value(rtol, atol)
+    divergences = diverging_ops(ms_ops, torch_ops, list(torch_values) + list(inputs), same)
+    for div in divergences[:MAX_OPS]:
+        alternatives = []
+        if div.torch is not None:
+            try:
+                alternatives = api_candidates(div, cell.functions_like(_base_name(div.torch.name)), same)
+            except Exception:  # no function list on this side
+                alternatives = []
+        for change, words in candidates(div, ms_ops) + alternatives:
+            if len(tried) >= max_count or time.monotonic() - started > max_seconds:
+                return _none(div, tried, started)
+            tried.append(f"op {div.ms.index} '{div.ms.name}': {words}")
+            try:
+                changed, got = cell.trace_ops(ms_name, inputs, change)
+            except Exception:  # a change the op refuses
+                continue
+            whole = agree(torch_out, got, tol_for)
+            if whole or _op_agrees(div, changed, same):
+                return SearchOutcome(_cause(div, ms_name, words + _scale_words(div, change), len(tried), whole)
+                                     + _between_children(traced, div, ms_name, torch_names), _fix(div, change, ms_ops), True,
+                                     tuple(tried), round(time.monotonic() - started, 3), RULE)
+    return _none(divergences[0] if divergences else None, tried, started)
+
+
+def _between_children(traced: Sequence[OpRecord], div: OpDivergence, ms_name: str,
+                      torch_names: Mapping[str, str]) -> str:
+    """Where the op sits among the children the construct called, in torch's names where they are paired."""
+    position = next((i for i, r in enumerate(traced) if r.index == div.ms.index), None)
+    if position is None:
+        return ""
+
+    def named(r: OpRecord) -> str:
+        full = f"{ms_name}.{r.name[len('cell:'):]}" if ms_name else r.name[len("cell:"):]
+        return torch_names.get(full, full)
+
+    before = [named(r) for r in traced[:position] if r.index < 0]
+    after = [named(r) for r in traced[position:] if r.index < 0]
+    if not before and not after:
+        return ""
+    return (f"; the op sits between '{before[-1] if before else '<input>'}' output and "
+            f"'{after[0] if after else '<output>'}' input")
+
+
+_SCALING = ("mul", "rmul", "truediv", "rtruediv", "div", "multiply", "divide")
+
+
+def number_words(v: Any) -> str:
+    """A constant in words where it is a familiar one: 0.3536 -> '1/sqrt(8)'."""
+    if not isinstance(v, float) or v <= 0:
+        return ""
+    for n in range(2, 4097):
+        for shown, value in ((f"1/sqrt({n})", n ** -0.5), (f"sqrt({n})", n ** 0.5), (f"1/{n}", 1.0 / n)):
+            if abs(v - value) <= 1e-6 * value:
+                return shown
+    return ""
+
+
+def _scale_words(div: OpDivergence, change: OpChange) -> str:
+    if _base_name(div.ms.name) not in _SCALING or len(change.arguments) + len(change.positions) != 1:
+        return ""
+    key, new = (list(change.arguments) + list(change.positions))[0]
+    old = dict(zip(div.ms.names, div.ms.positional)).get(key) if isinstance(key, str) else div.ms.positional[key]
+    if not isinstance(old, (int, float)) or not isinstance(new, (int, float)):
+        old = next((v for v in div.ms.positional if isinstance(v, float)), None)
+    if not isinstance(old, (int, float)):
+        return ""
+    said = [f"{x:.6g}" + (f" = {number_words(float(x))}" if number_words(float(x)) else "") for x in (old, new)]
+    return f" (a scale: the port scales by {said[0]} where torch's values need {said[1]})"
+
+
+def _base_name(name: str) -> str:
+    return name.split(".")[-1].strip("_")
+
+
+def _op_agrees(div: OpDivergence, changed: Sequence[OpRecord], same: Any) -> bool:
+    """The changed op, fed the same inputs as torch's counterpart (all of them), now gives its outputs: the
+    op-level counterfactual, which holds even where a later defect keeps the container's output apart."""
+    t = div.torch
+    if t is None or not div.ms.inputs or not all(any(same(x, y) for y in t.inputs) for x in div.ms.inputs):
+        return False
+    now = next((r for r in changed if r.index == div.ms.index), None)
+    if now is None or len(now.outputs) != len(t.outputs) or not now.outputs:
+        return False
+    return all(same(a, b) for a, b in zip(now.outputs, t.outputs))
+
+
+def _none(div: Optional[OpDivergence], tried: List[str], started: float) -> SearchOutcome:
+    said = ""
+    if div is not None:
+        said = (f"op '{div.ms.name}' is the first whose inputs agree with torch's values and whose output does not"
+                + (f" (torch's counterpart: '{div.torch.name}')" if div.torch is not None else ""))
+    return SearchOutcome(said, "", False, tuple(tried), round(time.monotonic() - started, 3), RULE)
+
+
+def _cause(div: OpDivergence, ms_name: str, words: str, count: int, whole: bool) -> str:
+    torch_side = f" (torch's counterpart: '{div.torch.name}')" if div.torch is not None else ""
+    what = (f"'{ms_name or '<root>'}' agrees with torch" if whole
+            else f"the op's output equals torch's '{div.torch.name}' output on the same inputs")
+    return (f"op '{div.ms.name}' inside '{ms_name or '<root>'}': inputs agree with torch's, output does not"
+            f"{torch_side}; with {words}, re-run through the construct on torch's recorded inputs, {what}"
+            f" ({count} candidates tried)")
+
+
+def _shown(args: Sequence[Tuple[Any, Any]]) -> str:
+    return ", ".join(f"{k}={v!r}" if isinstance(k, str) else f"argument {k}={v!r}" for k, v in args)
+
+
+def _fix(div: OpDivergence, change: OpChange, ms_ops: Sequence[OpRecord]) -> str:
+    name = next(r.name for r in ms_ops if r.index == change.index)
+    if change.replace:
+        shown = ", ".join([p for p, _ in change.tensors] + [f"{k}={v!r}" for k, v in change.arguments])
+        return f"use ops.{change.replace}({shown}) in place of {name}"
+    if change.swap_outputs:
+        return f"take '{name}''s results in the other order (unpack them as torch's counterpart returns them reversed)"
+    if change.drop:
+        return f"remove the '{name}' call in construct"
+    if change.init:
+        old = [(k, dict(div.ms.init).get(k)) for k, _ in change.init]
+        return f"ops.{name}({_shown(old)}) -> ops.{name}({_shown(change.init)})"
+    new = list(change.arguments) + list(change.positions)
+    old_values = dict(div.ms.keywords)
+    old_values.update({n: v for n, v in zip(div.ms.names, div.ms.positional)})
+    old = [(k, old_values.get(k) if isinstance(k, str) else div.ms.positional[k]) for k, _ in new]
+    return f"{name}(..., {_shown(old)}) -> {name}(..., {_shown(new)})"

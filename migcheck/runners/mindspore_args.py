@@ -1,0 +1,126 @@
+"""The MindSpore half of the argument search: a cell's constructor arguments, the cell rebuilt with some
+changed and run on given inputs, and other mindspore.nn classes built and run in its place.
+
+Only public API: inspect on the cell's class, mindspore.nn's public classes, Cell.parameters_and_names.
+"""
+from __future__ import annotations
+
+import difflib
+import inspect
+from typing import Any, Callable, Dict, List, Mapping, Sequence, Tuple
+
+import mindspore as ms
+import numpy as np
+
+from migcheck.runners.arguments import MISSING, docstring, read_arguments
+from migcheck.runners.base import Constructor
+from migcheck.runners.mindspore_context import pynative
+from migcheck.runners.mindspore_objective import MindSporeSideError
+from migcheck.util.tree import contiguous, lenient
+
+_CELL_OWN = ("auto_prefix", "flags")  # Cell.__init__'s own arguments: nothing a port chose
+
+
+def _to_list(value: Any) -> Any:
+    if isinstance(value, ms.Tensor) and value.size <= 64:
+        return value.asnumpy().tolist()
+    if isinstance(value, np.ndarray) and value.size <= 64:
+        return value.tolist()
+    return MISSING
+
+
+def _library(cls: type) -> bool:
+    return cls.__module__.split(".")[0] == "mindspore"
+
+
+def constructor(cell: Any) -> Constructor:
+    cls = type(cell)
+    args = read_arguments(cell, _to_list, skip=_CELL_OWN)
+    return Constructor(cls.__name__, _library(cls), args, docstring(cls) if _library(cls) else "",
+                       any(True for _ in cell.parameters_and_names()))
+
+
+def _run(new: Any, old: Any, inputs: Sequence[np.ndarray], train: bool, to_numpy: Callable[[Any], Any]) -> Any:
+    """`new` with `old`'s parameter values copied (same name and shape, else the one of the same shape), run."""
+    have = dict(old.parameters_and_names())
+    by_shape: Dict[Tuple[int, ...], List[Any]] = {}
+    for p in have.values():
+        by_shape.setdefault(tuple(p.shape), []).append(p)
+    for name, param in new.parameters_and_names():
+        source = have.get(name)
+        if source is None or tuple(source.shape) != tuple(param.shape):
+            same = by_shape.get(tuple(param.shape), [])
+            if len(same) != 1:
+                raise MindSporeSideError(f"no single parameter of shape {tuple(param.shape)} to copy into '{name}'")
+            source = same[0]
+        param.set_data(source.value())
+    new.set_train(train)
+    return lenient(new(*[ms.Tensor(contiguous(x)) for x in inputs]), to_numpy, MindSporeSideError)
+
+
+def rebuild_run(cell: Any, kwargs: Mapping[str, Any], inputs: Sequence[np.ndarray], train: bool,
+                to_numpy: Callable[[Any], Any]) -> Any:
+    """type(cell)(**kwargs) with the cell's parameters, run in PYNATIVE on given inputs."""
+    with pynative():
+        return _run(type(cell)(**kwargs), cell, inputs, train, to_numpy)
+
+
+def run_live(cell: Any, inputs: Sequence[np.ndarray], train: bool, to_numpy: Callable[[Any], Any]) -> Any:
+    """The cell itself in another train/eval state, put back afterwards."""
+    was = bool(cell.training)
+    try:
+        with pynative():
+            cell.set_train(train)
+            return lenient(cell(*[ms.Tensor(contiguous(x)) for x in inputs]), to_numpy, MindSporeSideError)
+    finally:
+        cell.set_train(was)
+
+
+def _norm(name: str) -> str:
+    return name.lower().replace("_", "")
+
+
+def alternatives(torch_kind: str, wanted: Sequence[str], named: Sequence[str] = (), limit: int = 4
+                 ) -> List[Tuple[str, Constructor]]:
+    """mindspore.nn classes that may stand for torch's class: those named in `named` (the correspondence
+    table's counterpart), those whose name is close to torch's, and those whose constructor takes an argument
+    torch set (`wanted`); each with its constructor's arguments at their defaults."""
+    scored = []
+    for name in dir(ms.nn):
+        cls = getattr(ms.nn, name)
+        if name.startswith("_") or not isinstance(cls, type) or not issubclass(cls, ms.nn.Cell):
+            continue
+        try:
+            params = inspect.signature(cls.__init__).parameters
+        except (TypeError, ValueError):
+            continue
+        similarity = difflib.SequenceMatcher(None, _norm(name), _norm(torch_kind)).ratio()
+        takes = sum(w in params for w in wanted)
+        if name in named or similarity >= 0.8 or takes:
+            scored.append((name in named, similarity + takes, name))
+    out = []
+    for _, _, name in sorted(scored, reverse=True)[:limit]:
+        cls = getattr(ms.nn, name)
+        out.append((name, Constructor(name, True, _defaults(cls), docstring(cls))))
+    return out
+
+
+def _defaults(cls: type) -> Tuple[Any, ...]:
+    from migcheck.runners.arguments import plain
+    from migcheck.runners.base import Argument
+
+    out = []
+    for name, p in inspect.signature(cls.__init__).parameters.items():
+        if name == "self" or name in _CELL_OWN or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            continue
+        has = p.default is not inspect.Parameter.empty
+        value = plain(p.default, _to_list) if has else None
+        out.append(Argument(name, None if value is MISSING else value, False, has, None if value is MISSING else value))
+    return tuple(out)
+
+
+def run_alternative(cell: Any, class_name: str, kwargs: Mapping[str, Any], inputs: Sequence[np.ndarray],
+                    to_numpy: Callable[[Any], Any]) -> Any:
+    """mindspore.nn.<class_name>(**kwargs) with the port's cell's parameters, run in PYNATIVE."""
+    with pynative():
+        return _run(getattr(ms.nn, class_name)(**kwargs), cell, inputs, False, to_numpy)

@@ -1,0 +1,253 @@
+"""Op-level tracing of one MindSpore cell's own construct, in PYNATIVE, through public call points only.
+
+While the cell runs, the public call points are wrapped and put back afterwards: the functions of
+`mindspore.ops`, the methods and operators of `mindspore.Tensor`, `Primitive.__call__` (of every
+Primitive class that defines one) and `Cell.__call__` (to know when a child cell is running). A call is
+recorded when the traced cell's own construct makes it directly: not inside a child cell, not inside
+another recorded op. A re-run can change one recorded call (runners/base.OpChange): an argument by
+name, a primitive's constructor argument, its results swapped, or the op dropped.
+"""
+from __future__ import annotations
+
+import inspect
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+import mindspore as ms
+import numpy as np
+
+from migcheck.runners.base import OpChange, OpRecord
+from migcheck.runners.mindspore_context import pynative
+from migcheck.util.tree import contiguous
+
+TENSOR = "<tensor>"
+CHILD = "cell:"  # a marker record: the traced construct called this child (no inputs or outputs kept)
+_OPERATORS = ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__", "__rtruediv__",
+              "__matmul__", "__rmatmul__", "__pow__", "__neg__", "__getitem__", "__lt__", "__gt__", "__le__", "__ge__",
+              "__and__", "__or__", "__invert__", "__floordiv__", "__mod__", "__eq__", "__ne__")
+_QUIET = frozenset({"asnumpy", "numpy", "item", "tolist", "init_data", "set_dtype", "data_sync", "has_init",
+                    "is_persistent_data", "is_contiguous", "contiguous", "dim", "ndimension", "storage_offset",
+                    "stride", "data_ptr", "element_size", "nbytes", "itemsize", "is_complex", "is_floating_point",
+                    "is_signed", "copy_", "assign_value", "set_const_arg", "flush_from_cache", "offload",
+                    "asnumpy_of_slice_persistent_data", "slice_num_of_persistent_data", "get_bytes", "to"})
+
+
+class _State:
+    def __init__(self, change: Optional[OpChange], limit: int) -> None:
+        self.cells = 0
+        self.ops = 0
+        self.records: List[OpRecord] = []
+        self.count = 0
+        self.change = change
+        self.limit = limit
+        self.children: Dict[int, str] = {}  # id of each sub-cell -> its name under the traced cell
+
+
+_STATE: Optional[_State] = None
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, (ms.Tensor, np.ndarray)):
+        return TENSOR
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, (tuple, list)):
+        return tuple(_plain(v) for v in value)
+    return f"<{value}>"
+
+
+def _tensors(value: Any) -> List[np.ndarray]:
+    if isinstance(value, ms.Tensor):
+        t = value.astype(ms.float32) if value.dtype == ms.bfloat16 else value
+        return [t.asnumpy().copy()] if value.size <= 1 << 20 else []
+    if isinstance(value, (tuple, list)):
+        return [a for v in value for a in _tensors(v)]
+    return []
+
+
+def _names(original: Any, skip_first: bool, fallback: Any = None) -> Tuple[str, ...]:
+    for fn in (original, fallback):
+        if fn is None:
+            continue
+        try:
+            params = list(inspect.signature(fn).parameters.values())
+        except (TypeError, ValueError):
+            continue
+        params = params[1:] if skip_first and params else params
+        return tuple(p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
+    return ()
+
+
+def _defaults(original: Any, skip_first: bool, fallback: Any = None) -> Tuple[Tuple[str, Any], ...]:
+    """Parameters with a plain default, which a call that does not pass them still uses."""
+    for fn in (original, fallback):
+        if fn is None:
+            continue
+        try:
+            params = list(inspect.signature(fn).parameters.values())
+        except (TypeError, ValueError):
+            continue
+        params = params[1:] if skip_first and params else params
+        return tuple((p.name, p.default) for p in params if p.default is not p.empty
+                     and (p.default is None or isinstance(p.default, (bool, int, float, str))))
+    return ()
+
+
+def _apply(change: OpChange, names: Tuple[str, ...], args: tuple, kwargs: dict) -> Tuple[tuple, dict]:
+    args, kwargs = list(args), dict(kwargs)
+    for name, value in change.arguments:
+        if name in names and names.index(name) < len(args):
+            args[names.index(name)] = value
+        else:
+            kwargs[name] = value
+    for position, value in change.positions:
+        args[position] = value
+    return tuple(args), kwargs
+
+
+def _wrap(name: str, original: Callable, names: Tuple[str, ...], primitive: bool = False, doc: str = "",
+          defaults: Tuple[Tuple[str, Any], ...] = ()) -> Callable:
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        st = _STATE
+        if st is None or st.ops or st.cells != 1:
+            return original(*args, **kwargs)
+        index, st.count = st.count, st.count + 1
+        change = st.change if st.change is not None and st.change.index == index else None
+        prim, call_args = (args[0], args[1:]) if primitive else (None, args)
+        init = tuple((k, _plain(v)) for k, v in getattr(prim, "init_attrs", {}).items()) if primitive else ()
+        st.ops += 1
+        try:
+            run_args, run_kwargs = (call_args, kwargs) if change is None or change.replace else _apply(
+                change, names, call_args, kwargs)
+            if change is not None and change.replace:  # another public function in the op's place
+                given = [a for a in list(call_args) + list(kwargs.values()) if isinstance(a, ms.Tensor)]
+                out = getattr(ms.ops, change.replace)(**{**{k: given[i] for k, i in change.tensors},
+                                                         **dict(change.arguments)})
+            elif primitive:
+                target = prim
+                if change is not None and change.init:
+                    target = type(prim)(**{**dict(getattr(prim, "init_attrs", {})), **dict(change.init)})
+                out = original(target, *run_args, **run_kwargs)
+            else:
+                out = original(*run_args, **run_kwargs)
+            if change is not None and change.swap_outputs and isinstance(out, (tuple, list)):
+                out = type(out)(reversed(out))
+            if change is not None and change.drop:
+                out = next(a for a in call_args if isinstance(a, ms.Tensor))
+            inputs = tuple(a for v in list(call_args) + list(kwargs.values()) for a in _tensors(v))
+            outputs = tuple(_tensors(out))
+        finally:
+            st.ops -= 1
+        if (inputs or outputs) and len(st.records) < st.limit:
+            given = set(names[:len(call_args)]) | set(kwargs)
+            unpassed = tuple((k, v) for k, v in defaults if k not in given)  # what the call used without saying
+            st.records.append(OpRecord(index, name, tuple(_plain(a) for a in call_args),
+                                       tuple((k, _plain(v)) for k, v in kwargs.items()) + unpassed, inputs, outputs,
+                                       names, init, doc))
+        return out
+
+    return wrapper
+
+
+def _cell_call(original: Callable) -> Callable:
+    def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+        st = _STATE
+        if st is None or st.ops:
+            return original(self, *args, **kwargs)
+        if st.cells == 1 and id(self) in st.children:  # a child called by the traced construct: a marker
+            st.records.append(OpRecord(-1, f"{CHILD}{st.children[id(self)]}", (), (), (), ()))
+        st.cells += 1
+        try:
+            return original(self, *args, **kwargs)
+        finally:
+            st.cells -= 1
+
+    return wrapper
+
+
+def _subclasses(cls: type) -> List[type]:
+    out, stack = [], [cls]
+    while stack:
+        for sub in stack.pop().__subclasses__():
+            if sub not in out:
+                out.append(sub)
+                stack.append(sub)
+    return out
+
+
+def _patches() -> List[Tuple[Any, str, Any]]:
+    """(owner, attribute, wrapper) for every public call point."""
+    out: List[Tuple[Any, str, Any]] = [(ms.nn.Cell, "__call__", _cell_call(ms.nn.Cell.__call__))]
+    for name in dir(ms.ops):
+        fn = getattr(ms.ops, name)
+        if not name.startswith("_") and inspect.isfunction(fn):
+            out.append((ms.ops, name, _wrap(name, fn, _names(fn, False), doc=inspect.getdoc(fn) or "",
+                                            defaults=_defaults(fn, False))))
+    for name in list(_OPERATORS) + [n for n in dir(ms.Tensor) if not n.startswith("_") and n not in _QUIET]:
+        static = inspect.getattr_static(ms.Tensor, name, None)
+        if static is None or isinstance(static, property) or not callable(getattr(ms.Tensor, name, None)):
+            continue
+        fallback = getattr(ms.ops, name, None) if inspect.isfunction(getattr(ms.ops, name, None)) else None
+        method = getattr(ms.Tensor, name)
+        out.append((ms.Tensor, name, _wrap(f"Tensor.{name}", method, _names(method, False) or _names(fallback, False),
+                                           defaults=_defaults(method, False, fallback))))
+    for cls in [ms.ops.Primitive] + _subclasses(ms.ops.Primitive):
+        call = cls.__dict__.get("__call__")
+        if call is not None:
+            out.append((cls, "__call__", _wrap(cls.__name__, call, _names(call, True), primitive=True,
+                                               doc=inspect.getdoc(cls) or "", defaults=_defaults(call, True))))
+    return out
+
+
+def trace(cell: Any, inputs: Sequence[np.ndarray], to_numpy: Callable[[Any], Any], change: Optional[OpChange] = None,
+          limit: int = 256) -> Tuple[List[OpRecord], Any]:
+    """(the calls `cell`'s own construct made, its output as numpy) for one PYNATIVE call on `inputs`."""
+    global _STATE
+    patches = _patches()
+    saved: List[Tuple[Any, str, bool, Any]] = [(o, n, n in o.__dict__, o.__dict__.get(n)) for o, n, _ in patches]
+    try:
+        for owner, name, wrapper in patches:
+            setattr(owner, name, wrapper)
+        _STATE = _State(change, limit)
+        _STATE.children = {id(c): n for n, c in cell.cells_and_names() if n}
+        with pynative():
+            was = bool(cell.training)
+            cell.set_train(False)
+            try:
+                out = cell(*[ms.Tensor(contiguous(x)) for x in inputs])
+            except Exception:  # a change that breaks a later op: the calls recorded up to there still count
+                if change is None:
+                    raise
+                out = None
+            finally:
+                cell.set_train(was)
+        records = _STATE.records
+    finally:
+        _STATE = None
+        for owner, name, had, value in saved:
+            if had:
+                setattr(owner, name, value)
+            else:
+                delattr(owner, name)
+    return records, None if out is None else to_numpy(out)
+
+
+
+def functions_like(base: str, limit: int = 6) -> List[Tuple[str, Tuple[Tuple[str, bool], ...]]]:
+    """mindspore.ops functions named like `base` (torch's op): (name, ((parameter, has a default), ...))."""
+    import difflib
+
+    found = []
+    for name in dir(ms.ops):
+        fn = getattr(ms.ops, name)
+        if name.startswith("_") or not inspect.isfunction(fn):
+            continue
+        alike = difflib.SequenceMatcher(None, name, base).ratio()
+        if name == base or name.startswith(base + "_") or alike >= 0.85:
+            try:
+                params = inspect.signature(fn).parameters.values()
+            except (TypeError, ValueError):
+                continue
+            found.append((name != base, -alike, name, tuple((p.name, p.default is not p.empty) for p in params
+                                                           if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD,
+                                                                         p.KEYWORD_ONLY))))
+    return [(name, params) for _, _, name, params in sorted(found)[:limit]]

@@ -1,0 +1,74 @@
+"""Candidates for the argument search, generated from the two calls' own arguments (pure: no framework)."""
+from migcheck.localization.arg_candidates import (align, alternative_kwargs, doc_choices, not_carried, reorderings,
+                                                  setting_candidates)
+from migcheck.runners.base import Argument, Constructor
+
+PAD_DOC = '''Pads the input.
+
+Args:
+    paddings (tuple): The shape of parameter `paddings` is (N, 2).
+    mode (str): Specifies padding mode. The optional values are ``"CONSTANT"`` , ``"REFLECT"`` ,
+        ``"SYMMETRIC"`` . Default: ``"CONSTANT"`` .
+
+Inputs:
+    - **x** (Tensor) - The input tensor, "ignored".
+'''
+
+
+def _arg(name, value, default=None, has_default=True, found=True):
+    return Argument(name, value, found, has_default, default)
+
+
+def test_doc_choices_reads_the_arguments_own_paragraph_only():
+    assert doc_choices(PAD_DOC, "mode") == ("CONSTANT", "REFLECT", "SYMMETRIC")
+    assert doc_choices(PAD_DOC, "paddings") == ()
+    assert doc_choices("", "mode", "typing.Literal['nearest', 'bilinear']") == ("nearest", "bilinear")
+
+
+def test_reorderings_of_pairs_and_flat_tuples():
+    assert ((0, 0), (2, 0), (1, 0)) in reorderings(((0, 0), (1, 0), (2, 0)))
+    assert (3, 4, 1, 2) in reorderings((1, 2, 3, 4)) and (2, 1, 4, 3) in reorderings((1, 2, 3, 4))
+    assert reorderings((1, 1)) == [] and reorderings(5) == []
+
+
+def test_enumeration_members_and_no_change_to_the_value_held():
+    pad = Constructor("Pad", True, (_arg("paddings", ((0, 0), (1, 1)), has_default=False), _arg("mode", "SYMMETRIC")),
+                      PAD_DOC)
+    torch = Constructor("ReflectionPad1d", True, (_arg("padding", (1, 1), has_default=False),))
+    labels = [c.changes for c in setting_candidates(torch, pad)]
+    assert (("mode", "CONSTANT"),) in labels and (("mode", "REFLECT"),) in labels
+    assert (("mode", "SYMMETRIC"),) not in labels
+
+
+def test_torch_values_come_first_aligned_by_name_and_kind():
+    ms = Constructor("Mine", False, (_arg("keep_dims", False, False), _arg("axis", 1, -1), _arg("naive", True, False)))
+    torch = Constructor("Mean", False, (_arg("keepdim", True, False), _arg("dim", -1, None)))
+    assert {k: t.name for k, t in align(torch, ms).items()} == {"keep_dims": "keepdim", "axis": "dim"}
+    first = setting_candidates(torch, ms)[0]
+    assert first.changes == (("keep_dims", True),) and "torch's keepdim" in first.why
+
+
+def test_a_switch_of_the_ports_own_class_is_no_candidate():
+    ms = Constructor("Patchify", False, (_arg("naive", True, False),))
+    torch = Constructor("Unfold", True, (_arg("kernel_size", 2, has_default=False), _arg("stride", 1, 1)))
+    assert setting_candidates(torch, ms) == []
+    library = Constructor("Patchify", True, (_arg("naive", True, False),))
+    assert [c.changes for c in setting_candidates(torch, library)] == [(("naive", False),)]
+
+
+def test_not_carried_lists_torch_settings_away_from_their_default_only():
+    torch = Constructor("Embedding", True, (_arg("num_embeddings", 10, has_default=False), _arg("max_norm", 0.1),
+                                            _arg("norm_type", 2.0, 2.0), _arg("padding_idx", None)))
+    ms = Constructor("Embedding", True, (_arg("vocab_size", 10, has_default=False), _arg("padding_idx", None)))
+    assert [a.name for a in not_carried(torch, ms)] == ["max_norm"]  # a required one has no default to try
+
+
+def test_alternative_kwargs_from_the_ports_call_and_torchs():
+    ms = Constructor("Embedding", True, (_arg("vocab_size", 10, has_default=False), _arg("embedding_size", 4, False)))
+    torch = Constructor("Embedding", True, (_arg("max_norm", 0.1),))
+    alt = Constructor("Lookup", True, (_arg("vocab_size", None, has_default=False, found=False),
+                                       _arg("embedding_size", None, has_default=False, found=False),
+                                       _arg("max_norm", None, found=False)))
+    assert alternative_kwargs(alt, ms, torch) == {"vocab_size": 10, "embedding_size": 4, "max_norm": 0.1}
+    needs = Constructor("Other", True, (_arg("ksizes", None, has_default=False, found=False),))
+    assert alternative_kwargs(needs, ms, torch) is None

@@ -1,0 +1,214 @@
+"""The argument search on real layers: a diverging layer's own constructor arguments changed one candidate at a
+time and re-run on torch's recorded input; a candidate that agrees is the confirmed cause and its fix. Each
+known-bad port has its correct twin, which must pass with no finding."""
+import pytest
+
+from migcheck import PairedCase, integers, uniform
+from migcheck.planning.items import Item
+from migcheck.running.pipeline import run_item
+
+pytestmark = [pytest.mark.needs_torch, pytest.mark.needs_mindspore]
+
+
+def _case(pt, port, shape, weight_map=None, inputs=None):
+    return PairedCase(name="net", torch=pt, mindspore=port, inputs=inputs or {"x": uniform(*shape)},
+                      checks=("forward",), weight_map=weight_map or {"conv.weight": "conv.weight", "conv.bias": "conv.bias"})
+
+
+def _run(case):
+    v = run_item(Item(case, "forward", "pynative", "cpu"))
+    return v, (v.localization.defects if v.localization else ())
+
+
+def _then_conv(torch_layer, ms_layer, dims=2):
+    """layer -> 1x1 conv, on both sides (the layer under test is the child 'layer')."""
+    def pt():
+        import torch
+
+        class Net(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.layer = torch_layer()
+                self.conv = (torch.nn.Conv1d if dims == 1 else torch.nn.Conv2d)(2, 3, 1)
+
+            def forward(self, x):
+                return self.conv(self.layer(x))
+
+        return Net()
+
+    def port():
+        import mindspore.nn as mnn
+
+        class Net(mnn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.layer = ms_layer()
+                self.conv = (mnn.Conv1d if dims == 1 else mnn.Conv2d)(2, 3, 1, has_bias=True)
+
+            def construct(self, x):
+                return self.conv(self.layer(x))
+
+        return Net()
+
+    return pt, port
+
+
+def _reflect_pad(mode):
+    import mindspore.nn as mnn
+    import torch
+
+    return _then_conv(lambda: torch.nn.ReflectionPad1d(2), lambda: mnn.Pad(((0, 0), (0, 0), (2, 2)), mode=mode), dims=1)
+
+
+def test_an_enumeration_member_from_the_docstring_is_the_confirmed_cause():
+    v, defects = _run(_case(*_reflect_pad("SYMMETRIC"), (1, 2, 5)))
+    (d,) = defects
+    assert v.status == "fail" and d.torch_name == "layer" and d.confirmed and d.confidence == "high"
+    assert "mode='REFLECT'" in d.cause and d.fix == "nn.Pad(..., mode='SYMMETRIC') -> nn.Pad(..., mode='REFLECT')"
+    assert d.search_tried and d.search_s > 0 and any("REFLECT" in t for t in d.search_tried)
+
+
+def test_reflect_pad_twin_passes():
+    v, defects = _run(_case(*_reflect_pad("REFLECT"), (1, 2, 5)))
+    assert v.status == "pass" and not defects
+
+
+def _constant_pad(ms_pads):
+    import mindspore.nn as mnn
+    import torch
+
+    return _then_conv(lambda: torch.nn.ConstantPad2d((2, 0, 0, 1), 0.0), lambda: mnn.Pad(ms_pads))
+
+
+def test_pads_read_in_the_wrong_order_are_reordered_to_agreement():
+    # torch's (left, right, top, bottom) read as (top, bottom, left, right): the output shape differs
+    v, defects = _run(_case(*_constant_pad(((0, 0), (0, 0), (2, 0), (0, 1))), (1, 2, 3, 4)))
+    (d,) = defects
+    assert v.status == "fail" and d.confirmed and "reordered" in d.cause
+    assert d.fix.endswith("nn.Pad(..., paddings=((0, 0), (0, 0), (0, 1), (2, 0)))")
+
+
+def test_constant_pad_twin_passes():
+    v, defects = _run(_case(*_constant_pad(((0, 0), (0, 0), (0, 1), (2, 0))), (1, 2, 3, 4)))
+    assert v.status == "pass" and not defects
+
+
+def _nearest(align_corners, naive_switch=False):
+    import mindspore.nn as mnn
+    import mindspore.ops as ops
+    import torch
+
+    class Resize(mnn.Cell):  # the port's own cell: its argument is found on the operator it holds
+        def __init__(self, size, align_corners):
+            super().__init__()
+            self.op = ops.ResizeNearestNeighbor(size, align_corners=align_corners)
+
+        def construct(self, x):
+            return self.op(x)
+
+    return _then_conv(lambda: torch.nn.Upsample(size=(6, 6), mode="nearest"), lambda: Resize((6, 6), align_corners))
+
+
+def test_a_boolean_of_the_ports_own_cell_held_on_its_operator_is_flipped():
+    v, defects = _run(_case(*_nearest(True), (1, 2, 4, 4)))
+    (d,) = defects
+    assert v.status == "fail" and d.confirmed and d.fix == "Resize(..., align_corners=True) -> Resize(..., align_corners=False)"
+
+
+def test_nearest_twin_passes():
+    v, defects = _run(_case(*_nearest(False), (1, 2, 4, 4)))
+    assert v.status == "pass" and not defects
+
+
+def _hardswish(keras_style):
+    import mindspore.nn as mnn
+    import mindspore.ops as ops
+    import torch
+
+    class KerasHardSwish(mnn.Cell):  # x * clip(0.2 x + 0.5, 0, 1): another slope than torch's x/6
+        def construct(self, x):
+            return x * ops.clamp(0.2 * x + 0.5, 0.0, 1.0)
+
+    return _then_conv(torch.nn.Hardswish, KerasHardSwish if keras_style else mnn.HSwish)
+
+
+def test_the_ports_own_class_replaced_by_a_mindspore_class_that_agrees():
+    v, defects = _run(_case(*_hardswish(True), (1, 2, 3, 3)))
+    (d,) = defects
+    assert v.status == "fail" and d.confirmed and d.fix == "use mindspore.nn.HSwish() in place of KerasHardSwish"
+
+
+def test_hswish_twin_passes():
+    v, defects = _run(_case(*_hardswish(False), (1, 2, 3, 3)))
+    assert v.status == "pass" and not defects
+
+
+def _embedding(carry):
+    def pt():
+        import torch
+
+        class Net(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.emb = torch.nn.Embedding(8, 3, max_norm=0.1)
+
+            def forward(self, ids):
+                return self.emb(ids) * 2.0
+
+        return Net()
+
+    def port():
+        import mindspore.nn as mnn
+        import mindspore.ops as ops
+
+        class MaxNorm(mnn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.inner = mnn.Embedding(8, 3)
+
+            def construct(self, ids):
+                x = self.inner(ids)
+                n = ops.norm(x, dim=-1, keepdim=True)
+                return x * ops.minimum(ops.ones_like(n), 0.1 / (n + 1e-7))
+
+        class Net(mnn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.emb = MaxNorm() if carry else mnn.Embedding(8, 3)
+
+            def construct(self, ids):
+                return self.emb(ids) * 2.0
+
+        return Net()
+
+    table = "emb.inner.embedding_table" if carry else "emb.embedding_table"
+    return PairedCase(name="net", torch=pt, mindspore=port, inputs={"ids": integers(2, 4, high=8)},
+                      checks=("forward",), weight_map={"emb.weight": table})
+
+
+def test_a_torch_setting_the_port_does_not_carry_is_confirmed_from_torchs_side_without_a_fix():
+    v, defects = _run(_embedding(False))
+    (d,) = defects
+    assert v.status == "fail" and d.confirmed and "max_norm=0.1" in d.cause and "does not carry" in d.cause
+    assert d.fix == ""  # no MindSpore class re-ran to agreement: nothing is printed as a fix
+    (f,) = v.localization.findings
+    assert not f.fix_checked and f.fix.startswith("none shown")
+
+
+def test_embedding_twin_passes():
+    v, defects = _run(_embedding(True))
+    assert v.status == "pass" and not defects
+
+
+def test_the_search_cost_survives_the_json_round_trip_and_is_shown_in_the_report(tmp_path):
+    from migcheck.report import write_report
+    from migcheck.serialize import verdict_from_json, verdict_to_json
+
+    v, (d,) = _run(_case(*_reflect_pad("SYMMETRIC"), (1, 2, 5)))
+    back = verdict_from_json(verdict_to_json(v, lean=True)).localization.defects[0]
+    assert back.search_tried == d.search_tried and back.search_s == d.search_s
+    write_report(tmp_path, [v])
+    md = (tmp_path / "cells" / "net.md").read_text()
+    html = (tmp_path / "cells" / "net.html").read_text()
+    said = f"Argument search on `layer`: {len(d.search_tried)} candidates in {d.search_s:.2f} s"
+    assert said in md and f"{len(d.search_tried)} candidates in" in html
