@@ -68,6 +68,11 @@ def test_the_grey_zone_fails_only_with_a_confirmed_cause():
     assert "50x torch float32's 6e-08" in twin.message and "no re-run confirmed a cause" in twin.message
     unconfirmed = Finding("layernorm-eps", "ln1", "maybe", "", "medium", confirmed=False)
     assert settle_grey_zone(_outcome(True, [unconfirmed]), golden=False).kind is None
+    # A searched replacement that "agrees with torch" proves nothing where the port agrees within rtol/atol already.
+    searched = Finding("argument-search", "loss", "nn.KLDivLoss in its place agrees with torch", "use nn.KLDivLoss",
+                       "high", confirmed=True)
+    assert settle_grey_zone(_outcome(True, [searched]), golden=False).kind is None
+    assert settle_grey_zone(_outcome(False, [searched]), golden=False).kind == "value"  # beyond rtol/atol: it stands
     # Beyond rtol/atol as well: a failure whatever localization found; with --golden nothing can clear it.
     assert settle_grey_zone(_outcome(False), golden=False).kind == "value"
     golden = settle_grey_zone(_outcome(True), golden=True)
