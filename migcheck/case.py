@@ -87,6 +87,10 @@ class PairedCase:
     # Names of inputs that feed the loss rather than the network.
     targets: Tuple[str, ...] = ()
     steps: int = 1
+    # For the step check: a torch factory taking torch's optimizer and returning its learning-rate scheduler
+    # (torch.optim.lr_scheduler.*), stepped after every optimizer step. MindSpore's schedule is part of its
+    # optimizer (a list of rates or a LearningRateSchedule as learning_rate=), as MindSpore writes it.
+    lr_schedule: Optional[Callable[[Any], Any]] = None
     modes: Tuple[str, ...] = MODES
     # mode or check -> why it is not run for this case; shown as a skip reason.
     skip: Mapping[str, str] = field(default_factory=dict)
@@ -205,6 +209,9 @@ def case_problems(case: PairedCase) -> list[Tuple[str, str]]:
             out.append((f"target {target!r} is not an input", f"name one of {', '.join(names)}"))
     if case.checks and "step" in case.checks and case.optimizer is None:
         out.append(("the step check needs an optimizer", "set optimizer='sgd' (or 'adam', 'adamw', or a FrameworkPair)"))
+    if case.lr_schedule is not None and (not callable(case.lr_schedule) or case.optimizer is None):
+        out.append(("lr_schedule needs an optimizer and a callable", "pass lr_schedule=lambda opt:"
+                    " torch.optim.lr_scheduler.StepLR(opt, step_size=2, gamma=0.5) with optimizer= set"))
     if not isinstance(case.steps, int) or case.steps < 1:
         out.append((f"steps={case.steps!r}", "use a positive integer"))
     for entry in case.fails_on or ():

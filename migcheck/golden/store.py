@@ -290,7 +290,8 @@ def decode(npz: Any) -> Dict[str, Any]:
 
     param_fields = {f.name for f in dataclasses.fields(ParamInfo)}
     params = tuple(ParamInfo(**{**{k: v for k, v in p.items() if k in param_fields}, "shape": tuple(p["shape"]),
-                                "aliases": tuple(p.get("aliases", ()))}) for p in meta["params"])
+                                "aliases": tuple(p.get("aliases", ())),
+                                "owner_extra": tuple(p.get("owner_extra", ()))}) for p in meta["params"])
     objective = None
     if meta["objective"] is not None:
         obj = dict(meta["objective"])

@@ -73,12 +73,23 @@ def locate(case: Any, check: str, ref: Any, cell: Any, mapping: WeightMapping,
 
         bw_defects = backward_defects(module, cell, ref, case.loss.torch if case.loss else None, t_calls, m_calls,
                                       flow, tol)
+        if not any(d.confirmed for d in bw_defects):  # no sub-cell explains it: an op inside construct may
+            from migcheck.localization.backward_ops import op_backward_defects
+
+            ops = op_backward_defects(module, cell, ref, case.loss.torch if case.loss else None, n_net, t_calls,
+                                      m_calls, tol)
+            owners = {d.torch_name for d in ops}
+            bw_defects = sorted(ops + [d for d in bw_defects if d.torch_name not in owners], key=lambda d: d.order)
         defects = bw_defects or defects
     findings: List[Finding] = _findings_of(defects)
     failing = [t.name for t in tensors if not t.ok]
     confirm = _hidden_confirmer(case, check, ref, module, cell, mapping, t_calls, ms_state, tol)
     for torch_owner, ms_owner in _owners_of(failing, mapping):
         findings += _diagnose_pair(module, cell, torch_owner, ms_owner, t_calls, confirm)
+    if check in ("backward", "step") and flow.first is None and not any(f.confirmed for f in findings):
+        from migcheck.localization.grad_options import gradient_option_findings
+
+        findings += gradient_option_findings(case, ref, module, cell, mapping, _owners_of(failing, mapping), tol)
     findings += diagnose_update_pattern(check, failing, {p.name: p.owner_kind for p in ref.params})
     precision = as_precision(case.precision)
     if precision is not None:  # the first diverging layer's class and peak input feed the float16 rule
@@ -98,6 +109,10 @@ def locate(case: Any, check: str, ref: Any, cell: Any, mapping: WeightMapping,
         from migcheck.localization.backward import backward_summary
 
         summary = backward_summary(bw_defects) + (f"; {arrival}" if arrival else "")
+        if bw_defects[0].rule == "op-backward":
+            from migcheck.localization.backward_ops import op_backward_summary
+
+            summary = op_backward_summary(bw_defects) + (f"; {arrival}" if arrival else "")
         names = (bw_defects[0].torch_name, bw_defects[0].ms_name)
     elif arrival:
         summary = f"{arrival}; {summary}"

@@ -5,7 +5,7 @@ says which MindSpore class *is* torch's, and which torch class the port's class 
 re-run on torch's recorded input: the torch class that the port's class corresponds to, built with its
 defaults, must reproduce MindSpore's output (the cause, confirmed), and MindSpore's counterpart of
 torch's class, built with torch's settings, must reproduce torch's output (the fix, checked). Classes
-with parameters are left alone: a fresh layer would not carry the port's weights.
+with parameters (on either side) are left alone: a fresh layer would not carry the port's weights.
 """
 from __future__ import annotations
 
@@ -25,6 +25,10 @@ def class_swap(module: Any, cell: Any, torch_name: str, ms_name: str, inputs: Se
     t_kind, t_cfg = module.config(torch_name)
     m_kind, _ = cell.config(ms_name)
     if t_kind == m_kind or corresponds(t_kind, m_kind) or module.has_parameters(torch_name):
+        return None
+    # A port's layer with weights is no swap for a parameterless one: dataflow pairs timm's BatchNormAct2d.drop
+    # (an Identity right after the norm) with the port's BatchNorm2d, which is the norm itself.
+    if getattr(cell, "has_parameters", None) and cell.has_parameters(ms_name):
         return None
     counterpart = next((c for c in TABLE if c.torch == t_kind), None)
     if counterpart is None or not any(c.ms == m_kind for c in TABLE):  # a port's own class is not a swap

@@ -15,6 +15,7 @@ from typing import Any, Callable, List, Optional, Sequence, Tuple
 from migcheck.localization.confirm import _fix_text, agree
 from migcheck.localization.correspondence import corresponds, differences, same_named_differences
 from migcheck.localization.locate import Defect, Localization, module_pairs
+from migcheck.localization.raising_op import op_beside, raising_call_site
 from migcheck.localization.rules import Finding
 
 TolFor = Callable[[str], Tuple[float, float]]
@@ -29,6 +30,7 @@ class RaiseSite:
     cause: str = ""  # only when the rebuilt sub-cell ran and agreed with torch
     fix: str = ""
     rule: str = ""
+    call: str = ""  # the raising call beside torch's corresponding call (localization/raising_op.py)
 
     def describe(self) -> str:
         where = (f"raised inside MindSpore sub-cell '{self.ms_name}' ({self.ms_kind})" if self.ms_name
@@ -37,7 +39,7 @@ class RaiseSite:
             where += f", torch's '{self.torch_name or '<root>'}' ({self.torch_kind}) ran on the same inputs"
         if self.cause:
             where += f"; cause: {self.cause} -> fix: {self.fix} (re-run: the rebuilt sub-cell runs and agrees with torch)"
-        return where
+        return where + (f"; {self.call}" if self.call else "")
 
 
     def as_localization(self) -> Localization:
@@ -45,7 +47,8 @@ class RaiseSite:
         where = (f"torch '{self.torch_name or '<root>'}' / MindSpore '{self.ms_name or '<root>'}'"
                  f" ({self.torch_kind} / {self.ms_kind})" if self.torch_name is not None
                  else f"MindSpore '{self.ms_name or '<root>'}' ({self.ms_kind})")
-        evidence = "the sub-cell that started and never finished in a PYNATIVE forward with hooks"
+        evidence = "the sub-cell that started and never finished in a PYNATIVE forward with hooks" + (
+            f"; {self.call}" if self.call else "")
         findings = ((Finding(self.rule, where, self.cause, self.fix, "high", True, True, (where,), evidence),)
                     if self.cause else ())
         defect = Defect(0, self.torch_name or "", self.torch_kind, self.ms_name, self.ms_kind, evidence, self.cause,
@@ -74,6 +77,9 @@ def _locate(module: Any, cell: Any, inputs: Sequence[Any], dtypes: Sequence[str]
     if found is None:
         return None
     ms_name, ms_kind = found
+    op = raising_call_site(cell, inputs, dtypes)
+    if op is not None and op[0].owner != ms_name:  # drained after every call: the op's own cell raised
+        ms_name, ms_kind = op[0].owner, type(cell.subcell(op[0].owner)).__name__
     try:
         t_calls = module.capture(inputs, dtypes)
     except Exception:  # torch cannot run it either: nothing to compare against
@@ -82,9 +88,10 @@ def _locate(module: Any, cell: Any, inputs: Sequence[Any], dtypes: Sequence[str]
     if torch_name is None:
         return RaiseSite(ms_name, ms_kind)
     call = next(c for c in t_calls if c.name == torch_name)
-    site = RaiseSite(ms_name, ms_kind, torch_name, call.kind)
+    shown = op_beside(module, inputs, dtypes, op, torch_name) if op is not None else ""
+    site = RaiseSite(ms_name, ms_kind, torch_name, call.kind, call=shown)
     for diff, fix in _checked_fixes(module, cell, torch_name, ms_name, call, tol):
-        return RaiseSite(ms_name, ms_kind, torch_name, call.kind, diff.cause, fix, diff.rule)
+        return RaiseSite(ms_name, ms_kind, torch_name, call.kind, diff.cause, fix, diff.rule, shown)
     return site
 
 

@@ -68,6 +68,12 @@ def blame_step(case: Any, ref: Any, cell: Any, mapping: WeightMapping, ms_result
     first = sorted({torch_name_of(n) for n in failing if n.startswith("step1.param.")})
     evidence = (f"the loss and all {len(compared)} gradients agree at the initial weights (max abs err {agree:.3g}),"
                 " so forward and backward are right")
+    if getattr(case, "lr_schedule", None) is not None or case.steps > 1:
+        from migcheck.localization.schedules import schedule_finding
+
+        scheduled = schedule_finding(case, ref, module, cell, ms_results, failing, tolerance_for, loss_t)
+        if scheduled is not None:
+            return StageBlame("optimizer", f"{evidence}; {scheduled.cause}", (scheduled,))
     if not first:
         later = sorted({n.split(".", 1)[0] for n in failing})
         confirmed = _later_steps_cause(case, ref, module, cell, mapping, ms_results, failing, tolerance_for, loss_t)
@@ -131,7 +137,8 @@ def _later_steps_cause(case: Any, ref: Any, module: Any, cell: Any, mapping: Wei
         try:
             module.load(ref.weights)
             records = module.steps(ref.inputs, ref.input_dtypes, ref.objective, loss,
-                                   patched(torch_opt, key, ms_value, PRESETS), case.steps)
+                                   patched(torch_opt, key, ms_value, PRESETS), case.steps,
+                                   schedule=getattr(case, "lr_schedule", None))
         except Exception:  # a value torch's optimizer refuses: not confirmable
             continue
         if reproduces(records, ms_results, failing, tolerance_for):

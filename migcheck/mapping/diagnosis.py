@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List
 
+from migcheck.mapping.families import kind_of
 from migcheck.mapping.structure import family
 
 _NORM_AFFINE = ("gamma", "beta")
@@ -24,7 +25,7 @@ def diagnose(mapping: Any) -> List[str]:
     for t, m in rows:
         to_ms.setdefault(t.rpartition(".")[0], m.rpartition(".")[0])
         to_torch.setdefault(m.rpartition(".")[0], t.rpartition(".")[0])
-    ms_kind = {p.owner_path: p.owner_kind for p in mapping.ms_params}
+    ms_kind = {p.owner_path: kind_of(p) for p in mapping.ms_params}
     torch_kind = {p.owner_path: p.owner_kind for p in mapping.torch_params}
     ms_leaves = {(p.owner_path, p.leaf) for p in mapping.ms_params}
     torch_leaves = {(p.owner_path, ms_leaf(p)) for p in mapping.torch_params}
@@ -63,7 +64,7 @@ def _missing_on_ms(t: Any, ms_layer: str, ms_kind: str) -> str:
 def _extra_on_ms(m: Any, torch_layer: str, torch_kind: str) -> str:
     what = (f"the MindSpore {m.owner_kind} {_at(m.owner_path)} has {m.leaf} ('{m.name}' {list(m.shape)}),"
             f" which torch {_at(torch_layer)} ({torch_kind}) lacks")
-    fam = family(m.owner_kind)
+    fam = family(kind_of(m))
     if m.leaf == "bias" and fam in ("conv", "conv-transpose", "linear"):
         return f"{what} (built with bias=False): pass has_bias=False to the {m.owner_kind}"
     if m.leaf in _NORM_AFFINE:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Tuple
 
+from migcheck.mapping.families import kind_of
 from migcheck.runners.base import ParamInfo
 
 # (torch owner-kind prefix, torch leaf) -> MindSpore leaf. Tried before the unchanged name,
@@ -34,13 +35,13 @@ LEAF_RULES: Tuple[Tuple[str, str, str], ...] = (
 def ms_leaf(t: ParamInfo) -> str:
     """The MindSpore leaf name a torch parameter's leaf becomes under the built-in rules."""
     for kind, leaf, ms in LEAF_RULES:
-        if t.owner_kind.startswith(kind) and t.leaf == leaf:
+        if kind_of(t).startswith(kind) and t.leaf == leaf:
             return ms
     return t.leaf
 
 
 def rule_of(t: ParamInfo) -> str:
     for kind, leaf, ms in LEAF_RULES:
-        if t.owner_kind.startswith(kind) and t.leaf == leaf:
+        if kind_of(t).startswith(kind) and t.leaf == leaf:
             return f"{kind}.{leaf}->{ms}"
     return ""

@@ -11,6 +11,8 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from migcheck.mapping.call_order import observe
+from migcheck.mapping.families import subclass_note
 from migcheck.mapping.transfer import WeightMapping, map_weights
 
 SHOWN = 8  # inferred pairings listed in a verdict note; `migcheck map` lists them all
@@ -22,10 +24,12 @@ def build_mapping(case: Any, torch_params: Sequence[Any], cell: Any, torch_side:
     """Map the case's weights; with a torch side and inputs, settle ambiguous pairings (and check those of
     medium confidence) by activations."""
     ms_params = cell.params()
+    order: List[Any] = [None]  # the call order, once observed
 
     def remap(resolved: Any) -> WeightMapping:
         return map_weights(torch_params, ms_params, case.weight_map, case.weight_transforms or {},
-                           constant=tuple(getattr(case, "constant_params", ()) or ()), resolved=resolved)
+                           constant=tuple(getattr(case, "constant_params", ()) or ()), resolved=resolved,
+                           order=order[0])
 
     mapping = remap({})
     own = cell.state()
@@ -38,6 +42,11 @@ def build_mapping(case: Any, torch_params: Sequence[Any], cell: Any, torch_side:
     elif unsure:
         from migcheck.mapping.pairing import resolve
 
+        try:
+            order[0] = observe(torch_side(), cell, inputs, dtypes)
+            mapping = remap({})
+        except Exception:  # a forward that fails here fails in the check itself, said there; keep registration order
+            order[0] = None
         try:
             mapping = resolve(mapping, remap, torch_side(), cell, inputs, dtypes, weights)
         except Exception as exc:  # activations only settle ambiguities; failing to run them leaves them reported
@@ -62,6 +71,7 @@ def _with_notes(mapping: WeightMapping, notes: Dict[tuple, str]) -> WeightMappin
 def mapping_notes(mapping: WeightMapping, failing: bool) -> Tuple[str, ...]:
     """Warnings always; which pairings were inferred, and which parameters kept the port's values, when it matters."""
     notes: List[str] = list(mapping.warnings)
+    notes += [n for n in (subclass_note(mapping.torch_params, "torch"), subclass_note(mapping.ms_params, "MindSpore")) if n]
     constant = [m.name for m in mapping.constant]
     left = [n for n in mapping.left_at_port_values() if n not in constant]
     if left:

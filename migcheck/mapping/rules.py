@@ -4,7 +4,8 @@ Rename rules are (pattern, replacement) pairs. A pattern matches a run of whole 
 anywhere in a name (``blocks\\.(\\d+)`` renames ``blocks.3.conv.weight`` but not ``myblocks.3...``);
 only its first match is replaced. Rules apply in order, each to the name the previous rules made,
 so ``[("layer(\\d)", "stage\\1"), ("bn(\\d)", "norm\\1")]`` renames both parts of one name. A
-replacement of None means "unused on purpose". Rules that match no torch name are reported.
+replacement of None means "unused on purpose"; a replacement may also be a function of the match (as in
+re.sub) returning the new text or None. Rules that match no torch name are reported.
 """
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
-Rule = Tuple[str, Optional[str]]
+Rule = Tuple[str, Union[str, None, Callable[["re.Match[str]"], Optional[str]]]]
 _UNUSED = object()  # a rule chain that reached a None replacement
 
 
@@ -42,6 +43,15 @@ class RuleSet:
                 continue
             used.append(i)
             self.hits.add(i)
+            if callable(replacement):  # as re.sub: the function gets the match and returns the new text (None: unused)
+                replaced = replacement(match)
+                if replaced is None:
+                    return _UNUSED, tuple(used)
+                if not isinstance(replaced, str):
+                    raise TypeError(f"weight_map rule #{i + 1}'s replacement function {_name(replacement)} returned"
+                                    f" {replaced!r} for {name!r}; it must return the new text (a str) or None")
+                name = name[:match.start()] + replaced + name[match.end():]
+                continue
             if replacement is None:
                 return _UNUSED, tuple(used)
             name = name[:match.start()] + match.expand(replacement) + name[match.end():]
@@ -101,7 +111,11 @@ class Explicit:
 
 def _is_rule(rule: object) -> bool:
     return isinstance(rule, (tuple, list)) and len(rule) == 2 and isinstance(rule[0], str) \
-        and (rule[1] is None or isinstance(rule[1], str))
+        and (rule[1] is None or isinstance(rule[1], str) or callable(rule[1]))
+
+
+def _name(fn: object) -> str:
+    return getattr(fn, "__qualname__", None) or repr(fn)
 
 
 def with_leaf_rule(target: str, ms_names: Mapping[str, object], ms_leaf: str) -> Optional[str]:

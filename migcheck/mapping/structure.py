@@ -78,6 +78,7 @@ class Ambiguity:
 
 
 Leaf = Callable[[ParamInfo], str]
+Parallel = Callable[[Sequence[str], Sequence[str]], bool]  # do these torch / MindSpore layers all read one input?
 
 
 @dataclass(frozen=True)
@@ -87,16 +88,31 @@ class Layer:
     params: Tuple[ParamInfo, ...]
     leaves: Tuple[Tuple[str, Tuple[int, ...]], ...]  # (MindSpore-side leaf name, shape), sorted
 
-    def signature(self, relaxed: bool) -> tuple:
+    def signature(self, relaxed: bool, pointwise: bool = False) -> tuple:
         leaves = tuple(x for x in self.leaves if not (relaxed and x[0] in _OPTIONAL_LEAVES))
-        return (family(self.kind), leaves)
+        fam = family(self.kind)
+        if not self.known:  # a class with no library ancestor: only its parameter shapes say what it is
+            return ("custom", tuple(sorted(shape for _, shape in leaves)))
+        if pointwise and fam in ("conv", "linear"):  # a 1x1 conv on pooled features is a linear layer
+            return ("pointwise", tuple((leaf, _squeezed(shape)) for leaf, shape in leaves))
+        return (fam, leaves)
+
+    @property
+    def known(self) -> bool:
+        return self.params[0].owner_base != ""  # None: not reported, so the class name is taken as the layer
+
+
+def _squeezed(shape: Tuple[int, ...]) -> Tuple[int, ...]:
+    while len(shape) > 2 and shape[-1] == 1:
+        shape = shape[:-1]
+    return shape
 
 
 def layers(params: Sequence[ParamInfo], leaf: Leaf) -> List[Layer]:
     grouped: Dict[str, List[ParamInfo]] = {}
     for p in params:  # dicts keep registration order
         grouped.setdefault(p.owner_path, []).append(p)
-    return [Layer(path, group[0].owner_kind, tuple(group), tuple(sorted((leaf(p), tuple(p.shape)) for p in group)))
+    return [Layer(path, group[0].owner_base or group[0].owner_kind, tuple(group), tuple(sorted((leaf(p), tuple(p.shape)) for p in group)))
             for path, group in grouped.items()]
 
 
@@ -108,8 +124,8 @@ def describe_signature(sig: tuple) -> str:
 LayerPair = Tuple[Layer, Layer, Inference]
 
 
-def pair_layers(torch_layers: Sequence[Layer], ms_layers: Sequence[Layer], resolved: Mapping[str, str] = {}
-                ) -> Tuple[List[LayerPair], List[Ambiguity]]:
+def pair_layers(torch_layers: Sequence[Layer], ms_layers: Sequence[Layer], resolved: Mapping[str, str] = {},
+                by_calls: Optional[Parallel] = None) -> Tuple[List[LayerPair], List[Ambiguity]]:
     """Strict pass (all leaves), then a relaxed pass (biases ignored) over what is still unpaired.
 
     resolved: torch layer -> MindSpore layer for ambiguities that activations settled. They apply to
@@ -117,7 +133,7 @@ def pair_layers(torch_layers: Sequence[Layer], ms_layers: Sequence[Layer], resol
     """
     by_t = {t.path: t for t in torch_layers}
     by_m = {m.path: m for m in ms_layers}
-    pairs, ambiguities = _pass(torch_layers, ms_layers, relaxed=False)
+    pairs, ambiguities = _pass(torch_layers, ms_layers, relaxed=False, by_calls=by_calls)
     open_ambiguities = []
     for amb in ambiguities:
         chosen = [resolved.get(t) for t in amb.torch_layers]
@@ -137,13 +153,20 @@ def pair_layers(torch_layers: Sequence[Layer], ms_layers: Sequence[Layer], resol
     done_m = {m.path for _, m, _ in pairs} | {p for a in open_ambiguities for p in a.ms_layers}
     found, _ = _pass([t for t in torch_layers if t.path not in done_t], [m for m in ms_layers if m.path not in done_m],
                      relaxed=True)
-    return pairs + found, open_ambiguities
+    done_t |= {t.path for t, _, _ in found}
+    done_m |= {m.path for _, m, _ in found}
+    pointwise, _ = _pass([t for t in torch_layers if t.path not in done_t],
+                         [m for m in ms_layers if m.path not in done_m], relaxed=False, pointwise=True)
+    return pairs + found + pointwise, open_ambiguities
 
 
-def _pass(left_t: Sequence[Layer], left_m: Sequence[Layer], relaxed: bool) -> Tuple[List[LayerPair], List[Ambiguity]]:
-    t_sigs = [t.signature(relaxed) for t in left_t]
-    m_sigs = [m.signature(relaxed) for m in left_m]
-    suffix = ", bias ignored" if relaxed else ""
+def _pass(left_t: Sequence[Layer], left_m: Sequence[Layer], relaxed: bool, pointwise: bool = False,
+          by_calls: Optional[Parallel] = None) -> Tuple[List[LayerPair], List[Ambiguity]]:
+    """by_calls: the layers come in call order, and whether same-signature layers read one input; a run of
+    same-signature layers that do not pairs by its call position."""
+    t_sigs = [t.signature(relaxed, pointwise) for t in left_t]
+    m_sigs = [m.signature(relaxed, pointwise) for m in left_m]
+    suffix = ", bias ignored" if relaxed else ", 1x1 conv as linear" if pointwise else ""
     whole = t_sigs == m_sigs
     pairs: List[LayerPair] = []
     used_t, used_m = set(), set()
@@ -160,10 +183,14 @@ def _pass(left_t: Sequence[Layer], left_m: Sequence[Layer], relaxed: bool) -> Tu
             if len(ts) == 1:
                 sig = t_sigs[block.a + i]
                 unique = t_sigs.count(sig) == 1 and m_sigs.count(sig) == 1
-                how = "unique signature" if unique else "aligned position"
+                how = "unique signature" if unique else "aligned call position" if by_calls else "aligned position"
                 confidence = "high" if whole or unique else "medium"
                 pairs.append((ts[0], ms[0], Inference(ts[0].path, ms[0].path, how + suffix, confidence)))
-            elif not relaxed:
+            elif by_calls and not relaxed and not by_calls([t.path for t in ts], [m.path for m in ms]):
+                # same shapes, one after the other: the order they run in pairs them, activations check it
+                pairs += [(a, b, Inference(a.path, b.path, "call position among same-signature layers" + suffix,
+                                           "medium")) for a, b in zip(ts, ms)]
+            elif not relaxed and not pointwise:
                 ambiguities.append(Ambiguity(describe_signature(t_sigs[block.a + i]),
                                              tuple(t.path for t in ts), tuple(m.path for m in ms)))
             used_t.update(range(block.a + i, block.a + j + 1))
@@ -180,7 +207,11 @@ def _pass(left_t: Sequence[Layer], left_m: Sequence[Layer], relaxed: bool) -> Tu
             how = "unique signature" if unique else "only unaligned layer of its signature"
             pairs.append((group_t[0], group_m[0], Inference(group_t[0].path, group_m[0].path, how + suffix,
                                                             "high" if unique else "medium")))
-        elif group_t and group_m and not relaxed:
+        elif (by_calls and len(group_t) == len(group_m) and not relaxed
+              and not by_calls([t.path for t in group_t], [m.path for m in group_m])):
+            pairs += [(a, b, Inference(a.path, b.path, "call position among same-signature layers" + suffix, "medium"))
+                      for a, b in zip(group_t, group_m)]
+        elif group_t and group_m and not relaxed and not pointwise:
             ambiguities.append(Ambiguity(describe_signature(sig), tuple(t.path for t in group_t),
                                          tuple(m.path for m in group_m)))
     return pairs, ambiguities
@@ -189,7 +220,13 @@ def _pass(left_t: Sequence[Layer], left_m: Sequence[Layer], relaxed: bool) -> Tu
 def pair_leaves(t: Layer, m: Layer, leaf: Leaf) -> List[Tuple[ParamInfo, ParamInfo]]:
     """Parameters of two paired layers, matched by (translated) leaf name; leaves on one side only stay out."""
     m_by_leaf = {p.leaf: p for p in m.params}
-    return [(p, m_by_leaf[leaf(p)]) for p in t.params if leaf(p) in m_by_leaf]
+    by_name = [(p, m_by_leaf[leaf(p)]) for p in t.params if leaf(p) in m_by_leaf]
+    if by_name or t.known or m.known:
+        return by_name
+    # Two classes of no library: their leaves pair in registration order where every shape agrees (gamma <-> gamma_).
+    if len(t.params) == len(m.params) and all(a.shape == b.shape for a, b in zip(t.params, m.params)):
+        return list(zip(t.params, m.params))
+    return []
 
 
 def ms_owner_of(torch_layer: str, links: Sequence[Tuple[str, str]]) -> Optional[str]:

@@ -18,6 +18,8 @@ import numpy as np
 
 from migcheck.records.params import MappedParam, SkippedParam  # noqa: F401  (re-exported)
 from migcheck.runners.base import ParamInfo
+from migcheck.mapping.call_order import CallOrder, by_feeders, ordered
+from migcheck.mapping.families import kind_of, with_kinds
 from migcheck.mapping.layer_rules import LEAF_RULES, ms_leaf, rule_of
 from migcheck.mapping.rules import Explicit, transform_warnings, with_leaf_rule
 from migcheck.mapping.structure import Ambiguity, Inference, layers, pair_layers, pair_leaves
@@ -128,12 +130,16 @@ class WeightMapping:
 def map_weights(torch_params: Sequence[ParamInfo], ms_params: Sequence[ParamInfo],
                 override: WeightMapOverride = None,
                 transforms: Optional[Mapping[str, Optional[Transform]]] = None, *,
-                constant: Sequence[str] = (), resolved: Optional[Mapping[str, str]] = None) -> WeightMapping:
+                constant: Sequence[str] = (), resolved: Optional[Mapping[str, str]] = None,
+                order: Optional[CallOrder] = None) -> WeightMapping:
     """Pair every torch parameter with MindSpore ones: the case's map, name rules, then structure.
 
     constant: MindSpore names (globs) that are constant by design and fed by no torch parameter.
     resolved: torch layer -> MindSpore layer pairings that activations settled (migcheck.mapping.pairing).
+    order: the layers' call order in one forward pass per side (migcheck.mapping.call_order): leftover layers
+    align in that order, not registration order.
     """
+    torch_params, ms_params = with_kinds(torch_params, True), with_kinds(ms_params, False)
     ms_by_name: Dict[str, ParamInfo] = {p.name: p for p in ms_params}
     torch_by_name: Dict[str, ParamInfo] = {p.name: p for p in torch_params}
     claimed_ms: Dict[str, str] = {}
@@ -198,8 +204,12 @@ def map_weights(torch_params: Sequence[ParamInfo], ms_params: Sequence[ParamInfo
     is_constant = _matcher(constant)
     left_torch = [t for t in torch_params if t.name not in used_torch and t.leaf not in BOOKKEEPING]
     left_ms = [m for m in ms_params if m.name not in claimed_ms and not is_constant(m.name)]
-    layer_pairs, ambiguities = pair_layers(layers(left_torch, ms_leaf), layers(left_ms, lambda p: p.leaf),
-                                           resolved or {})
+    t_layers, m_layers = layers(left_torch, ms_leaf), layers(left_ms, lambda p: p.leaf)
+    if order is not None:
+        t_layers, m_layers = ordered(t_layers, order.torch), ordered(m_layers, order.ms)
+    layer_pairs, ambiguities = pair_layers(t_layers, m_layers, resolved or {}, by_calls=order.parallel if order else None)
+    if order is not None:
+        layer_pairs = by_feeders(layer_pairs, order)
     inferred = []
     for t_layer, m_layer, inference in layer_pairs:
         leaves = pair_leaves(t_layer, m_layer, ms_leaf)
@@ -241,7 +251,7 @@ def _matcher(globs: Sequence[str]) -> Callable[[str], bool]:
 def _rule_target(t: ParamInfo, ms_by_name: Mapping[str, ParamInfo], claimed: Mapping[str, str]) -> Tuple[Optional[str], str]:
     prefix = t.owner_path + "." if t.owner_path else ""
     for kind, leaf, renamed in LEAF_RULES:
-        if t.owner_kind.startswith(kind) and t.leaf == leaf:
+        if kind_of(t).startswith(kind) and t.leaf == leaf:
             candidate = prefix + renamed
             if candidate in ms_by_name and candidate not in claimed:
                 return candidate, f"rule {kind}.{leaf}->{renamed}"

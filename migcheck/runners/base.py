@@ -24,6 +24,11 @@ class ParamInfo:
     # Other names of the same tensor: one module registered under two attribute names (diffusers' Downsample2D
     # holds its conv as `conv` and `Conv2d_0`); it is listed once, under its first name.
     aliases: Tuple[str, ...] = ()
+    # What the owner IS: the nearest torch.nn / mindspore.nn library class in its MRO ("" if none; None: not
+    # reported, as in goldens recorded before, so the class name stands for it), and the children a subclass of
+    # that class adds (timm's BatchNormAct2d is a BatchNorm2d plus act and drop).
+    owner_base: Optional[str] = None
+    owner_extra: Tuple[str, ...] = ()
 
     @property
     def owner_path(self) -> str:

@@ -16,6 +16,8 @@ from migcheck.runners.mindspore_context import pynative, scratch_cwd
 from migcheck.runners.mindspore_module import TorchLikeCell, entry_point, graph_hint, is_torch_like, load_value, read_value
 from migcheck.runners.mindspore_objective import KeywordCall, MindSporeSideError, objective_cell, split_grads
 from migcheck.runners.base import ParamInfo
+from migcheck.runners.foreign_params import as_parameters, is_foreign_trainable
+from migcheck.runners.lineage import extra_children, library_base
 from migcheck.precision import Precision, kept, unmatched
 from migcheck.util.calls import keyword_names
 from migcheck.util.tree import contiguous, flatten, lenient, record_fields
@@ -99,12 +101,15 @@ class MindSporeCell:
     def params(self) -> List[ParamInfo]:
         owners = (self.cell.owners() if isinstance(self.cell, TorchLikeCell)
                   else {name: type(c).__name__ for name, c in self.cell.cells_and_names()})
+        lineage = ({} if isinstance(self.cell, TorchLikeCell)  # torch-like layers: their parameter signature decides
+                   else {name: _lineage(c) for name, c in self.cell.cells_and_names()})
         out = []
         for name, p in self._named:
             owner = name.rpartition(".")[0]
             out.append(ParamInfo(name=name, shape=tuple(p.shape), dtype=_dtype_name(p),
                                  owner_kind=owners.get(owner, "?"), trainable=_trainable(p),
-                                 is_buffer=not _trainable(p)))
+                                 is_buffer=not _trainable(p), owner_base=lineage.get(owner, ("", ()))[0],
+                                 owner_extra=lineage.get(owner, ("", ()))[1]))
         return out
 
     def load(self, weights: Mapping[str, np.ndarray]) -> None:
@@ -143,6 +148,22 @@ class MindSporeCell:
         from migcheck.runners.mindspore_capture import raising_subcell
 
         return raising_subcell(self.cell, [_tensor(x, d) for x, d in zip(inputs, dtypes)], pynative, train=train)
+
+    def record_ops(self, inputs: Sequence[np.ndarray], dtypes: Sequence[str], *, train: bool = False) -> Any:
+        """The ops the port's constructs call in one PYNATIVE forward: runners/mindspore_backward_ops.py."""
+        from migcheck.runners.mindspore_backward_ops import RecordedOps, port_authored
+
+        tape = RecordedOps()
+        tape.keep = port_authored(self.cell)
+        tape.run(self.cell, self._call, [_tensor(x, d) for x, d in zip(inputs, dtypes)], train)
+        return tape
+
+    def raising_op(self, inputs: Sequence[np.ndarray], dtypes: Sequence[str], *, train: bool = False) -> Any:
+        """(the public MindSpore call that raised, its place among its cell's calls) or None:
+        runners/mindspore_raising_op.py."""
+        from migcheck.runners.mindspore_raising_op import raising_call
+
+        return raising_call(self.cell, self._call, [_tensor(x, d) for x, d in zip(inputs, dtypes)], train)
 
     def run_class(self, class_name: str, kwargs: Mapping[str, Any], inputs: Sequence[np.ndarray]) -> Any:
         """A fresh mindspore.nn.<class_name>(**kwargs) run on given inputs, in PYNATIVE (a checked class fix)."""
@@ -263,6 +284,10 @@ class MindSporeCell:
 
         return functions_like(base)
 
+    def has_parameters(self, name: str) -> bool:
+        prefix = f"{name}." if name else ""
+        return any(n.startswith(prefix) for n, _ in self._named)
+
     def config(self, name: str) -> Tuple[str, Dict[str, Any]]:
         from migcheck.runners.hooks import plain_config
 
@@ -279,7 +304,17 @@ class MindSporeCell:
         self.cell.set_train(train)
         args = [_tensor(x, d) for x, d in zip(inputs, dtypes)]
         positions = tuple(i for i, a in enumerate(args) if ms.ops.is_floating_point(a))
-        named = [(n, p) for n, p in self._named if _trainable(p)]
+        module = self.cell.module if isinstance(self.cell, TorchLikeCell) else self.cell
+        with as_parameters(module, [(n, p) for n, p in self._named if _trainable(p)]) as named:
+            return self._gradients(args, positions, named, objective, loss)
+
+    def _gradients(self, args: List[Any], positions: Tuple[int, ...], named: List[Tuple[str, Any]],
+                   objective: Objective, loss: Optional[Callable[[], Any]]) -> Gradients:
+        if not positions and not named:  # mindspore.grad would raise "'grad_position' and 'weight' can not be None"
+            raise MindSporeSideError("nothing to differentiate on the MindSpore side: no floating-point input and no"
+                                     " trainable parameter (requires_grad=True); hint: a port whose weights are plain"
+                                     " Tensors has none, so hold them as mindspore.Parameter, or drop the backward,"
+                                     " train and step checks from the case")
         # With cotangents, the outputs come back as aux (no gradient flows through them): the caller
         # checks their shapes against torch's after this one pass (Gradients.output_shapes), instead of
         # running a forward pass of its own first.
@@ -324,6 +359,13 @@ class MindSporeCell:
         return type(opt).__name__, {n: {**common, "weight_decay": decay if flag else 0.0}
                                     for (n, _), flag in zip(named, flags)}
 
+    def lr_per_step(self, optimizer: Any, count: int) -> Tuple[str, List[float]]:
+        """(the optimizer's schedule described, the learning rate each of `count` steps uses), read off a fresh
+        optimizer on the parameters: runners/mindspore_schedule.py."""
+        from migcheck.runners.mindspore_schedule import mindspore_rates
+
+        return mindspore_rates([p for _, p in self._named if _trainable(p)], PRESETS, optimizer, count)
+
     def steps(self, inputs: Sequence[np.ndarray], dtypes: Sequence[str], objective: Objective,
               loss: Optional[Callable[[], Any]], optimizer: Any, count: int) -> List[Dict[str, Any]]:
         """Train-mode steps through TrainOneStepCell; after each: the loss and every parameter by name."""
@@ -356,8 +398,9 @@ def initial_state(factory: Callable[[], Any], seed: int) -> Tuple[List[ParamInfo
 
 
 def _trainable(p: Any) -> bool:
-    """A Parameter that asks for gradients; a torch-like module's plain Tensor never gets one."""
-    return isinstance(p, ms.Parameter) and bool(p.requires_grad)
+    """A Parameter that asks for gradients, or a torch-like library's Parameter type (a Tensor subclass) with
+    requires_grad=True; a torch-like module's plain Tensor never gets one."""
+    return (isinstance(p, ms.Parameter) and bool(p.requires_grad)) or is_foreign_trainable(p)
 
 
 def _scalar(value: Any) -> Optional[float]:
@@ -374,3 +417,9 @@ def _scalar(value: Any) -> Optional[float]:
 def _tensor(x: np.ndarray, dtype: str) -> ms.Tensor:
     t = ms.Tensor(np.array(x, copy=True))
     return t.astype(ms.bfloat16) if dtype == "bfloat16" else t
+
+
+def _lineage(cell: Any) -> Tuple[str, Tuple[str, ...]]:
+    """The nearest mindspore.nn layer class in the cell's MRO, and the children a subclass of it adds."""
+    base = library_base(cell, ("mindspore.nn.",))
+    return base, extra_children(cell, base, cell.name_cells().keys())

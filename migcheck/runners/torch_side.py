@@ -10,6 +10,8 @@ import torch
 
 from migcheck.runners.base import Gradients, LazyObjective, Objective
 from migcheck.runners.base import ParamInfo
+from migcheck.runners.lineage import extra_children, library_base
+from migcheck.runners.torch_layer_dtype import CastToLayerDtype
 from migcheck.precision import Precision, layer_dtypes, unmatched
 from migcheck.util.calls import keyword_names, split_call
 from migcheck.util.tree import contiguous, flatten, record_fields
@@ -134,7 +136,7 @@ class TorchModule:
         # Network inputs passed by keyword when forward names them all (migcheck.util.calls).
         self.keywords = keyword_names(module.forward, input_names, f"the torch {type(module).__name__}.forward")
         self.float64 = False
-        self._cast: Optional["_CastToLayerDtype"] = None  # set by set_precision
+        self._cast: Optional[CastToLayerDtype] = None  # set by set_precision
         self._loss_float32 = False
 
     def set_precision(self, precision: Precision) -> None:
@@ -146,7 +148,7 @@ class TorchModule:
             raise TorchSideError(f"keep_float32 {missing} matches no layer of the torch module (its classes:"
                                  f" {', '.join(sorted({cls for _, cls in layers}))}); name layer classes such as 'BatchNorm'")
         dtypes = {path: getattr(torch, d) for path, d in layer_dtypes(layers, precision).items()}
-        self._cast = cast = _CastToLayerDtype({id(b) for b in self.module.buffers()})
+        self._cast = cast = CastToLayerDtype({id(b) for b in self.module.buffers()})
         for path, m in self.module.named_modules():
             m.register_forward_pre_hook(functools.partial(cast.enter, dtypes[path]))
             m.register_forward_hook(cast.leave, always_call=True)
@@ -167,6 +169,7 @@ class TorchModule:
     def params(self) -> List[ParamInfo]:
         """Parameters and persistent buffers, in state_dict order."""
         owners = {name: type(m).__name__ for name, m in self.module.named_modules()}
+        lineage = {name: _lineage(m) for name, m in self.module.named_modules()}
         trainable = {name: p.requires_grad for name, p in self.module.named_parameters()}
         first = self._first_names()
         out = []
@@ -177,7 +180,8 @@ class TorchModule:
             out.append(ParamInfo(name=name, shape=tuple(value.shape), dtype=_dtype_name(value),
                                  owner_kind=owners.get(owner, "?"), trainable=trainable.get(name, False),
                                  is_buffer=name not in trainable,
-                                 aliases=tuple(alias for alias, primary in first.items() if primary == name)))
+                                 aliases=tuple(alias for alias, primary in first.items() if primary == name),
+                                 owner_base=lineage.get(owner, ("", ()))[0], owner_extra=lineage.get(owner, ("", ()))[1]))
         return out
 
     def _first_names(self) -> Dict[str, str]:
@@ -320,19 +324,28 @@ class TorchModule:
                                     for n, p in named if id(p) in group_of}
 
     def steps(self, inputs: Sequence[np.ndarray], dtypes: Sequence[str], objective: Objective,
-              loss: Optional[Callable[[], Any]], optimizer: Any, count: int) -> List[Dict[str, Any]]:
-        """Train-mode steps; after each: the loss, every parameter and every buffer, by torch name."""
+              loss: Optional[Callable[[], Any]], optimizer: Any, count: int, *, schedule: Optional[Callable] = None,
+              lrs: Optional[Sequence[float]] = None) -> List[Dict[str, Any]]:
+        """Train-mode steps; after each: the loss, every parameter and every buffer, by torch name.
+        schedule: the case's lr_schedule, stepped after each step; lrs: a learning rate per step instead
+        (a counterfactual re-run with another side's rates)."""
         self.module.train(True)
         args = self._args(inputs, dtypes)
         params = [p for p in self.module.parameters() if p.requires_grad]
         opt = PRESETS[optimizer](params) if isinstance(optimizer, str) else optimizer(params)
+        scheduler = schedule(opt) if schedule is not None and lrs is None else None
         loss_fn = self._loss(loss)
         records = []
-        for _ in range(count):
+        for k in range(count):
+            if lrs is not None:
+                for group in opt.param_groups:
+                    group["lr"] = float(lrs[k])
             opt.zero_grad()
             value, _ = self._objective(args, objective, loss_fn)
             value.backward()
             opt.step()
+            if scheduler is not None:
+                scheduler.step()
             records.append({"loss": to_numpy(value), "state": self.state()})
         return records
 
@@ -386,54 +399,7 @@ def _float32_leaves(tree: Any) -> Any:
     return tree
 
 
-# Tensor methods that only read metadata or convert on purpose: their arguments are never cast.
-_NO_CAST = frozenset({torch.Tensor.to, torch.Tensor.type, torch.Tensor.float, torch.Tensor.half, torch.Tensor.double,
-                      torch.Tensor.bfloat16, torch.Tensor.size, torch.Tensor.dim, torch.Tensor.numel,
-                      torch.Tensor.detach, torch.Tensor.item, torch.Tensor.tolist, torch.Tensor.numpy,
-                      torch.Tensor.is_floating_point, torch.Tensor.__setitem__, torch.Tensor.__repr__,
-                      torch.Tensor.__format__})
-
-
-class _CastToLayerDtype(torch.overrides.TorchFunctionMode):
-    """MindSpore's to_float policy as GRAPH mode compiles it (and as the original model means it): a
-    layer's float inputs are cast to its dtype on entry (``enter``, a forward pre-hook), and its float
-    parameters wherever an op uses them (this mode; autograd carries float32 gradients back to them).
-    Casts the forward makes on purpose (``x.float()`` before a variance) are kept. Buffers are never
-    cast: ops update them in place (BatchNorm's running statistics), and a copy would lose the update.
-
-    MindSpore's PYNATIVE mode casts every op's inputs instead, undoing such deliberate casts inside a
-    flagged cell: a port that relies on one differs there, which is a real difference to report.
-    """
-
-    def __init__(self, buffers: set) -> None:
-        super().__init__()
-        self.stack: List[torch.dtype] = []
-        self.buffers = buffers
-
-    def enter(self, dtype: torch.dtype, _module: Any, args: tuple) -> tuple:
-        self.stack.append(dtype)
-        return tuple(self._cast(a, dtype, activations=True) for a in args)
-
-    def leave(self, _module: Any, _args: Any, _output: Any) -> None:  # returns None: the output stays
-        self.stack.pop()
-
-    def __torch_function__(self, func: Any, types: Any, args: tuple = (), kwargs: Optional[dict] = None) -> Any:
-        kwargs = kwargs or {}
-        # An op that updates buffers (batch_norm) keeps its parameters' dtype: torch's kernels want weight
-        # and running statistics alike, and take a low-precision input with float32 statistics.
-        if (self.stack and func not in _NO_CAST and getattr(func, "__name__", "") != "__get__"
-                and not any(id(a) in self.buffers for a in [*args, *kwargs.values()])):
-            dtype = self.stack[-1]
-            args = tuple(self._cast(a, dtype) for a in args)
-            kwargs = {k: v if k == "out" else self._cast(v, dtype) for k, v in kwargs.items()}
-        return func(*args, **kwargs)
-
-    def _cast(self, value: Any, dtype: torch.dtype, activations: bool = False) -> Any:
-        if isinstance(value, torch.Tensor):
-            wanted = activations or isinstance(value, torch.nn.Parameter)
-            if wanted and value.is_floating_point() and value.dtype != dtype and id(value) not in self.buffers:
-                return value.to(dtype)
-            return value
-        if isinstance(value, (list, tuple)) and value and any(isinstance(v, torch.Tensor) for v in value):
-            return type(value)(self._cast(v, dtype, activations) for v in value)
-        return value
+def _lineage(module: torch.nn.Module) -> Tuple[str, Tuple[str, ...]]:
+    """The nearest torch.nn layer class in the module's MRO, and the children a subclass of it adds."""
+    base = library_base(module, ("torch.nn.",))
+    return base, extra_children(module, base, (n for n, _ in module.named_children()))

@@ -274,6 +274,7 @@ def _localized(outcome: Outcome, item: Item, options: RunOptions, ref: Reference
                mapping: WeightMapping, tolerance_for: Any, results: Optional[Dict[str, Any]] = None) -> Outcome:
     """Attach where the pair first diverges and why, for failures a sub-cell re-run can explain."""
     from migcheck.localization.capture import LOCALIZABLE, locate
+    from migcheck.localization.reliance import capped
 
     if outcome.kind not in LOCALIZABLE:
         return outcome
@@ -286,7 +287,7 @@ def _localized(outcome: Outcome, item: Item, options: RunOptions, ref: Reference
             if blamed is not None:
                 return blamed
         cell.load(to_mindspore(ref.weights, mapping))  # train and step checks have moved the weights on
-        found = locate(item.case, item.check, ref, cell, mapping, outcome.tensors, tolerance_for)
+        found = capped(locate(item.case, item.check, ref, cell, mapping, outcome.tensors, tolerance_for), mapping)
     except Exception as exc:  # localisation explains a verdict; it must never replace one
         return dataclasses.replace(outcome, notes=outcome.notes + (f"localization failed: {type(exc).__name__}: {exc}",))
     return dataclasses.replace(outcome, localization=found)

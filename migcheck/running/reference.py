@@ -182,7 +182,8 @@ def _torch_results(case: PairedCase, check: str, module: Side, inputs: Tuple[np.
     if check == "backward":
         grads = module.gradients(inputs, dtypes, objective, loss)
         return gradient_results(grads.inputs, grads.params, order), grads.objective
-    records = module.steps(inputs, dtypes, objective, loss, optimizer_for(case, "torch"), case.steps)
+    records = module.steps(inputs, dtypes, objective, loss, optimizer_for(case, "torch"), case.steps,
+                           schedule=getattr(case, "lr_schedule", None))
     return step_results(records, params), objective
 
 

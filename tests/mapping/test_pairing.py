@@ -30,14 +30,15 @@ def _case(name, **kwargs):
     return dataclasses.replace(PairedCase(**kwargs), name=name, file=f"<{name}>")
 
 
-def test_swapped_registration_order_is_settled_by_activations():
+def test_swapped_registration_order_is_settled_by_call_order_and_checked_by_activations():
     case = _cases("mapping.py")["ambiguous_reordered"]  # torch body, head; MindSpore output, hidden
     static = mapping_for(case, resolve=False)
     assert [a.torch_layers for a in static.ambiguities] == [("body", "head")] and not static.ok
     settled = mapping_for(case)
     assert settled.ok
-    assert [(i.torch_layer, i.ms_layer, i.how) for i in settled.inferred] == [
-        ("body", "hidden", "activations"), ("head", "output", "activations")]
+    how = "call position among same-signature layers, outputs agree"  # head reads body's output: an order
+    assert [(i.torch_layer, i.ms_layer, i.how, i.confidence) for i in settled.inferred] == [
+        ("body", "hidden", how, "high"), ("head", "output", how, "high")]
     assert run_item(Item(case, "forward", "pynative", "cpu")).status == "pass"
 
 
@@ -134,16 +135,17 @@ def test_suggest_marks_an_unsettled_guess_and_what_has_no_counterpart():
     assert not complete and "# '1.weight': ...,  # torch [5, 3] (Linear): no MindSpore counterpart found" in text
 
 
-def test_partly_aligned_pairings_are_checked_by_activations_and_a_wrong_one_is_swapped():
+def test_shortcut_first_registration_aligns_in_call_order():
     case = _cases("renamed_ports.py")["resnet_shortcut_first"]  # each shortcut registered before its body
-    static = mapping_for(case, resolve=False)
+    static = mapping_for(case, resolve=False)  # no forward pass: registration order only
     guessed = {(i.torch_layer, i.ms_layer): i.confidence for i in static.inferred}
     assert guessed[("layer2.0.bn2", "stages.2.proj.1")] == "medium"  # wrong, and not claimed to be sure
     settled = mapping_for(case)
     how = {(i.torch_layer, i.ms_layer): i.how for i in settled.inferred}
-    assert how[("layer2.0.bn2", "stages.2.residual.4")] == "activations"
-    assert how[("layer2.0.downsample.1", "stages.2.proj.1")] == "activations"
-    assert how[("layer2.0.bn1", "stages.2.residual.1")] == "aligned position, outputs agree"
+    # The port also calls its shortcut first: the two norms are told apart by the convs that feed them.
+    assert how[("layer2.0.bn2", "stages.2.residual.4")].startswith("dataflow: its neighbours' partners")
+    assert how[("layer2.0.downsample.1", "stages.2.proj.1")] == "dataflow: its neighbours' partners"
+    assert how[("layer2.0.bn1", "stages.2.residual.1")].startswith("aligned call position")
     assert settled.ok and all(i.confidence == "high" for i in settled.inferred)
     assert run_item(Item(case, "train", "pynative", "cpu")).status == "pass"
 

@@ -78,7 +78,8 @@ def test_convert_refuses_a_direction_it_cannot_tell(tmp_path):
 
 @pytest.mark.parametrize("case, code, expected", [
     ("resnet_renamed", 0, "pairing(s) made by structure alone"),
-    ("ambiguous_reordered", 0, "torch 'body' -> MindSpore 'hidden' (activations; high confidence)"),
+    ("ambiguous_reordered", 0, "torch 'body' -> MindSpore 'hidden' (call position among same-signature layers,"
+                                " outputs agree; high confidence)"),
     ("ambiguous_interchangeable", 1, "activations could not decide: 2 of 2 candidate assignments agree"),
     ("lstm_cell_gate_order", 0, "reorder blocks (0, 1, 3, 2)"),
     ("no_such_case", 2, ""),

@@ -1,0 +1,196 @@
+"""Backward-only differences inside construct, located at op level.
+
+When every sub-cell's forward agrees and no sub-cell's isolated backward differs, the difference sits in an op
+the port's own construct calls (a clamp at its bound, atan2 at the origin, a kink of a piecewise activation).
+Each side records its ops: torch the ops of its port-authored forwards with the gradient that reached each
+output and the input gradients it passed on; MindSpore the public calls of one PYNATIVE forward. Ops are paired
+by equal float inputs and outputs (as sub-cells are paired); each MindSpore op is then run backward alone
+(mindspore.vjp) on torch's recorded inputs and output gradient, and its input gradients compared with torch's.
+The first op that still differs is the location; the elements where it differs are shown with both gradients.
+A fix is offered only when the MindSpore function named like torch's op, called with the port's arguments,
+re-runs to torch's output and gradients.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from migcheck.localization.dataflow import close
+from migcheck.localization.locate import Defect
+from migcheck.records.op_records import OpGradient, OpRecord
+
+TolFor = Callable[[str], Tuple[float, float]]
+
+
+@dataclass(frozen=True)
+class OpDifference:
+    torch_op: OpGradient
+    ms_op: OpRecord
+    argument: int  # which float input's gradient differs
+    where: str  # the differing elements, with input values and both gradients
+    cause: str
+    fix: str
+
+
+def pair_ops(torch_ops: Sequence[OpGradient], ms_ops: Sequence[OpRecord], tol: TolFor
+             ) -> List[Tuple[OpGradient, OpRecord]]:
+    """Each torch op with the first unused MindSpore call fed the same float inputs that gave the same output."""
+    used: set = set()
+    out = []
+    for t in torch_ops:
+        rtol, atol = tol(str(t.output.dtype))
+        for m in ms_ops:
+            if m.index in used or len(m.inputs) != len(t.inputs):
+                continue
+            if all(close(a, b, rtol, atol) for a, b in zip(t.inputs, m.inputs)) and close(t.output, m.output, rtol, atol):
+                used.add(m.index)
+                out.append((t, m))
+                break
+    return out
+
+
+def differing(t: np.ndarray, m: np.ndarray, rtol: float, atol: float) -> np.ndarray:
+    """Boolean mask of the elements where two gradients disagree (NaN only matches NaN)."""
+    a, b = t.astype(np.float64), m.astype(np.float64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        ok = np.abs(a - b) <= atol + rtol * np.abs(a)
+    ok |= (np.isnan(a) & np.isnan(b)) | (np.isinf(a) & (a == b))
+    return ~ok
+
+
+def describe_elements(x: np.ndarray, t: np.ndarray, m: np.ndarray, wrong: np.ndarray, limit: int = 4) -> str:
+    """'at input = 0.5 (2 elements): torch gradient 1, MindSpore 0.5' grouped by input value."""
+    xs, ts, ms_ = x[wrong], t[wrong], m[wrong]
+    groups: dict = {}
+    for xv, tv, mv in zip(xs.tolist(), ts.tolist(), ms_.tolist()):
+        groups.setdefault((_num(xv), _num(tv), _num(mv)), 0)
+        groups[(_num(xv), _num(tv), _num(mv))] += 1
+    parts = [f"at input {xv} ({n} element{'s' if n > 1 else ''}): torch gradient {tv}, MindSpore {mv}"
+             for (xv, tv, mv), n in list(groups.items())[:limit]]
+    more = len(groups) - limit
+    return "; ".join(parts) + (f"; ... {more} more" if more > 0 else "")
+
+
+def kink(x: np.ndarray, wrong: np.ndarray, scalars: Sequence[float]) -> str:
+    """The special point every differing element sits on: one of the op's own number arguments, or 0."""
+    values = x[wrong]
+    for s in list(scalars) + [0.0]:
+        if values.size and np.all(values == np.float32(s)):
+            return f"x == {_num(s)}" + (" (its bound/argument)" if s in scalars else "")
+    if values.size and len(np.unique(values)) <= 2 and np.all(np.isin(values, [np.float32(s) for s in scalars])):
+        return "x at its bounds " + ", ".join(_num(v) for v in np.unique(values))
+    return ""
+
+
+def compare(pairs: Sequence[Tuple[OpGradient, OpRecord]], vjp: Callable[..., Tuple[np.ndarray, Tuple[np.ndarray, ...]]],
+            alternative: Callable[[str], Any], tol: TolFor) -> Tuple[List[OpDifference], List[str]]:
+    """Every paired op whose MindSpore backward, fed torch's inputs and output gradient, differs; and the
+    single-op re-runs that took."""
+    out: List[OpDifference] = []
+    runs: List[str] = []
+    for t, m in pairs:
+        rtol, atol = tol(str(t.output.dtype))
+        try:
+            _, grads = vjp(m.index, t.inputs, t.grad_output)
+        except Exception:  # an op MindSpore cannot differentiate alone: no verdict on it
+            continue
+        runs.append(f"backward of {m.text}")
+        for k, (tg, mg) in enumerate(zip(t.grad_inputs, grads)):
+            if tg is None or np.shape(tg) != np.shape(mg):
+                continue
+            wrong = differing(tg, np.asarray(mg), rtol, atol)
+            if not wrong.any():
+                continue
+            x, mg = t.inputs[k], np.asarray(mg)
+            if t.grad_output.shape == tg.shape and np.all(t.grad_output[wrong] != 0):
+                # elementwise: the factor each side multiplies the incoming gradient by
+                go = np.where(t.grad_output == 0, 1, t.grad_output)
+                where = describe_elements(x, tg / go, mg / go, wrong).replace("gradient", "passes gradient times")
+            else:
+                where = describe_elements(x if x.shape == tg.shape else np.broadcast_to(np.nan, tg.shape), tg, mg,
+                                          wrong)
+            at = kink(x, wrong, t.scalars) if x.shape == tg.shape else ""
+            cause = (f"MindSpore's {m.name} gradient differs from torch's {t.text.split('(', 1)[0]}"
+                     f"{' at ' + at if at else ''}: {where} ({int(wrong.sum())} of {wrong.size} elements);"
+                     f" the calls: MindSpore {m.text}, torch {t.text}")
+            fix, tried = _fix(t, m, vjp, alternative, rtol, atol)
+            runs += tried
+            out.append(OpDifference(t, m, k, where, cause, fix))
+            break
+    return out, runs
+
+
+def _fix(t: OpGradient, m: OpRecord, vjp: Callable, alternative: Callable[[str], Any], rtol: float, atol: float
+         ) -> Tuple[str, List[str]]:
+    """The MindSpore function named like torch's op, called with the port's own arguments: a fix only when it
+    re-runs to torch's output and every input gradient."""
+    short = m.name.rsplit(".", 1)[-1]
+    if t.name == short:
+        return "", []
+    fn = alternative(t.name)
+    if fn is None:
+        return "", []
+    tried = [f"{t.name} in place of {m.name}"]
+    try:
+        out, grads = vjp(m.index, t.inputs, t.grad_output, fn)
+    except Exception:  # the alternative does not take the port's arguments: no fix
+        return "", tried
+    ok = close(t.output, np.asarray(out), rtol, atol) and all(
+        g is None or (np.shape(g) == np.shape(h) and not differing(g, np.asarray(h), rtol, atol).any())
+        for g, h in zip(t.grad_inputs, grads))
+    space = m.name.rsplit(".", 1)[0] if "." in m.name else "ops"
+    space = "ops" if space == "Tensor" else space
+    args = m.text.split("(", 1)[1] if "(" in m.text else ")"
+    args = f"x, {args}" if m.name.startswith("Tensor.") and args != ")" else "x)" if args == ")" else args
+    return (f"{space}.{t.name}({args} instead of {m.text} (re-run: it gives torch's output and gradients)"
+            if ok else ""), tried
+
+
+def op_backward_defects(module: Any, cell: Any, ref: Any, loss: Any, n_net: int, t_calls: Sequence[Any],
+                        m_calls: Sequence[Any], tol: TolFor) -> List[Defect]:
+    """Defects for the ops inside construct whose backward alone differs; [] when none does."""
+    started = time.perf_counter()
+    from migcheck.runners.torch_backward_ops import op_gradients
+
+    try:
+        torch_ops = op_gradients(module, ref.inputs, ref.input_dtypes, ref.objective, loss)
+        tape = cell.record_ops(ref.inputs[:n_net], ref.input_dtypes[:n_net])
+    except Exception:  # a forward the recorders cannot follow: no op-level location
+        return []
+    pairs = pair_ops(torch_ops, tape.records, tol)
+    found, runs = compare(pairs, tape.vjp, tape.alternative, tol)
+    seconds = time.perf_counter() - started
+    order = {c.name: i for i, c in enumerate(t_calls)}
+    kinds = {c.name: c.kind for c in t_calls}
+    ms_kinds = {c.name: c.kind for c in m_calls}
+    out = []
+    for d in found:
+        place = f"after '{d.torch_op.after}' output in '{d.torch_op.owner or '<root>'}'" if d.torch_op.after else ""
+        evidence = (f"op-level backward{': the op ' + place if place else ''}: {len(torch_ops)} torch ops and {len(tape.records)} MindSpore calls recorded,"
+                    f" {len(pairs)} paired by equal inputs and outputs; MindSpore's {d.ms_op.text} fed torch's"
+                    f" recorded inputs and output gradient returns another gradient for input {d.argument}"
+                    f" ({len(runs)} single-op re-runs, {seconds:.2f}s)")
+        if d.fix:
+            evidence += "; the fix re-ran to torch's gradients"
+        out.append(Defect(order.get(d.torch_op.owner, len(t_calls)), d.torch_op.owner,
+                          kinds.get(d.torch_op.owner, "?"), d.ms_op.owner, ms_kinds.get(d.ms_op.owner, "?"),
+                          evidence, f"the op {place}: {d.cause}" if place else d.cause, d.fix, "high", True, "op-backward",
+                          search_s=seconds, search_tried=tuple(runs)))
+    return out
+
+
+def op_backward_summary(defects: Sequence[Defect]) -> str:
+    first = defects[0]
+    text = (f"first divergence in backward: an op inside torch '{first.torch_name or '<root>'}' / MindSpore"
+            f" '{first.ms_name or '<root>'}': forward values agree, that op's backward alone differs"
+            f" (single-op re-run on torch's recorded inputs and output gradient); {first.cause}")
+    if len(defects) > 1:
+        text += f"; {len(defects)} ops wrong in backward"
+    return text
+
+
+def _num(v: float) -> str:
+    return f"{v + 0.0:.4g}"  # no "-0"

@@ -1,0 +1,78 @@
+"""The MindSpore call that raised, set beside torch's corresponding call: both calls' arguments side by side.
+
+The raising call comes from a PYNATIVE re-run with the public call points wrapped and the queue drained after
+each (runners/mindspore_raising_op.py), so it is the op that raised, not the layer after it. torch's calls
+of the counterpart module come from one forward on the same inputs (runners/torch_call_args.py). Pairing
+is by the operator's name (aliases only order: cat/concat, view/reshape, ...); without a name match, the
+torch call at the same position among the module's own calls is shown and said to be paired by position.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Optional, Sequence, Tuple
+
+from migcheck.records.op_records import RaisingCall
+
+# MindSpore's name -> torch's name for the same operation, where they differ: they order which torch call
+# is shown first, never decide anything.
+_MS_TO_TORCH = {"concat": ("cat", "concat"), "reshape": ("view", "reshape"), "view": ("view", "reshape"),
+                "expanddims": ("unsqueeze",), "gather": ("index_select",), "gatherelements": ("gather",),
+                "gatherd": ("gather",), "batchmatmul": ("bmm", "matmul"), "matmul": ("matmul", "mm", "__matmul__"),
+                "swapaxes": ("transpose",), "clipbyvalue": ("clamp", "clip")}
+
+
+def _squashed(name: str) -> str:
+    return name.lower() if name.startswith("__") else name.lower().replace("_", "")
+
+
+def torch_names(ms_name: str) -> Tuple[str, ...]:
+    """'ops.concat' -> ('cat', 'concat'), 'primitive MatMul' -> ('matmul', 'mm', '__matmul__'), 'Tensor.view'
+    -> ('view', 'reshape'); otherwise the name itself (squashed: no underscores, lower case, no Ext)."""
+    short = _squashed(ms_name.rsplit(" ", 1)[-1].rsplit(".", 1)[-1])
+    short = short[:-3] if short.endswith("ext") and len(short) > 3 else short
+    return tuple(_squashed(n) for n in _MS_TO_TORCH.get(short, (short,)))
+
+
+def counterpart_call(raised: RaisingCall, torch_owner: str, ms_position: int, torch_calls: Sequence[RaisingCall]
+                     ) -> Tuple[Optional[RaisingCall], str]:
+    """(torch's call set beside the raising one, how it was paired: "by name" / "by position"), or (None, "")."""
+    own = [c for c in torch_calls if c.owner == torch_owner and "Tensor[" in c.text]  # calls on tensors
+    wanted = torch_names(raised.name)
+    same = sorted((c for c in own if _squashed(c.name) in wanted), key=lambda c: wanted.index(_squashed(c.name)))
+    if len(same) == 1:
+        return same[0], "by name"
+    if len(same) > 1:
+        return same[min(ms_position, len(same) - 1)], "by name and position"
+    if 0 <= ms_position < len(own):
+        return own[ms_position], "by position only"
+    return None, ""
+
+
+def side_by_side(raised: RaisingCall, torch_call: Optional[RaisingCall], how: str) -> str:
+    text = f"the raising call: MindSpore {raised.text} in '{raised.owner or '<root>'}'"
+    if raised.message:
+        text += f" ({raised.message})"
+    if torch_call is None:
+        return text + "; torch's counterpart module made no call to set beside it"
+    return text + f"; torch's corresponding call ({how}): {torch_call.text}"
+
+
+def raising_call_site(cell: Any, inputs: Sequence[Any], dtypes: Sequence[str]) -> Optional[Tuple[RaisingCall, int]]:
+    """The MindSpore runner's re-run with wrapped call points; None when no wrapped call raised."""
+    try:
+        return cell.raising_op(inputs, dtypes)
+    except Exception:  # the wrapped re-run itself failed: the sub-cell-level location stands alone
+        return None
+
+
+def op_beside(module: Any, inputs: Sequence[Any], dtypes: Sequence[str], op: Tuple[RaisingCall, int],
+              torch_owner: str) -> str:
+    """The raising call and torch's corresponding call of torch_owner, as one line."""
+    from migcheck.runners.torch_call_args import torch_calls
+
+    try:
+        calls = torch_calls(module, inputs, dtypes)
+    except Exception:  # torch's forward cannot be traced again: the MindSpore call alone
+        calls = []
+    found, how = counterpart_call(op[0], torch_owner, op[1], calls)
+    return side_by_side(op[0], found, how)

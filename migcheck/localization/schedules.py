@@ -1,0 +1,87 @@
+"""Learning-rate schedules: the rate each step used, on both sides, and the schedule difference named.
+
+torch's rates come from its optimizer under the case's lr_schedule, MindSpore's from its optimizer's own
+learning_rate (a list or a LearningRateSchedule), both read without training. When they differ, torch's
+steps are re-run with MindSpore's rate at every step; only if that reproduces MindSpore's failing steps is
+the schedule the confirmed cause.
+"""
+from __future__ import annotations
+
+import time
+from typing import Any, Callable, List, Mapping, Optional, Sequence
+
+from migcheck.localization.rules import Finding
+
+RTOL = 1e-5  # MindSpore evaluates its schedule in float32
+
+
+def differs(a: Sequence[float], b: Sequence[float]) -> bool:
+    return len(a) != len(b) or any(abs(x - y) > RTOL * max(abs(x), abs(y), 1e-12) for x, y in zip(a, b))
+
+
+def pattern(rates: Sequence[float]) -> str:
+    """The rule a sequence of rates follows, in words: constant, exponential every step, step decay every n
+    steps, linear warm-up, or none recognized."""
+    r = list(rates)
+    if len(r) < 2 or not differs(r, [r[0]] * len(r)):
+        return "constant"
+    changes = [k for k in range(1, len(r)) if differs([r[k]], [r[k - 1]])]
+    ratios = [r[k] / r[k - 1] for k in changes if r[k - 1]]
+    same_ratio = len(ratios) == len(changes) and not differs(ratios, [ratios[0]] * len(ratios))
+    if same_ratio and changes == list(range(1, len(r))):
+        return f"multiplied by {ratios[0]:.4g} every step (exponential)"
+    if same_ratio and len(changes) >= 1:
+        gaps = {b - a for a, b in zip([0] + changes, changes)}
+        if len(gaps) == 1:
+            return f"multiplied by {ratios[0]:.4g} every {gaps.pop()} steps (step decay)"
+    steps = [r[k] - r[k - 1] for k in range(1, len(r))]
+    if not differs(steps, [steps[0]] * len(steps)):
+        return f"changing linearly by {steps[0]:+.4g} per step"
+    if steps[0] > 0:
+        n = next((k for k, s in enumerate(steps) if s <= 0 or differs([s], [steps[0]])), len(steps))
+        if n == len(steps):
+            return f"rising linearly for {n} steps (warm-up)"
+        return f"rising linearly for {n} steps (warm-up), then {pattern(r[n:])}"
+    return "no simple rule"
+
+
+def _shown(rates: Sequence[float]) -> str:
+    return "[" + ", ".join(f"{x:.4g}" for x in rates) + "]"
+
+
+def schedule_finding(case: Any, ref: Any, module: Any, cell: Any, ms_results: Mapping[str, Any],
+                     failing: Sequence[str], tolerance_for: Callable[[str, str], Any], loss: Any) -> Optional[Finding]:
+    """The confirmed schedule difference of a failing step check; None when the rates agree or torch's steps
+    with MindSpore's rates do not reproduce MindSpore's."""
+    from migcheck.localization.optimizer_state import reproduces
+    from migcheck.runners.torch_side import PRESETS
+    from migcheck.runners.torch_schedule import torch_rates
+    from migcheck.case import optimizer_for
+
+    started = time.perf_counter()
+    count = case.steps
+    try:
+        t_desc, t_rates = torch_rates(module.module, PRESETS, optimizer_for(case, "torch"), case.lr_schedule, count)
+        m_desc, m_rates = cell.lr_per_step(optimizer_for(case, "mindspore"), count)
+    except Exception:  # a schedule that cannot be read without training: nothing to compare
+        return None
+    if not differs(t_rates, m_rates):
+        return None
+    try:
+        module.load(ref.weights)
+        records = module.steps(ref.inputs, ref.input_dtypes, ref.objective, loss, optimizer_for(case, "torch"), count,
+                               lrs=m_rates)
+    except Exception:  # torch's optimizer refuses the rates: not confirmable
+        return None
+    if not reproduces(records, ms_results, failing, tolerance_for):
+        return None
+    first = next(k for k in range(count) if differs([t_rates[k]], [m_rates[k]]))
+    cause = (f"the learning-rate schedules differ from step {first + 1}: torch {t_desc} lr per step"
+             f" {_shown(t_rates)} ({pattern(t_rates)}); MindSpore {m_desc} lr per step {_shown(m_rates)}"
+             f" ({pattern(m_rates)})")
+    evidence = (f"torch's steps re-run with MindSpore's lr at every step reproduce MindSpore's steps"
+                f" ({count} steps, {time.perf_counter() - started:.2f}s)")
+    fix = (f"none shown (not re-run on the port): give MindSpore's optimizer torch's rates, e.g."
+           f" learning_rate={[round(x, 8) for x in t_rates]} (a list: one rate per step)")
+    return Finding("lr-schedule", f"optimizer schedule (torch {t_desc} / MindSpore {m_desc})", cause, fix, "high",
+                   True, False, evidence=evidence)

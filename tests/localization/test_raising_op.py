@@ -1,0 +1,145 @@
+"""When MindSpore raises: the call that raised (not its cell, not the layer after it) is named, beside torch's
+corresponding call with both calls' arguments; the correct twins run through and pass."""
+import numpy as np
+import pytest
+
+from migcheck import PairedCase, given
+from migcheck.records.op_records import RaisingCall
+from migcheck.localization.raising_op import counterpart_call, torch_names
+from migcheck.planning.items import Item
+from migcheck.running.pipeline import run_item
+
+pytestmark = [pytest.mark.needs_torch, pytest.mark.needs_mindspore]
+torch = pytest.importorskip("torch")
+ms = pytest.importorskip("mindspore")
+ops = ms.ops
+
+X = np.linspace(-1, 1, 12, dtype=np.float32).reshape(2, 6)
+IDX = [5, 4, 3, 2, 1, 0]
+
+
+def _pair(torch_body, ms_body, name):
+    class T(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = torch.nn.Linear(6, 3)
+
+        def forward(self, x):
+            return self.fc(torch_body(x))
+
+    class M(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc = ms.nn.Dense(6, 3)
+
+        def construct(self, x):
+            return self.fc(ms_body(x))
+
+    case = PairedCase(name=name, torch=T, mindspore=M, inputs={"x": given(X)}, checks=("forward",))
+    return run_item(Item(case, "forward", "pynative", "cpu"))
+
+
+def _torch_swap(x):
+    return torch.cat([x[:, 2:], x[:, :2]], dim=1)
+
+
+def _ms_swap(axis):
+    return lambda x: ops.concat((x[:, 2:], x[:, :2]), axis=axis)
+
+
+def test_a_concat_on_the_wrong_axis_is_named_beside_torchs_cat():
+    v = _pair(_torch_swap, _ms_swap(0), "cat")
+    assert v.status == "error"
+    text = v.localization.summary
+    assert "the raising call: MindSpore ops.concat((Tensor[2, 4] float32, Tensor[2, 2] float32), axis=0) in '<root>'" in text
+    assert "torch's corresponding call (by name): torch.cat([Tensor[2, 4] float32, Tensor[2, 2] float32], dim=1)" in text
+
+
+def test_the_concat_twin_passes():
+    assert _pair(_torch_swap, _ms_swap(1), "cat").status == "pass"
+
+
+def _torch_pick(x):
+    return torch.index_select(x, 1, torch.tensor(IDX))
+
+
+def _ms_pick(axis):
+    return lambda x: ops.gather(x, ms.Tensor(IDX, ms.int32), axis)
+
+
+def test_a_gather_on_the_wrong_axis_is_set_beside_index_select():
+    v = _pair(_torch_pick, _ms_pick(0), "gather")
+    text = v.localization.summary
+    assert "MindSpore ops.gather(Tensor[2, 6] float32, Tensor[6] int32, 0)" in text
+    assert "torch.index_select(Tensor[2, 6] float32, 1, Tensor[6] int64)" in text
+
+
+def test_the_gather_twin_passes():
+    assert _pair(_torch_pick, _ms_pick(1), "gather").status == "pass"
+
+
+class _FoldPt(torch.nn.Module):
+    def forward(self, x):
+        return x.view(2, 3, 2).sum(-1)
+
+
+def _fold_ms(groups):
+    class Fold(ms.nn.Cell):
+        def construct(self, x):
+            return x.view(2, groups, 2).sum(-1)
+
+    return Fold
+
+
+def _fold_pair(groups):
+    class T(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fold, self.fc = _FoldPt(), torch.nn.Linear(3, 2)
+
+        def forward(self, x):
+            return self.fc(self.fold(x))
+
+    class M(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fold, self.fc = _fold_ms(groups)(), ms.nn.Dense(3, 2)
+
+        def construct(self, x):
+            return self.fc(self.fold(x))
+
+    case = PairedCase(name="fold", torch=T, mindspore=M, inputs={"x": given(X)}, checks=("forward",))
+    return run_item(Item(case, "forward", "pynative", "cpu"))
+
+
+def test_a_view_with_a_wrong_shape_inside_a_sub_cell_is_named_in_that_sub_cell():
+    v = _fold_pair(4)
+    loc = v.localization
+    assert (loc.first_divergence, loc.first_divergence_ms) == ("fold", "fold")
+    assert "MindSpore Tensor.view(Tensor[2, 6] float32, 2, 4, 2) in 'fold'" in loc.summary
+    assert "torch's corresponding call (by name): Tensor.view(Tensor[2, 6] float32, 2, 3, 2)" in loc.summary
+
+
+def test_the_view_twin_passes():
+    assert _fold_pair(3).status == "pass"
+
+
+def test_names_order_candidates_and_position_is_said_when_no_name_matches():
+    assert torch_names("ops.concat") == ("cat", "concat") and torch_names("primitive MatMul")[0] == "matmul"
+    raised = RaisingCall("", "ops.frobnicate", "ops.frobnicate(Tensor[2] float32)")
+    calls = [RaisingCall("", "tensor", "torch.tensor([1, 2])"), RaisingCall("", "relu", "torch.relu(Tensor[2] float32)"),
+             RaisingCall("other", "cat", "torch.cat(Tensor[2] float32)")]
+    assert counterpart_call(raised, "", 0, calls) == (calls[1], "by position only")  # constructors are not calls on tensors
+    assert counterpart_call(raised, "", 3, calls) == (None, "")
+
+
+def test_a_primitives_settings_are_shown_with_its_call_beside_torchs():
+    from pathlib import Path
+
+    from migcheck.planning.discovery import load_file
+
+    cases = Path(__file__).resolve().parents[2] / "cases" / "normalization.py"
+    case = next(c for c in load_file(cases).cases if c.name == "layernorm_two_axes_not_ported")
+    text = run_item(Item(case, "forward", "pynative", "cpu")).localization.summary
+    assert "MindSpore primitive LayerNorm[begin_norm_axis=-1, begin_params_axis=-1" in text
+    assert "torch's corresponding call (by name): F.layer_norm(Tensor[2, 3, 4, 5] float32, (4, 5)" in text

@@ -1,0 +1,74 @@
+"""Learning-rate schedules: per-step rates read on both sides, the difference named and confirmed by
+re-running torch's steps with MindSpore's rates; the correct twins pass."""
+import numpy as np
+import pytest
+
+from migcheck import FrameworkPair, PairedCase, given
+from migcheck.localization.schedules import pattern
+from migcheck.planning.items import Item
+from migcheck.running.pipeline import run_item
+
+pytestmark = [pytest.mark.needs_torch, pytest.mark.needs_mindspore]
+torch = pytest.importorskip("torch")
+ms = pytest.importorskip("mindspore")
+
+X = np.linspace(-1, 1, 12, dtype=np.float32).reshape(3, 4)
+
+
+def _t():
+    return torch.nn.Linear(4, 2)
+
+
+def _m():
+    return ms.nn.Dense(4, 2)
+
+
+def _run(schedule, ms_lr):
+    case = PairedCase(name="sched", torch=_t, mindspore=_m, inputs={"x": given(X)}, checks=("step",), steps=4,
+                      optimizer=FrameworkPair(torch=lambda p: torch.optim.SGD(p, lr=0.1),
+                                              mindspore=lambda p: ms.nn.SGD(p, learning_rate=ms_lr())),
+                      lr_schedule=schedule)
+    return run_item(Item(case, "step", "pynative", "cpu"))
+
+
+def _step_lr(opt):
+    return torch.optim.lr_scheduler.StepLR(opt, step_size=2, gamma=0.5)
+
+
+def _warmup(opt):
+    return torch.optim.lr_scheduler.LinearLR(opt, start_factor=0.25, total_iters=3)
+
+
+def test_step_decay_ported_as_exponential_decay_is_named_and_confirmed():
+    v = _run(_step_lr, lambda: ms.nn.ExponentialDecayLR(0.1, 0.5, 1))
+    assert v.status == "fail"
+    (f,) = v.localization.findings
+    assert f.rule == "lr-schedule" and f.confirmed and f.confidence == "high" and not f.fix_checked
+    assert "from step 2" in f.cause and "StepLR(step_size=2, gamma=0.5" in f.cause
+    assert "[0.1, 0.1, 0.05, 0.05] (multiplied by 0.5 every 2 steps (step decay))" in f.cause
+    assert "[0.1, 0.05, 0.025, 0.0125] (multiplied by 0.5 every step (exponential))" in f.cause
+    assert "ExponentialDecayLR" in f.cause and "reproduce MindSpore's steps" in f.evidence
+
+
+def test_the_stair_exponential_twin_passes():
+    assert _run(_step_lr, lambda: ms.nn.ExponentialDecayLR(0.1, 0.5, 2, is_stair=True)).status == "pass"
+
+
+def test_a_warm_up_one_step_late_is_named_from_the_first_step():
+    v = _run(_warmup, lambda: ms.nn.WarmUpLR(0.1, 4))
+    (f,) = v.localization.findings
+    assert f.rule == "lr-schedule" and f.confirmed and "from step 1" in f.cause
+    assert "[0.025, 0.05, 0.075, 0.1]" in f.cause and "[0, 0.025, 0.05, 0.075]" in f.cause
+
+
+def test_the_warm_up_twin_as_a_list_of_rates_passes():
+    assert _run(_warmup, lambda: [0.025, 0.05, 0.075, 0.1]).status == "pass"
+
+
+def test_patterns_are_read_off_the_rates():
+    assert pattern([0.1, 0.1, 0.1]) == "constant"
+    assert pattern([0.1, 0.05, 0.025]) == "multiplied by 0.5 every step (exponential)"
+    assert pattern([0.1, 0.1, 0.1, 0.01, 0.01, 0.01]) == "multiplied by 0.1 every 3 steps (step decay)"
+    assert pattern([0.025, 0.05, 0.075, 0.1, 0.1]) == "rising linearly for 3 steps (warm-up), then constant"
+    assert pattern([0.0, 0.05, 0.1, 0.075, 0.05]) == "rising linearly for 2 steps (warm-up), then changing linearly by -0.025 per step"
+    assert pattern([0.3, 0.1, 0.7]) == "no simple rule"
