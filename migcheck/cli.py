@@ -203,12 +203,11 @@ def _last_failed(items: list, directory: str) -> list:
 
 def _map(args: argparse.Namespace) -> int:
     """Exit 0 when the mapping is complete, 1 when it has problems, 2 when the case is not found."""
-    from migcheck.running.pipeline import mapping_for
+    from migcheck.mapping.suggest import evidence, suggest
     from migcheck.report.mapping_table import render_mapping
+    from migcheck.running.pipeline import mapping_for
 
     case = _find_case(args)
-    from migcheck.mapping.suggest import evidence, suggest
-
     mapping = mapping_for(case, resolve=not args.no_activations)
     text, complete = suggest(mapping) if args.suggest else (render_mapping(case.name, mapping) + evidence(mapping), True)
     print(text)
@@ -252,12 +251,6 @@ def _convert(args: argparse.Namespace) -> int:
     print(f"wrote {result.written}: {result.converted} tensor(s)"
           + (f"; left out {len(result.missing) + len(result.unexpected)} unmatched" if result.missing or result.unexpected else ""))
     return EXIT_OK
-
-
-def now_text() -> str:
-    from migcheck.report.jsonfile import now
-
-    return now()
 
 
 def command_line(argv: Sequence[str]) -> str:
@@ -422,6 +415,8 @@ def _compare(args: argparse.Namespace) -> int:
     verdicts, errors, items = list(result.verdicts), list(result.collection_errors), result.items
     out = console[0] if console else Console(sys.stdout, 0, verbosity, colour, live=tty)
     out.close()
+    if result.reuse_note:
+        print(f"migcheck: {result.reuse_note}")
     elapsed = out.elapsed()
     if not items and not errors and not args.shard and not result.interrupted:  # nothing run, no report touched
         print("migcheck: no items selected" + (f" (-k {args.keyword!r} matched nothing)" if args.keyword else ""),
@@ -433,6 +428,11 @@ def _compare(args: argparse.Namespace) -> int:
     index = None if args.no_report else "none written (an earlier one is left as it was)"
     if result.report is not None:
         index = str(result.report / "index.html") + (" (partial)" if result.interrupted or result.write_error else "")
+        if result.report_size:  # what the report folder weighs (by kind of file with -v)
+            from migcheck.report.size import megabytes, size_line
+
+            index += f" ({megabytes(sum(result.report_size.values()))})"
+            print(f"report size: {size_line(result.report_size)}") if verbosity == VERBOSE else None
     print(out.summary(verdicts, errors, index, elapsed=elapsed,
                       interrupted=f"{result.stopped_by} after {len(verdicts)} of {len(items)} item(s), partial results"
                       if result.interrupted else f"stopped: {result.write_error}" if result.write_error else ""))

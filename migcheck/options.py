@@ -36,6 +36,9 @@ class RunOptions:
     capture_logs: bool = True
     # A folder of torch-side results kept between runs (migcheck.running.torch_cache); None: computed every run.
     torch_cache: Optional[str] = None
+    # Re-run only items whose case, factories' source, options or framework versions changed since the last
+    # report; the others keep that report's verdicts, marked reused (migcheck.running.changed).
+    changed: bool = False
 
 
 class OptionError(ValueError):
@@ -121,6 +124,8 @@ class Option:
     help: str
     metavar: Optional[str] = None
     default_text: Optional[str] = None  # the text the default parses from; None: RunOptions' default
+    switch: bool = False  # a flag without a value (store_true); parse is then bool
+
 
     @property
     def pytest_flag(self) -> str:
@@ -149,6 +154,9 @@ OPTIONS: Tuple[Option, ...] = (
            " standard: rtol/atol (default: budget, unless a tolerance is given: the case's own, or an rtol or atol flag)"),
     Option("budget_factor", "--budget-factor", positive,
            "error-budget factor (default 4): MindSpore may be this many times less accurate than torch float32"),
+    Option("changed", "--changed", bool, "re-run only the cases whose case file, factories' source or framework"
+           " versions (or these options) changed since the last report; reuse that report's verdicts for the"
+           " rest, each marked reused", switch=True),
 )
 # The options that only choose items (what `migcheck list` and `record` take as well).
 SELECTION = ("checks", "modes", "backends")
@@ -207,14 +215,21 @@ def add_cli_arguments(parser: Any, names: Tuple[str, ...] = tuple(_BY_NAME)) -> 
                 raise argparse.ArgumentTypeError(str(exc)) from None
             return text
 
-        parser.add_argument(opt.flag, dest=name, type=checked, default=opt.default_text, metavar=opt.metavar,
-                            help=opt.help)
+        if opt.switch:
+            parser.add_argument(opt.flag, dest=name, action="store_true", default=None, help=opt.help)
+        else:
+            parser.add_argument(opt.flag, dest=name, type=checked, default=opt.default_text, metavar=opt.metavar,
+                                help=opt.help)
 
 
 def add_pytest_options(group: Any) -> None:
     for opt in OPTIONS:
-        group.addoption(opt.pytest_flag, dest=f"migcheck_{opt.name}", default=opt.default_text, metavar=opt.metavar,
-                        help=opt.help)
+        if opt.switch:
+            group.addoption(opt.pytest_flag, dest=f"migcheck_{opt.name}", action="store_true", default=None,
+                            help=opt.help)
+        else:
+            group.addoption(opt.pytest_flag, dest=f"migcheck_{opt.name}", default=opt.default_text,
+                            metavar=opt.metavar, help=opt.help)
 
 
 def from_cli(args: Any, names: Tuple[str, ...] = tuple(_BY_NAME),

@@ -83,8 +83,12 @@ class CaseItem(pytest.Item):
         option = self.config.option
         if getattr(option, "setuponly", False) or getattr(option, "setupplan", False):  # --setup-only runs nothing
             return
+        from migcheck.running import changed
+
         try:
-            verdict = run_item(self.planned, self.options)
+            report = self.config.getoption("--migcheck-report")
+            verdict = (changed.reused_in(self.planned, self.options, report) if self.options.changed else None) \
+                or changed.stamp(run_item(self.planned, self.options), self.planned, self.options)
         except pytest.fail.Exception as exc:  # pytest-timeout ("signal" method) stopped a hung item
             if "pytest-timeout" not in str(exc) and not str(exc).startswith("Timeout"):
                 raise

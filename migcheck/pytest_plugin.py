@@ -89,6 +89,9 @@ class MigcheckSession:
             self.options = from_pytest(config, auto_backend=auto_backend)
         except OptionError as exc:
             raise pytest.UsageError(str(exc)) from None
+        if self.options.changed and not config.getoption("--migcheck-report"):
+            raise pytest.UsageError("--migcheck-changed reuses the verdicts of the last report: give its folder"
+                                    " with --migcheck-report DIR")
         self.patterns = split_patterns(list(config.getini("migcheck_case_patterns"))
                                        + [f"{d.rstrip('/')}/" for d in config.getini("migcheck_case_dirs")])
         self.explicit = _explicit_files(config)
@@ -295,6 +298,17 @@ class MigcheckSession:
         return verdict_to_json(verdict)
 
     @pytest.hookimpl
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if getattr(self, "report_size", None):
+            from migcheck.report.size import size_line
+
+            terminalreporter.write_line(f"migcheck report {self.config.getoption('--migcheck-report')}:"
+                                        f" {size_line(self.report_size)}")
+        reused = [v for v in self.verdicts if v.get("reused_from")]
+        if self.options.changed:  # say how much of the picture is the last report's, not this run's
+            terminalreporter.write_line(f"migcheck: --migcheck-changed: {len(reused)} of {len(self.verdicts)}"
+                                        f" verdict(s) reused from {self.config.getoption('--migcheck-report')}")
+
     def pytest_keyboard_interrupt(self, excinfo: Any) -> None:
         from migcheck.util.signals import Terminated
 
@@ -333,6 +347,9 @@ class MigcheckSession:
         if late is not None and self.stopped is None:
             self.stopped = late
             session.exitstatus = signals.exit_code(late)
+        from migcheck.report.size import record_size
+
+        self.report_size = record_size(Path(directory))
 
 
 def _named_args(config: pytest.Config) -> List[Path]:

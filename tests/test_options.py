@@ -22,9 +22,10 @@ def test_every_comparison_option_has_one_flag_and_the_defaults_are_run_options_d
 def test_the_cli_compare_parser_accepts_every_option():
     examples = {"checks": "forward", "modes": "graph", "backends": "cpu", "golden": ".", "torch_device": "cpu",
                 "device_id": "0", "profile": "strict", "tolerance_mode": "budget"}
-    argv = ["compare"] + [s for o in OPTIONS for s in (o.flag, examples.get(o.name, "0.5"))]
+    argv = ["compare"] + [s for o in OPTIONS for s in ((o.flag,) if o.switch else (o.flag, examples.get(o.name, "0.5")))]
     args = build_parser().parse_args(argv)
-    assert all(getattr(args, o.name) == examples.get(o.name, "0.5") for o in OPTIONS)
+    assert all(getattr(args, o.name) == (True if o.switch else examples.get(o.name, "0.5")) for o in OPTIONS)
+    assert build_parser().parse_args(["compare"]).changed is None and build({"changed": None}).changed is False
 
 
 @pytest.mark.parametrize("raw, message", [

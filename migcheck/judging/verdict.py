@@ -40,6 +40,11 @@ class Verdict:
     # An excerpt of what MindSpore and torch wrote to stderr during the item (C++ logs), with a GRAPH
     # compile failure's analyze_fail.ir; kept for verdicts that are not pass or skip (migcheck.running.fdcapture).
     framework_log: str = ""
+    # --changed (migcheck.running.changed): what the verdict was computed from, when, and for a verdict taken
+    # over from an earlier report instead of re-run, that report.
+    fingerprint: str = ""
+    computed: str = ""
+    reused_from: str = ""
 
     def __post_init__(self) -> None:
         # Held as vocab enums however they were given (a plain string from JSON or a caller); a value this
@@ -50,6 +55,13 @@ class Verdict:
     @property
     def item(self) -> str:
         return item_id(self.case, self.check, self.mode, self.backend)
+
+    @property
+    def reuse_note(self) -> str:
+        """'' for a verdict computed by this run; else where it was taken from (--changed)."""
+        if not self.reused_from:
+            return ""
+        return f"reused from {self.reused_from}, unchanged since {self.computed or 'an earlier run'}"
 
     @property
     def as_expected(self) -> bool:

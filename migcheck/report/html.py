@@ -17,6 +17,7 @@ from typing import Any, Optional, Sequence
 
 from migcheck.util.atomic import atomic_write_text
 from migcheck.judging.compare import TensorComparison, ceil_sig, fmt_shape
+from migcheck.report import condense
 from migcheck.report.baseline import CATEGORIES, RunDiff, mismatched, summary_line, worst_error
 from migcheck.report.jsonfile import by_case, safe_name
 from migcheck.judging.verdict import STATUSES, Verdict
@@ -55,7 +56,17 @@ def sort_key(value: Optional[float]) -> str:
         return ""
     if math.isinf(value):
         return "Infinity" if value > 0 else "-Infinity"
-    return repr(float(value))
+    return f"{float(value):.7g}"  # finer than any shown value (3-6 digits); repr's 17 would double a big table
+
+
+def num_cell(value: Optional[float], text: str) -> str:
+    """A numeric <td>: the shown text sorts by itself when it parses as a number (JavaScript's parseFloat);
+    data-sort only where it does not ('∞', '-', 'nan'), so a table of hundreds of tensors is not written twice."""
+    try:  # no class: table.metrics aligns its numeric columns by position (style.css)
+        float(text)
+        return f"<td>{text}</td>"
+    except ValueError:
+        return f'<td data-sort="{sort_key(value)}">{text}</td>'
 
 
 def key_tensor(v: Verdict) -> Optional[TensorComparison]:
@@ -123,7 +134,7 @@ def _mapping_source(verdicts: Sequence[Verdict]) -> Optional[Verdict]:
 def environment() -> Any:
     """The Jinja2 environment: autoescaping everything, with the helpers above as globals."""
     import jinja2
-    from markupsafe import Markup
+    from markupsafe import Markup, escape
 
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), autoescape=True, trim_blocks=True,
                              lstrip_blocks=True, undefined=jinja2.StrictUndefined)
@@ -134,7 +145,10 @@ def environment() -> Any:
         measured=lambda v: any(t.kind in MEASURED for t in v.tensors), worst_error=worst_error,
         summary_line=summary_line, smallest_passing_tolerance=smallest_passing_tolerance, shape=fmt_shape,
         ceil_sig=ceil_sig, least=_least, caption=_caption, plot_uri=_plot_uri, mapping_source=_mapping_source,
-        g=lambda x: f"{x:g}", g6=lambda x: f"{x:.6g}", row_error=row_error)
+        g=lambda x: f"{x:g}", g6=lambda x: f"{x:.6g}", detailed=condense.detailed, folded_rows=condense.folded_rows,
+        is_fold=lambda r: isinstance(r, condense.Fold), shared_tolerance=condense.shared_tolerance,
+        pair_groups=condense.pair_groups, num_cell=lambda v, text: Markup(num_cell(v, str(escape(text)))), same_table_as=condense.same_table_as,
+        row_error=row_error)
     return env
 
 

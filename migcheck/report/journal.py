@@ -226,7 +226,7 @@ def compact(directory: os.PathLike) -> None:
     for path in journal_files(directory):
         try:
             records = _records(path)
-            lines = [json.dumps({"verdict": slim(r["verdict"])} if "verdict" in r and isinstance(r["verdict"], dict) else r,
+            lines = [json.dumps({"verdict": slim(r["verdict"], Path(directory))} if "verdict" in r and isinstance(r["verdict"], dict) else r,
                                 separators=(",", ":")) for r in records]
             atomic_write_text(path, "".join(line + "\n" for line in lines))
         except (OSError, ValueError):

@@ -1,6 +1,7 @@
 """The JSON record of a run: summary.json and cells/<case>.json. Schema documented in the README."""
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import re
@@ -11,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from migcheck.util.atomic import atomic_write_text
+from migcheck.util.atomic import atomic_write, atomic_write_text
 from migcheck.judging.verdict import Verdict
 from migcheck.serialize import READABLE_SCHEMA_VERSIONS, SCHEMA_VERSION, verdict_from_json, verdict_to_json
 from migcheck.vocab import STATUSES
@@ -37,7 +38,8 @@ def now() -> str:
 
 
 def summary(verdicts: Sequence[Verdict], errors: Sequence[str] = (), created: str = "",
-            partial: bool = False, run_info: Optional[Dict[str, Any]] = None, not_run: Sequence[str] = ()) -> Dict[str, Any]:
+            partial: bool = False, run_info: Optional[Dict[str, Any]] = None, not_run: Sequence[str] = (),
+            root: Optional[Path] = None) -> Dict[str, Any]:
     counts = Counter(v.status for v in verdicts)
     return {
         "schema_version": SCHEMA_VERSION,
@@ -49,32 +51,46 @@ def summary(verdicts: Sequence[Verdict], errors: Sequence[str] = (), created: st
         "counts": {status: counts.get(status, 0) for status in STATUSES},
         "all_as_expected": all(v.as_expected for v in verdicts) and not errors and not partial and not not_run,
         "collection_errors": list(errors),
-        "verdicts": [summary_entry(v) for v in verdicts],
+        # --changed: how many verdicts were taken over from an earlier report instead of re-run; absent when none.
+        **({"reused": sum(1 for v in verdicts if v.reused_from)} if any(v.reused_from for v in verdicts) else {}),
+        "verdicts": [summary_entry(v, root) for v in verdicts],
         # Items planned but never finished (an interrupted or dead run); absent when there are none.
         **({"not_run": list(not_run)} if not_run else {}),
     }
 
 
 # What summary.json leaves to cells/<case>.json (schema 4): per-tensor results, the weight mapping and the
-# localization's sub-cell rows. On real nets they are most of the bytes, and one file per case holds them.
+# localization's sub-cell rows, defects and findings. On real nets they are most of the bytes, and one file per
+# case holds them.
 SUMMARY_LEAVES_OUT = ("tensors", "mapping", "skipped_params")
+LOCALIZATION_BULK = ("rows", "defects", "findings")
+# A cell file larger than this is written gzip-compressed, as cells/<case>.json.gz (a real net's backward
+# verdicts: hundreds of tensors and sub-cells compress about 8x); smaller ones stay plain JSON to read as is.
+COMPRESS_OVER = 64_000
 
 
-def summary_entry(verdict: Verdict) -> Dict[str, Any]:
+def summary_entry(verdict: Verdict, root: Optional[Path] = None) -> Dict[str, Any]:
     """A verdict as summary.json lists it: everything but the bulk, plus its tensor counts and its cell file."""
-    return slim(verdict_to_json(verdict))
+    return slim(verdict_to_json(verdict), root)
 
 
-def slim(data: Dict[str, Any]) -> Dict[str, Any]:
-    """A verdict's JSON without its bulk (SUMMARY_LEAVES_OUT, localization rows), naming the cell file that has it."""
+def cell_name(case: str, root: Optional[Path] = None) -> str:
+    """The cell file of a case, relative to the report folder: .json.gz when root holds that one."""
+    name = f"cells/{safe_name(case)}.json"
+    return name + ".gz" if root is not None and (Path(root) / (name + ".gz")).is_file() else name
+
+
+def slim(data: Dict[str, Any], root: Optional[Path] = None) -> Dict[str, Any]:
+    """A verdict's JSON without its bulk (SUMMARY_LEAVES_OUT, localization rows, defects and findings), naming
+    the cell file that has it (root: the report folder, to name a compressed one)."""
     if "cell" in data:
         return data
     tensors = data.get("tensors") or []
     out = {**data, **{key: [] for key in SUMMARY_LEAVES_OUT}}
     if isinstance(out.get("localization"), dict):
-        out["localization"] = {**out["localization"], "rows": []}
+        out["localization"] = {**out["localization"], **{key: [] for key in LOCALIZATION_BULK}}
     out["tensor_counts"] = {"compared": len(tensors), "failing": sum(not t.get("ok") for t in tensors if isinstance(t, dict))}
-    out["cell"] = f"cells/{safe_name(str(data.get('case', '')))}.json"
+    out["cell"] = cell_name(str(data.get("case", "")), root)
     return out
 
 
@@ -85,7 +101,8 @@ def with_bulk(entry: Dict[str, Any], full: Dict[str, Any]) -> Dict[str, Any]:
     """A summary (or compacted journal) entry with the bulk its cell file holds: the entry's own fields win."""
     out = {**entry, **{key: full.get(key, []) for key in SUMMARY_LEAVES_OUT}}
     if isinstance(entry.get("localization"), dict) and isinstance(full.get("localization"), dict):
-        out["localization"] = {**entry["localization"], "rows": full["localization"].get("rows", [])}
+        out["localization"] = {**entry["localization"],
+                               **{key: full["localization"].get(key, []) for key in LOCALIZATION_BULK}}
     return out
 
 
@@ -98,12 +115,15 @@ def cell_verdicts(folder: Path, cell: str, cache: Dict[str, Dict[str, Any]]) -> 
     absent (a summary.json copied alone still reads, without per-tensor detail)."""
     if cell not in cache:
         path = folder / cell
+        if not path.is_file() and (folder / f"{cell}.gz").is_file():  # named before it was compressed (journal)
+            path = folder / f"{cell}.gz"
         if Path(cell).is_absolute() or ".." in Path(cell).parts or not path.is_file():
             cache[cell] = {}
         else:
             try:
-                record = json.loads(path.read_text())
-            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+                raw_bytes = path.read_bytes()
+                record = json.loads(gzip.decompress(raw_bytes) if path.suffix == ".gz" else raw_bytes.decode())
+            except (UnicodeDecodeError, json.JSONDecodeError, OSError, EOFError) as exc:
                 raise CellFileError(f"{path}: not a valid cell file ({exc}); re-run, or re-render from the journal") from None
             raw = record.get("verdicts") if isinstance(record, dict) else None
             shared = record.get("shared") if isinstance(record, dict) and isinstance(record.get("shared"), dict) else {}
@@ -147,7 +167,7 @@ def write_json_report(root: Path, verdicts: Sequence[Verdict], errors: Sequence[
     cells.mkdir(parents=True, exist_ok=True)
     for case, items in by_case(verdicts).items():
         record = {"schema_version": SCHEMA_VERSION, "case": case, "file": items[0].file,
-                  "verdicts": [verdict_to_json(v, lean=True) for v in items]}
+                  "verdicts": [unshown_dropped(verdict_to_json(v, lean=True)) for v in items]}
         shared = {key: record["verdicts"][0].get(key) for key in SHARED_IN_CELL}
         if len(items) > 1 and shared["mapping"] and all(all(v.get(k) == shared[k] for k in SHARED_IN_CELL)
                                                         for v in record["verdicts"]):
@@ -156,8 +176,33 @@ def write_json_report(root: Path, verdicts: Sequence[Verdict], errors: Sequence[
                 for key in SHARED_IN_CELL:
                     v.pop(key, None)
                 v["shared"] = True
-        atomic_write_text(cells / f"{safe_name(case)}.json", dumps(record, compact=True))
-    atomic_write_text(root / "summary.json", dumps(summary(verdicts, errors, created, partial, run_info, not_run)))
+        text = dumps(record, compact=True)
+        plain, packed = cells / f"{safe_name(case)}.json", cells / f"{safe_name(case)}.json.gz"
+        if len(text) > COMPRESS_OVER:  # mtime=0: the same record gives the same bytes
+            atomic_write(packed, lambda f, data=gzip.compress(text.encode(), 9, mtime=0): f.write(data), fsync=False)
+            plain.unlink(missing_ok=True)
+        else:
+            atomic_write_text(plain, text)
+            packed.unlink(missing_ok=True)
+    atomic_write_text(root / "summary.json", dumps(summary(verdicts, errors, created, partial, run_info, not_run, root)))
+
+
+def unshown_dropped(data: Dict[str, Any]) -> Dict[str, Any]:
+    """A verdict's cell record without what no page or terminal line shows: the message of a paired sub-cell
+    row (its flags and error are the row; the message of an unpaired row says why it is unpaired and stays)."""
+    loc = data.get("localization")
+    if isinstance(loc, dict) and isinstance(loc.get("rows"), list):
+        loc["rows"] = [{**r, "message": ""} if isinstance(r, dict) and r.get("ms_kind") else r for r in loc["rows"]]
+    return data
+
+
+def read_json_object(path: Path) -> Optional[Dict[str, Any]]:
+    """A JSON object from a file, or None when it is absent or not one."""
+    try:
+        data = json.loads(Path(path).read_text())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
 
 
 def by_case(verdicts: Sequence[Verdict]) -> Dict[str, List[Verdict]]:

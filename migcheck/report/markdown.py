@@ -6,6 +6,7 @@ from typing import List, Sequence
 
 from migcheck.util.atomic import atomic_write_text
 from migcheck.judging.compare import TensorComparison, fmt_shape
+from migcheck.report.condense import FOLD_FROM, Fold, detailed, folded_rows, pair_groups, same_table_as
 from migcheck.report.jsonfile import by_case, safe_name
 from migcheck.judging.verdict import Verdict
 from migcheck.localization.locate import row_error
@@ -39,6 +40,16 @@ def judge_cell(t: TensorComparison) -> str:
     return f"rtol {t.rtol:g}, atol {t.atol:g} ({t.tolerance_source})"
 
 
+def _table_tensors(tensors: Sequence[TensorComparison]) -> List[TensorComparison]:
+    """All tensors of a small verdict; of a big one (FOLD_FROM or more), the telling failing ones and the first
+    FOLD_FROM (outputs come first), in the verdict's order."""
+    if len(tensors) < FOLD_FROM:
+        return list(tensors)
+    shown, _ = detailed(tensors)
+    keep = {id(t) for t in shown} | {id(t) for t in tensors[:FOLD_FROM]}
+    return [t for t in tensors if id(t) in keep]
+
+
 def render_case(case: str, verdicts: Sequence[Verdict]) -> str:
     lines = [f"# {_cell(case)}", "", f"File: `{verdicts[0].file}`", "",
              "| check | mode | backend | status | expected | message |", "|---|---|---|---|---|---|"]
@@ -54,7 +65,11 @@ def render_case(case: str, verdicts: Sequence[Verdict]) -> str:
             lines += ["", "Weight transfer problems:", ""] + [f"- {p}" for p in v.structure]
         if v.error:
             lines += ["", "```", v.error, "```"]
-        if v.localization is not None:
+        same = same_table_as(v, verdicts) if v.localization is not None else None
+        if same is not None:
+            lines += ["", "Where it first diverges: " + _cell(v.localization.summary), "",
+                      f"Sub-cell table: as under {same.check} / {same.mode} / {same.backend} above."]
+        elif v.localization is not None:
             lines += ["", "Where it first diverges: " + _cell(v.localization.summary), ""]
             lines += [f"Argument search on `{d.torch_name or '<root>'}`: {len(d.search_tried)} candidates in "
                       f"{d.search_s:.2f} s ({_cell('; '.join(d.search_tried))})" for d in v.localization.defects
@@ -62,13 +77,23 @@ def render_case(case: str, verdicts: Sequence[Verdict]) -> str:
             lines += ["| # | torch sub-cell | MindSpore sub-cell | inputs | outputs | alone | max abs err |",
                       "|---|---|---|---|---|---|---|"]
             word = {None: "-", True: "agree", False: "**differ**"}
-            for r in v.localization.rows:
+            for r in folded_rows(v.localization):
+                if isinstance(r, Fold):
+                    lo, hi = r.error_range
+                    lines.append(f"| {r.first.order}-{r.last.order} | {len(r.rows)} sub-cells, `{r.first.torch_name or '<root>'}`"
+                                 f" ... `{r.last.torch_name or '<root>'}` | {r.what} | | | | {_g(lo)}"
+                                 + (f"-{_g(hi)}" if hi != lo else "") + " |")
+                    continue
                 mark = " **<- first divergence**" if r.torch_name == v.localization.first_divergence and r.ms_name else ""
                 lines.append(f"| {r.order} | `{r.torch_name or '<root>'}` ({r.torch_kind}){mark}"
                              f" | {('`' + (r.ms_name or '<root>') + '` (' + r.ms_kind + ')') if r.ms_kind else _cell(r.message)}"
                              f" | {word[r.inputs_ok]} | {word[r.outputs_ok]} | {word[r.isolated_ok]} | {row_error(r) if r.ms_kind else '-'} |")
         if v.tensors:
-            lines += [""] + tensor_table(v.tensors)
+            lines += [""] + tensor_table(_table_tensors(v.tensors))
+            if len(_table_tensors(v.tensors)) < len(v.tensors):
+                failing = sum(not t.ok for t in v.tensors)
+                lines += ["", f"The table lists the {len(_table_tensors(v.tensors))} most telling of {len(v.tensors)}"
+                          f" tensors ({failing} failing); every tensor's metrics are on the HTML page and in the cell's JSON."]
         for t in v.tensors:
             if t.first_mismatches:
                 lines += ["", f"First mismatches in `{t.name}`:", ""]
@@ -78,10 +103,15 @@ def render_case(case: str, verdicts: Sequence[Verdict]) -> str:
     mapped = next((v for v in verdicts if v.mapping or v.skipped_params), None)
     if mapped is not None:
         lines += ["", "## Weight mapping", "", "| torch | shape | mindspore | shape | how |", "|---|---|---|---|---|"]
-        for p in mapped.mapping:
+        table_pairs, groups = pair_groups(mapped.mapping)
+        for p in table_pairs:
             lines.append(f"| `{p.torch_name}` | {fmt_shape(p.torch_shape)} | `{p.ms_name}` | {fmt_shape(p.ms_shape)} | {p.how} |")
         for s in mapped.skipped_params:
             lines.append(f"| `{s.torch_name}` | | (not transferred) | | {_cell(s.reason)} |")
+        for how, pairs in groups:
+            lines += ["", f"{how}: {len(pairs)} more pairs, same shape on both sides, no transform: "
+                      + ", ".join(f"`{p.torch_name}`" + (f" -> `{p.ms_name}`" if p.ms_name != p.torch_name else "")
+                                  + f" {fmt_shape(p.torch_shape)}" for p in pairs)]
     return "\n".join(lines) + "\n"
 
 

@@ -31,7 +31,8 @@ def _paint(text: str, status: str, colour: bool) -> str:
 
 def verdict_line(v: Verdict, colour: bool = False) -> str:
     status = printable(v.status)
-    return f"{_paint(status.upper().ljust(5), v.status, colour)}  {printable(v.item)}  {printable(v.message)}"
+    reused = f" [{printable(v.reuse_note)}]" if v.reused_from else ""
+    return f"{_paint(status.upper().ljust(5), v.status, colour)}  {printable(v.item)}  {printable(v.message)}{reused}"
 
 
 def failure_details(v: Verdict) -> list[str]:
@@ -84,6 +85,9 @@ def render(verdicts: Sequence[Verdict], errors: Sequence[str] = (), colour: bool
     verdict = "all as expected" if not unexpected else f"{unexpected} not as expected"
     if interrupted:
         verdict = f"{verdict} so far; {interrupted}" if unexpected else interrupted
+    reused = sum(1 for v in verdicts if v.reused_from)
+    if reused:  # --changed: say how much of the picture is taken from the last report, not re-run
+        verdict += f" ({reused} of {len(verdicts)} reused from {verdicts[0].reused_from if len({v.reused_from for v in verdicts if v.reused_from}) == 1 else 'earlier reports'})"
     lines.append(f"== {', '.join(parts) or 'nothing run'}: {verdict} ==")
     return "\n".join(lines)
 

@@ -35,6 +35,8 @@ class RunResult:
     report: Optional[Path] = None  # the report folder, when one was written
     terminated: bool = False  # the run was stopped by SIGTERM (exit 143), not Ctrl-C (130)
     write_error: str = ""  # the report folder could not be written (disk full, permissions): why, in one line
+    reuse_note: str = ""  # with changed=True: what was reused from the last report, or why nothing was
+    report_size: Dict[str, int] = dataclasses.field(default_factory=dict)  # bytes of the report by kind of file
 
     @property
     def stopped_by(self) -> str:
@@ -141,6 +143,13 @@ def run(sources: Union[CaseSource, Sequence[CaseSource]] = "cases", *, keyword: 
             items = list(items if chosen is None else chosen)
     except KeyboardInterrupt as exc:  # nothing ran, nothing was written
         return RunResult((), (), (), True, None, terminated=signals.exit_code(exc) == signals.EXIT_TERMINATED)
+    from migcheck.running import changed
+
+    reused, to_run, reuse_note = [], list(items), ""
+    if options.changed:  # the last report's verdicts for the items nothing changed for (read before it is replaced)
+        reused, to_run, reuse_note = changed.plan_reuse(items, options, report)
+    env = changed.environment()
+    by_id = {i.id: i for i in items}
     # The folder is checked (and locked) now, but its journal is started by the first finished verdict: a run
     # that planned nothing, or was stopped before any verdict, leaves an earlier report there untouched.
     journal = None
@@ -151,7 +160,8 @@ def run(sources: Union[CaseSource, Sequence[CaseSource]] = "cases", *, keyword: 
     write_error = ""  # a journal write failed (disk full, permissions): the run ends with what was written
     started = time.monotonic()
     try:
-        for verdict in _execute(items, options, isolate, timeout, on_start):
+        fresh = _execute(to_run, options, isolate, timeout, on_start)
+        for verdict in (*reused, *(changed.stamp(v, by_id.get(v.item), options, env) for v in fresh)):
             verdicts.append(verdict)
             if report is not None and not write_error:
                 try:
@@ -169,6 +179,7 @@ def run(sources: Union[CaseSource, Sequence[CaseSource]] = "cases", *, keyword: 
     written = None
     if journal is None and report is not None and shard and not items and stopped is None:
         journal = open_journal(report, (), errors)  # an empty shard's report still merges
+    report_size: Dict[str, int] = {}
     if journal is not None:
         from migcheck.report import write_report_from_journal
 
@@ -187,9 +198,12 @@ def run(sources: Union[CaseSource, Sequence[CaseSource]] = "cases", *, keyword: 
             from migcheck.report.journal import compact
 
             compact(report)
+            from migcheck.report.size import record_size
+
+            report_size = record_size(report)
     return RunResult(tuple(items), tuple(verdicts), tuple(errors), stopped is not None, written,
                      terminated=stopped is not None and signals.exit_code(stopped) == signals.EXIT_TERMINATED,
-                     write_error=write_error)
+                     write_error=write_error, reuse_note=reuse_note, report_size=report_size)
 
 
 def write_failure(report: Any, exc: BaseException, done: int, planned: int, finished: bool = False) -> str:
