@@ -62,9 +62,10 @@ class PairedCase:
     weights: Union[str, float] = "seeded"
     tolerance: Optional[Tolerance] = None
     tolerances: Mapping[str, Tolerance] = field(default_factory=dict)
-    # "standard": rtol/atol layers; "budget": MindSpore's error against a float64 torch oracle may be
-    # at most a few times torch's own (migcheck.tolerance.BUDGET). --tolerance-mode overrides it.
-    tolerance_mode: str = "standard"
+    # "budget": MindSpore's error against a float64 torch oracle may be at most a few times torch's own
+    # (migcheck.tolerance.BUDGET); "standard": rtol/atol layers. None: budget, unless the case gives
+    # tolerance= (then rtol/atol, said in its verdicts). --tolerance-mode overrides it.
+    tolerance_mode: Optional[str] = None
     # numpy tree -> numpy tree, for ports whose output layout differs by design.
     adapt_torch: Optional[Adapter] = None
     adapt_mindspore: Optional[Adapter] = None
@@ -229,7 +230,7 @@ def case_problems(case: PairedCase) -> list[Tuple[str, str]]:
         out.append((f"timeout={case.timeout!r}", "use a positive number of seconds such as timeout=60, or None"))
     for problem in precision_problems(case.precision):
         out.append((problem, "use precision='float16' or migcheck.Precision('float16', keep_float32=('BatchNorm',))"))
-    if case.tolerance_mode not in TOLERANCE_MODES:
+    if case.tolerance_mode is not None and case.tolerance_mode not in TOLERANCE_MODES:
         out.append((f"tolerance_mode={case.tolerance_mode!r}", f"use one of {', '.join(TOLERANCE_MODES)}"))
     return out
 

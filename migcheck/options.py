@@ -68,6 +68,16 @@ def finite_non_negative(text: str) -> float:
     return value
 
 
+def relative(text: str) -> float:
+    """An rtol: finite, non-negative and below MAX_RTOL (a wider one passes a different activation)."""
+    from migcheck.tolerance import MAX_RTOL, rtol_too_wide
+
+    value = finite_non_negative(text)
+    if value >= MAX_RTOL:
+        raise ValueError(rtol_too_wide(value))
+    return value
+
+
 def positive(text: str) -> float:
     value = finite_non_negative(text)
     if value <= 0:
@@ -129,8 +139,10 @@ OPTIONS: Tuple[Option, ...] = (
     Option("backends", "--backend", csv_of(BACKENDS + ("auto",), "backend"),
            "MindSpore backends, comma-separated: cpu, gpu, ascend, or auto for what mindspore.hal reports here"
            " (default: cpu)", default_text="cpu"),
-    Option("atol", "--atol", finite_non_negative, "absolute tolerance for every tensor (overrides all rules)"),
-    Option("rtol", "--rtol", finite_non_negative, "relative tolerance for every tensor (overrides all rules)"),
+    Option("atol", "--atol", finite_non_negative, "absolute tolerance for every tensor (overrides all rules; judges"
+           " by rtol/atol instead of the error budget)"),
+    Option("rtol", "--rtol", relative, "relative tolerance for every tensor, below 1 (overrides all rules; judges by"
+           " rtol/atol instead of the error budget)"),
     Option("golden", "--golden", existing_folder, "use golden fixtures recorded by `migcheck record` instead of"
            " running torch (torch is never imported)", metavar="DIR"),
     Option("torch_device", "--torch-device", one_of(("cpu", "cuda", "auto")),
@@ -138,10 +150,10 @@ OPTIONS: Tuple[Option, ...] = (
     Option("device_id", "--device-id", device_id, "MindSpore device id (mindspore.set_device)"),
     Option("profile", "--profile", profile, "tolerance profile: cpu, gpu, ascend, strict (default: the backend's own)"),
     Option("tolerance_mode", "--tolerance-mode", one_of(("standard", "budget")),
-           "budget: judge MindSpore's error against a float64 oracle relative to torch's"
-           " (default: each case's own, standard unless it says budget)"),
+           "budget: MindSpore's error against a float64 re-run of torch, relative to torch float32's own;"
+           " standard: rtol/atol (default: budget, unless a tolerance is given: the case's own, or an rtol or atol flag)"),
     Option("budget_factor", "--budget-factor", positive,
-           "error-budget safety factor (default 4): MindSpore may be this many times less accurate"),
+           "error-budget factor (default 4): MindSpore may be this many times less accurate than torch float32"),
     Option("changed", "--changed", bool, "re-run only the cases whose case file, factories' source or framework"
            " versions (or these options) changed since the last report; reuse that report's verdicts for the"
            " rest, each marked reused", switch=True),

@@ -20,6 +20,8 @@ from migcheck.judging.verdict import Verdict
 # 3 added a verdict's `framework_log` (native stderr captured during the item).
 # 4 moved summary.json's bulk (tensors, mapping, localization rows) to the cell files, which may leave
 # out fields at their defaults and hold a case's shared mapping once (migcheck.report.jsonfile).
+# Later additions within 4 (a verdict's `judged_by`, a tensor's `budget_floor` and `standard_ok`, issue 24) need
+# no bump: every reader of 4 skips fields it does not know.
 SCHEMA_VERSION = 4
 READABLE_SCHEMA_VERSIONS = (1, 2, 3, 4)
 

@@ -59,7 +59,10 @@ def test_conv_relu_with_pad_mode_pad_matches_within_float32_default(guide_verdic
     _, verdicts = guide_verdicts
     [t] = verdicts[("conv_relu", "pynative")].tensors
     assert t.torch_shape == t.ms_shape == (2, 240, 9, 9)
-    assert (t.rtol, t.atol, t.tolerance_source) == (1.3e-6, 1e-5, "float32 default")
+    # Judged by the error budget (the default), and within the float32 default rtol/atol as well.
+    assert t.tolerance_source.startswith("error budget") and t.standard_ok is True
+    assert (t.rtol, t.atol) == (1.3e-6, 1e-5)
+    assert t.oracle_err_ms <= t.budget_limit
     assert 0 < t.max_abs_err < 1e-5  # constant 0.1 weights over 120*4*4 products: rounding, not zero
     assert t.cosine == pytest.approx(1.0, abs=1e-9)
 

@@ -47,7 +47,7 @@ def test_exit_0_when_everything_is_as_expected(write_case_file, capsys):
     lines = out.splitlines()
     assert lines[0].startswith("PASS   dense_ok[forward-pynative-cpu]  1 tensor(s) agree; max abs err ")
     assert lines[1].startswith("XFAIL  dense_known_bad[forward-pynative-cpu]  failed as expected (value):"
-                               " value mismatch in out: ")
+                               " error budget exceeded in out: ")
     assert lines[-1].startswith("== 1 pass, 1 xfail: all as expected ==")
 
 
@@ -57,7 +57,8 @@ def test_exit_1_when_a_port_is_wrong(write_case_file, capsys):
     path = write_case_file("cases/relu.py", RELU)
     code, out, _ = run(capsys, "compare", "-v", str(path), "--mode", "pynative")
     assert code == EXIT_UNEXPECTED == 1
-    assert "FAIL   dense_relu[forward-pynative-cpu]  value mismatch in out: " in out
+    assert "FAIL   dense_relu[forward-pynative-cpu]  error budget exceeded in out: " in out
+    assert "; by rtol/atol as well: " in out
     assert "        out: value; torch (4,2) float32, mindspore (4,2) float32; max abs " in out
     assert out.splitlines()[-1].startswith("== 1 fail: 1 not as expected ==")
 
@@ -68,7 +69,7 @@ def test_layer_norm_with_mindspore_default_epsilon_fails(write_case_file, capsys
     path = write_case_file("cases/ln.py", LAYER_NORM)
     code, out, _ = run(capsys, "compare", "-v", str(path), "--mode", "pynative")
     assert code == EXIT_UNEXPECTED
-    assert "FAIL   layer_norm_eps[forward-pynative-cpu]  value mismatch in out: " in out
+    assert "FAIL   layer_norm_eps[forward-pynative-cpu]  error budget exceeded in out: " in out
 
 
 @pytest.mark.needs_torch
@@ -106,7 +107,7 @@ def test_exit_1_when_a_known_bad_case_fails_the_wrong_way(write_case_file, capsy
     ''')
     code, out, _ = run(capsys, "compare", "-v", str(path), "--mode", "pynative")
     assert code == EXIT_UNEXPECTED
-    assert "FAIL   wrong_kind[forward-pynative-cpu]  expected a shape failure, got value: value mismatch" in out
+    assert "FAIL   wrong_kind[forward-pynative-cpu]  expected a shape failure, got value: error budget exceeded" in out
 
 
 @pytest.mark.needs_torch

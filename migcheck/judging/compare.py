@@ -58,6 +58,8 @@ class TensorComparison:
     oracle_err_ms: Optional[float] = None  # max |mindspore - oracle|
     oracle_err_pt: Optional[float] = None  # max |torch - oracle|
     budget_limit: Optional[float] = None  # factor * oracle_err_pt + floor
+    budget_floor: Optional[float] = None  # the floor: floor_eps * eps(dtype) * max |oracle|
+    standard_ok: Optional[bool] = None  # the rtol/atol verdict the error budget replaced (None: not budget-judged)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kind", word(Kind, self.kind))

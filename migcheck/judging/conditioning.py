@@ -15,12 +15,11 @@ from typing import Any, Mapping, Optional, Tuple
 
 import numpy as np
 
-from migcheck.judging.budget import BUDGET_DTYPES, judge_budget
+from migcheck.judging.budget import BUDGET_DTYPES, NOISE_LIMIT, judge_budget
 from migcheck.judging.compare import TensorComparison
 from migcheck.tolerance import Budget
 from migcheck.util.tree import as_array, leaves
 
-NOISE_LIMIT = 0.1  # torch's own error beyond this fraction of the tensor's scale is not rounding noise
 
 
 def torch_own_error(pt: np.ndarray, oracle: np.ndarray, atol: float, rtol: float) -> Tuple[float, bool]:

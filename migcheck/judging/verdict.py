@@ -32,6 +32,8 @@ class Verdict:
     notes: Tuple[str, ...] = field(default_factory=tuple)
     profile: str = ""  # the tolerance profile that judged it (migcheck.tolerance.PROFILES)
     tolerance_mode: str = ""  # "standard" or "budget" (error budget against a float64 oracle)
+    # Which judge decided, in words: the error budget (the default) or rtol/atol, and why (schema 4 readers skip it).
+    judged_by: str = ""
     reference: str = ""  # where torch's side came from: "torch 2.x on cpu" or "golden DIR/<case>/<check>.npz (...)"
     # For failing verdicts: the sub-cell tree, the first divergence and the likely cause.
     localization: Optional[Localization] = None

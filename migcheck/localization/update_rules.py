@@ -169,9 +169,11 @@ class UpdateBlame:
         identified = True
         for name in self.differing:
             t, m = self.torch_rules.get(name), self.ms_rules.get(name)
-            identified = identified and t is not None and m is not None
+            # One rule on both sides explains nothing: the update then differs by its arithmetic alone.
+            identified = identified and t is not None and m is not None and _label(t) != _label(m)
             groups.setdefault((_label(t), _label(m)), []).append(name)
-        parts = [f"torch's update of {_names(names)} is {t_label}; MindSpore's is {m_label}"
+        parts = [f"torch's update of {_names(names)} is {t_label}; MindSpore's is {m_label}" if t_label != m_label
+                 else f"both sides update {_names(names)} by {t_label}: no rule differs, only the arithmetic"
                  for (t_label, m_label), names in groups.items()]
         return "; ".join(parts), identified
 

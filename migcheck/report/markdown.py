@@ -28,8 +28,16 @@ def tensor_table(tensors: Sequence[TensorComparison]) -> List[str]:
             f"| `{t.name}` | {'yes' if t.ok else '**no**: ' + str(t.kind)} | {fmt_shape(t.torch_shape)} {t.torch_dtype}"
             f" | {fmt_shape(t.ms_shape)} {t.ms_dtype} | {_g(t.max_abs_err)} | {_g(t.max_rel_err)}"
             f" | {t.mismatched}/{t.total} | {_g(t.cosine)} | {_g(t.min_atol)} | {_g(t.min_rtol)}"
-            f" | rtol {t.rtol:g}, atol {t.atol:g} ({_cell(t.tolerance_source)}) |")
+            f" | {_cell(judge_cell(t))} |")
     return lines
+
+
+def judge_cell(t: TensorComparison) -> str:
+    """The tensor's judge and its numbers: both errors against float64, or the rtol/atol that decided."""
+    if t.oracle_err_ms is not None and t.tolerance_source.startswith(("error budget", "conditioning")):
+        return (f"mindspore err {t.oracle_err_ms:.3g} vs torch float32 err {t.oracle_err_pt:.3g} (limit"
+                f" {t.budget_limit:.3g}; rtol/atol {'pass' if t.standard_ok else 'fail'}) ({t.tolerance_source})")
+    return f"rtol {t.rtol:g}, atol {t.atol:g} ({t.tolerance_source})"
 
 
 def _table_tensors(tensors: Sequence[TensorComparison]) -> List[TensorComparison]:
@@ -51,6 +59,8 @@ def render_case(case: str, verdicts: Sequence[Verdict]) -> str:
         if v.status == "skip":
             continue
         lines += ["", f"## {v.check} / {v.mode} / {v.backend}: {v.status}", "", _cell(v.message)]
+        if v.judged_by:
+            lines += ["", f"Judged by: {_cell(v.judged_by)}"]
         if v.structure:
             lines += ["", "Weight transfer problems:", ""] + [f"- {p}" for p in v.structure]
         if v.error:

@@ -51,7 +51,11 @@ def failure_details(v: Verdict) -> list[str]:
         if t.kind in ("value", "nonfinite"):
             line += (f"; max abs {t.max_abs_err:.4g}, max rel {t.max_rel_err:.4g}, {t.mismatched}/{t.total} mismatched,"
                      f" cosine {t.cosine if t.cosine is None else round(t.cosine, 6)}")
+        if t.oracle_err_ms is not None:
+            line += f"; vs float64: mindspore err {t.oracle_err_ms:.4g}, torch float32 err {t.oracle_err_pt:.4g}"
         out.append(printable(line))
+    if v.judged_by:
+        out.append(printable(f"judged by: {v.judged_by}"))
     if v.localization is not None:
         out.append(printable(f"where: {v.localization.summary}"))
     if v.error:

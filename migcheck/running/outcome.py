@@ -11,7 +11,7 @@ from migcheck.options import RunOptions
 from migcheck.planning.items import Item
 from migcheck.records.findings import Localization
 from migcheck.mapping.transfer import WeightMapping
-from migcheck.tolerance import default_profile
+from migcheck.tolerance import choose_mode, default_profile
 from migcheck.vocab import Kind, word
 
 
@@ -29,6 +29,7 @@ class Outcome:
     reference: str = ""  # where the torch side's results came from
     compile_s: float = 0.0  # GRAPH mode: seconds MindSpore spent compiling graphs
     localization: Optional[Localization] = None  # for failing verdicts
+    judged_by: str = ""  # which judge decided (migcheck.running.judged.judged_by); "" for errors and skips
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kind", word(Kind, self.kind))
@@ -39,7 +40,13 @@ def profile_for(backend: str, options: RunOptions) -> str:
 
 
 def tolerance_mode_for(case: Any, options: RunOptions) -> str:
-    return options.tolerance_mode or case.tolerance_mode
+    return mode_and_reason(case, options)[0]
+
+
+def mode_and_reason(case: Any, options: RunOptions) -> Tuple[str, str]:
+    """Which judge decides this case's verdicts ("budget" or "standard") and why (migcheck.tolerance.choose_mode)."""
+    return choose_mode(options.tolerance_mode, options.rtol is not None or options.atol is not None,
+                       getattr(case, "tolerance_mode", None), getattr(case, "tolerance", None) is not None)
 
 
 def verdict_for(item: Item, options: RunOptions, outcome: Outcome, *, status: Optional[str] = None,
@@ -64,7 +71,7 @@ def verdict_for(item: Item, options: RunOptions, outcome: Outcome, *, status: Op
                    skipped_params=mapping.skipped if mapping else (), error=outcome.error, file=case.file,
                    duration_s=duration_s, compile_s=outcome.compile_s, notes=outcome.notes,
                    profile=profile_for(item.backend, options), tolerance_mode=tolerance_mode_for(case, options),
-                   reference=outcome.reference, localization=outcome.localization)
+                   reference=outcome.reference, localization=outcome.localization, judged_by=outcome.judged_by)
 
 
 def with_structure(outcome: Outcome, problems: Sequence[str]) -> Outcome:

@@ -10,6 +10,7 @@ import numpy as np
 
 from migcheck.case import BACKENDS, PRESET_BACKENDS, PairedCase
 from migcheck.golden.store import GoldenProblem
+from migcheck.judging.budget import budget_summary
 from migcheck.judging.compare import TensorComparison, compare_trees, fmt_shape
 from migcheck.judging.error_sample import keep_detail
 from migcheck.judging.verdict import Verdict
@@ -23,10 +24,10 @@ from migcheck.util import signals
 from migcheck.mapping.mapped import build_mapping, mapping_notes
 from migcheck.mapping.transfer import WeightMapping, to_mindspore, to_torch
 from migcheck.mapping.rules import tolerance_warnings
-from migcheck.running.outcome import Outcome, profile_for, tolerance_mode_for, verdict_for, with_structure
+from migcheck.running.outcome import Outcome, profile_for, verdict_for, with_structure
 from migcheck.running.reference import Reference, SkipCheck, reference
-from migcheck.tolerance import BUDGET, Budget, Tolerance, ToleranceRules, resolve
-from migcheck.util.tree import flatten, leaves
+from migcheck.tolerance import Tolerance, ToleranceRules, resolve
+from migcheck.util.tree import flatten
 from migcheck.vocab import ERROR_KINDS, TENSOR_KINDS, Kind, Status, state_name, torch_name_of
 
 # When several tensors fail, the verdict's kind is the most fundamental one.
@@ -238,69 +239,21 @@ def _compared(item: Item, options: RunOptions, ref: Reference, cell: Any, mappin
     if case.allow_empty:  # the case says empty tensors are intended
         tensors = tuple(dataclasses.replace(t, ok=True, kind=None, message=f"{t.name}: empty on both sides (allow_empty)")
                         if t.kind == "empty" else t for t in tensors)
-    budget = BUDGET if options.budget_factor is None else Budget(options.budget_factor, BUDGET.floor_eps)
-    if tolerance_mode_for(case, options) == "budget":
-        from migcheck.judging.budget import apply_budget
+    from migcheck.running.judged import for_localization, judge_tensors, settle_grey_zone
 
-        tensors = apply_budget(tensors, expected, results, ref.oracle or {}, budget)
-    else:
-        if item.check == "train":  # random outputs first: a float64 re-run of a random op proves nothing
-            tensors = _randomness(tensors, item, options, ref, expected, results)
-        tensors = _conditioning(tensors, item, options, ref, expected, results, budget)
-    outcome = _outcome_from_tensors(tensors, mapping)
+    tensors, judge_line = judge_tensors(tensors, item, options, ref, expected, results)
+    outcome = dataclasses.replace(_outcome_from_tensors(tensors, mapping), judged_by=judge_line)
+    if outcome.kind is None and judge_line.startswith("rtol/atol"):  # the terminal line names the judge
+        outcome = dataclasses.replace(outcome, message=f"{outcome.message}; judged by {judge_line}")
     unmatched = tolerance_warnings(list(case.tolerances), item.check, [t.name for t in tensors])
     outcome = dataclasses.replace(outcome, notes=outcome.notes + tuple(unmatched))
     if ref.objective is not None and ref.objective.notes:
         outcome = dataclasses.replace(outcome, notes=outcome.notes + ref.objective.notes)
     if precision is not None:
         outcome = dataclasses.replace(outcome, notes=outcome.notes + (precision.describe(),))
-    return dataclasses.replace(_localized(outcome, item, options, ref, cell, mapping, tolerance_for, results),
-                               compile_s=cell.compile_s)
-
-
-def _randomness(tensors: Tuple[TensorComparison, ...], item: Item, options: RunOptions, ref: Reference,
-                expected: Dict[str, Any], results: Dict[str, Any]) -> Tuple[TensorComparison, ...]:
-    """Train-mode outputs torch does not reproduce (dropout) are judged by distribution (judging/randomness.py)."""
-    from migcheck.judging.randomness import differs, judge_random
-
-    failing = [t for t in tensors if not t.ok and t.kind == "value" and t.name.startswith("out")]
-    if not failing or options.golden:  # a golden holds one torch run: randomness cannot be seen
-        return tensors
-    from migcheck.runners.torch_side import TorchModule
-
-    case = item.case
-    module = TorchModule(case.torch, input_names=case.network_inputs)
-    module.load(ref.weights)
-    apply_precision(case.precision, module)
-    n_net = len(ref.input_names) - len(case.targets)
-    adapt = case.adapt_torch or (lambda out: out)
-    # Two fresh runs: a cached reference was drawn from the random state every item starts from (guard.py).
-    again, third = (leaves({"out": adapt(module.forward(ref.inputs[:n_net], ref.input_dtypes, train=True))}, "")
-                    for _ in range(2))
-    first, ms = leaves(expected, ""), leaves(results, "")
-    return tuple(judge_random(t, first[t.name], ms[t.name])
-                 if t in failing and t.name in again and differs(again[t.name], third[t.name]) else t
-                 for t in tensors)
-
-
-def _conditioning(tensors: Tuple[TensorComparison, ...], item: Item, options: RunOptions, ref: Reference,
-                  expected: Dict[str, Any], results: Dict[str, Any], budget: Budget) -> Tuple[TensorComparison, ...]:
-    """Value failures where torch's own float32 error already exceeds the tolerance are float32 noise,
-    not the port: re-judged against a float64 re-run of torch (computed only when something failed)."""
-    from migcheck.judging.conditioning import needs_oracle, rejudge
-    from migcheck.running.reference import oracle_for
-
-    if not needs_oracle(tensors):
-        return tensors
-    try:
-        oracle = ref.oracle if ref.oracle is not None else oracle_for(item.case, item.check, options)
-    except Exception as exc:  # the check stands as judged; say why it could not be refined
-        note = f"conditioning not checked: the float64 re-run of torch failed ({type(exc).__name__}: {exc})"
-        return tuple(dataclasses.replace(t, notes=t.notes + (note,)) if not t.ok else t for t in tensors)
-    if oracle is None:
-        return tensors
-    skipped = {k for k in oracle if k not in expected}
-    return rejudge(tensors, expected, results, {k: v for k, v in oracle.items() if k not in skipped}, budget)
+    localized = _localized(for_localization(outcome), item, options, ref, cell, mapping, tolerance_for, results)
+    outcome = settle_grey_zone(dataclasses.replace(localized, tensors=outcome.tensors), golden=bool(options.golden))
+    return dataclasses.replace(outcome, compile_s=cell.compile_s)
 
 
 def _tolerance_for(item: Item, options: RunOptions, check: str) -> Callable[[str, str], Tuple[Tolerance, str]]:
@@ -441,6 +394,7 @@ def _outcome_from_tensors(tensors: Tuple[TensorComparison, ...], mapping: Weight
                   " re-run of torch)" if noisy else "")
         within += (f"; {random} random output(s) (dropout) agree in distribution, not element by element"
                    if random else "")
+        within += budget_summary(tensors)
         return Outcome(None, f"{len(tensors)} tensor(s) agree; max abs err {worst:.3g}{within}", tensors,
                        mapping=mapping, notes=notes)
     first = min(failing, key=lambda t: KIND_ORDER.index(t.kind))

@@ -15,7 +15,7 @@ import numpy as np
 from migcheck.case import PairedCase
 from migcheck.golden.store import RecordedSkip
 from migcheck.options import RunOptions
-from migcheck.running.outcome import tolerance_mode_for
+from migcheck.running.outcome import mode_and_reason
 from migcheck.precision import apply_precision
 from migcheck.runners.base import LazyObjective, Objective, ParamInfo, Side
 from migcheck.running.checks import gradient_results, optimizer_for, step_results
@@ -47,6 +47,7 @@ class Reference:
     # The same results computed in float64 from the same inputs, weights and cotangents: the
     # oracle of error-budget mode. None unless that mode asked for it.
     oracle: Optional[Dict[str, Any]] = None
+    oracle_note: str = ""  # why there is no oracle where the default judge wanted one
 
 
 # Keyed by the case object itself, not its name: two cases may share a name (scripts passing PairedCase
@@ -60,7 +61,8 @@ def reference(case: PairedCase, check: str, options: RunOptions = RunOptions()) 
 
     Returns the reference and a line saying where it came from. Golden mode never imports torch.
     """
-    budget = tolerance_mode_for(case, options) == "budget"
+    mode, why = mode_and_reason(case, options)
+    budget = mode == "budget"
     if options.golden:
         from migcheck.golden.fingerprint import case_fingerprint
         from migcheck.golden.store import load_check
@@ -68,7 +70,8 @@ def reference(case: PairedCase, check: str, options: RunOptions = RunOptions()) 
 
         fingerprint, parts = case_fingerprint(case)
         try:
-            loaded = load_check(options.golden, case.name, check, fingerprint, parts, need_oracle=budget,
+            loaded = load_check(options.golden, case.name, check, fingerprint, parts,
+                                need_oracle=budget and why != "default",
                                 record_hint=record_hint(case, options.golden))
         except RecordedSkip as skip:
             raise SkipCheck(f"{skip} (recorded with the golden)") from None
@@ -88,7 +91,12 @@ def reference(case: PairedCase, check: str, options: RunOptions = RunOptions()) 
         except SkipCheck:
             raise
         except Exception as exc:
-            raise RuntimeError(f"the float64 oracle of error-budget mode could not run: {type(exc).__name__}: {exc}") from exc
+            if why != "default":  # asked for by name: it cannot be had, so say so as the error
+                raise RuntimeError(f"the float64 oracle of error-budget mode could not run: {type(exc).__name__}:"
+                                   f" {exc}") from exc
+            first = (str(exc).strip().splitlines() or [""])[0][:200]
+            ref = dataclasses.replace(ref, oracle_note=f"the float64 re-run of torch failed ({type(exc).__name__}:"
+                                                       f" {first})")
     return ref, f"torch {torch_version()} on {device}"
 
 

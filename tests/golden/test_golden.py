@@ -159,6 +159,12 @@ def test_missing_golden_is_an_error_that_names_the_fix(write_case_file, tmp_path
     no_oracle = run_item(Item(bare, "forward", "pynative", "cpu"), RunOptions(golden=str(tmp_path / "bare"),
                                                                              tolerance_mode="budget"))
     assert no_oracle.kind == "missing-golden" and "no float64 oracle (recorded with --no-oracle)" in no_oracle.message
+    # By default the judge falls back to rtol/atol there, and the verdict names it and why.
+    fallback = run_item(Item(bare, "forward", "pynative", "cpu"), RunOptions(golden=str(tmp_path / "bare")))
+    assert fallback.status == "pass" and fallback.tolerance_mode == "budget"
+    assert fallback.judged_by.startswith("rtol/atol (the golden has no float64 re-run of torch")
+    assert "judged by rtol/atol (the golden has no float64 re-run" in fallback.message
+    assert all(t.oracle_err_ms is None for t in fallback.tensors)
 
 
 @pytest.mark.needs_torch

@@ -115,9 +115,9 @@ def test_exact_agreement_passes_and_the_floor_is_tiny():
     x = np.array([1.0, -2.0, 0.5], np.float32)
     exact = _judge(x, x, x.astype(np.float64))
     assert exact.ok and exact.oracle_err_ms == 0.0 and exact.oracle_err_pt == 0.0
-    # The floor is 2 float32 epsilons of the largest magnitude: a 1e-5 relative error is far above it.
+    # The floor is BUDGET.floor_eps float32 epsilons of the largest magnitude: a 1e-5 relative error is far above it.
     off = _judge(x, x * np.float32(1 + 1e-5), x.astype(np.float64))
-    assert not off.ok and off.kind == "value" and off.budget_limit == pytest.approx(2 * 2 * np.finfo(np.float32).eps)
+    assert not off.ok and off.kind == "value" and off.budget_limit == pytest.approx(BUDGET.floor_eps * 2 * np.finfo(np.float32).eps)
 
 
 def test_factor_is_the_safety_margin():
