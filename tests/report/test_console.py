@@ -69,8 +69,10 @@ def render_run(verbosity: int, live: bool = False) -> str:
 
 def check_snapshot(name: str, text: str) -> None:
     path = SNAPSHOTS / name
-    if os.environ.get("MIGCHECK_UPDATE_SNAPSHOTS") == "1" or not path.exists():
+    if os.environ.get("MIGCHECK_UPDATE_SNAPSHOTS") == "1":
         path.write_text(text)
+    # A missing snapshot fails: writing it here would let the test pass on whatever it printed.
+    assert path.exists(), f"no snapshot {path}; create it with MIGCHECK_UPDATE_SNAPSHOTS=1, then read it"
     assert text == path.read_text()
 
 

@@ -21,6 +21,7 @@ pytestmark = [pytest.mark.needs_torch, pytest.mark.needs_mindspore, pytest.mark.
               pytest.mark.skipif(os.name != "posix" or not sys.platform.startswith("linux"), reason="POSIX signals")]
 
 CASES = '''
+import os
 import time
 
 from migcheck import PairedCase, uniform
@@ -47,6 +48,7 @@ def ms_busy():
         def construct(self, x):  # real MindSpore ops, for seconds
             end = time.monotonic() + 8
             y = self.dense(x)
+            open(os.environ["MIGCHECK_TEST_MARK"], "w").close()  # the test's cue: MindSpore ops are running
             while time.monotonic() < end:
                 y = self.dense(x) + 0 * y
             return y
@@ -79,13 +81,26 @@ def _verdicts_in_journal(report: Path) -> int:
 
 def _compare(project: Path) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "migcheck.cli", "compare", "-v", "cases", "--report", "report", "--color",
-                             "never"], cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
+                             "never"], cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=_env(project))
 
 
-def _into_busy(proc: subprocess.Popen) -> list:
+def _env(project: Path) -> dict:
+    return {**ENV, "MIGCHECK_TEST_MARK": str(project / "busy-running")}
+
+
+def _wait_for_busy(project: Path) -> None:
+    """Until busy's forward is running MindSpore ops (it writes the mark): an event, not a fixed wait."""
+    deadline = time.monotonic() + 120
+    while not (project / "busy-running").exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert (project / "busy-running").exists(), "the busy case never started"
+
+
+def _into_busy(proc: subprocess.Popen, project: Path) -> list:
     lines = [proc.stdout.readline() for _ in FIRST]
     assert all(line.startswith("PASS") for line in lines), "".join(lines) + proc.stderr.read()
-    time.sleep(1.5)  # inside busy's forward: MindSpore ops running
+    _wait_for_busy(project)
     return lines
 
 
@@ -94,7 +109,7 @@ def _into_busy(proc: subprocess.Popen) -> list:
 def test_compare_stopped_by_a_signal_writes_a_partial_report(project, signum, code, said):
     proc = _compare(project)
     try:
-        _into_busy(proc)
+        _into_busy(proc, project)
         proc.send_signal(signum)
         sent = time.monotonic()
         out, err = proc.communicate(timeout=60)
@@ -116,7 +131,7 @@ def test_compare_stopped_by_a_signal_writes_a_partial_report(project, signum, co
 def test_sigkill_loses_only_the_item_in_flight_and_report_renders_the_journal(project):
     proc = _compare(project)
     try:
-        _into_busy(proc)
+        _into_busy(proc, project)
         proc.send_signal(signal.SIGKILL)
         proc.communicate(timeout=60)
     finally:
@@ -142,7 +157,8 @@ def test_pytest_xdist_stopped_by_a_signal_keeps_every_finished_verdict(project, 
     """SIGINT to the whole process group (a terminal's Ctrl-C), SIGTERM to pytest alone (a CI job cancelled)."""
     proc = subprocess.Popen([sys.executable, "-m", "pytest", "-p", "migcheck.pytest_plugin", "-n", "2", "cases",
                              "--migcheck-report", "report", "-p", "no:cacheprovider", "-q"], cwd=project,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV, start_new_session=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(project),
+                            start_new_session=True)
     report = project / "report"
     try:
         deadline = time.monotonic() + 120
@@ -150,7 +166,7 @@ def test_pytest_xdist_stopped_by_a_signal_keeps_every_finished_verdict(project, 
             time.sleep(0.1)
         before = _verdicts_in_journal(report)
         assert before >= 3
-        time.sleep(1.0)  # a worker is inside busy's forward by now
+        _wait_for_busy(project)  # a worker is inside busy's forward
         if group:
             os.killpg(proc.pid, signum)
         else:
