@@ -88,7 +88,9 @@ def upstream_change(ms_calls: Sequence[RaisingCall], torch_calls: Sequence[Raisi
         if k is None:
             continue
         used.add(k)
-        if shapes(torch_calls[k].output) != shapes(m.output):
+        t_out, m_out = shapes(torch_calls[k].output), shapes(m.output)
+        # one tensor out on each side: a tuple on one side only (max with dim: values and indices) is no evidence
+        if len(t_out) == len(m_out) == 1 and t_out != m_out:
             return m, torch_calls[k]
     return None
 

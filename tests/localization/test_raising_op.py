@@ -191,3 +191,15 @@ def test_a_wrong_shape_made_upstream_is_named_where_it_was_made_not_where_it_rai
 
 def test_the_upstream_twin_passes():
     assert _upstream_pair((3, 4)).status == "pass"
+
+
+def test_an_earlier_call_returning_a_tuple_on_one_side_only_is_not_taken_for_the_upstream_change():
+    from migcheck.localization.raising_op import upstream_change
+
+    ms_call = RaisingCall("", "Tensor.max", "Tensor.max(Tensor[2, 6] float32, axis=1)", output="Tensor[2] float32")
+    torch_call = RaisingCall("", "max", "Tensor.max(Tensor[2, 6] float32, dim=1)",
+                             output="(Tensor[2] float32, Tensor[2] int64)")
+    assert upstream_change([ms_call], [torch_call], lambda owner: owner) is None
+    wrong = RaisingCall("", "Tensor.max", "Tensor.max(Tensor[2, 6] float32, axis=0)", output="Tensor[6] float32")
+    right = RaisingCall("", "max", "Tensor.max(Tensor[2, 6] float32, dim=1)", output="Tensor[2] float32")
+    assert upstream_change([wrong], [right], lambda owner: owner) == (wrong, right)
