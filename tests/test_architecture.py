@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 from typing import Dict, List, Set
 
@@ -128,3 +129,15 @@ def test_only_runners_import_torch_or_mindspore():
 def test_no_module_over_the_size_limit():
     big = {name: n for name, path in _modules().items() if (n := len(path.read_text().splitlines())) > MAX_LINES and name not in OVERSIZE}
     assert not big, big
+
+
+# A test file that imports a framework, asks pytest to import one, or writes a case file that does (for a
+# subprocess run) says so with a needs_* marker, so a machine without that framework skips it with the reason.
+_RUNS_A_FRAMEWORK = re.compile(r"\bimport (torch|mindspore)\b|\bfrom (torch|mindspore)(\.\w+)* import\b"
+                               r"|importorskip\(\"(torch|mindspore)\"\)")
+
+
+def test_test_files_that_run_a_framework_say_so_with_a_marker():
+    unmarked = [str(p.relative_to(PACKAGE.parent)) for p in sorted((PACKAGE.parent / "tests").rglob("test_*.py"))
+                if _RUNS_A_FRAMEWORK.search(text := p.read_text()) and not re.search(r"\bneeds_(torch|mindspore)\b", text)]
+    assert not unmarked, f"add pytest.mark.needs_torch / needs_mindspore to the tests that run one in: {unmarked}"

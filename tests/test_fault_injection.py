@@ -17,7 +17,8 @@ from typing import Dict, List, Optional
 
 import pytest
 
-pytestmark = [pytest.mark.timeout(600), pytest.mark.skipif(not hasattr(os, "fork"), reason="POSIX")]
+pytestmark = [pytest.mark.needs_torch, pytest.mark.needs_mindspore,
+              pytest.mark.timeout(600), pytest.mark.skipif(not hasattr(os, "fork"), reason="POSIX")]
 
 ENV = {**os.environ, "GLOG_v": "3", "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
 

@@ -47,6 +47,8 @@ empty_ok = PairedCase(torch=torch_empty, mindspore=ms_empty, inputs={"x": unifor
 '''
 
 
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
 def test_empty_outputs_are_an_empty_verdict_unless_allowed(tmp_path):
     (tmp_path / "cases").mkdir()
     (tmp_path / "cases" / "e.py").write_text(CASES)

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = [pytest.mark.timeout(300), pytest.mark.skipif(not hasattr(os, "fork"), reason="POSIX fork")]
+pytestmark = [pytest.mark.needs_torch, pytest.mark.needs_mindspore,
+              pytest.mark.timeout(300), pytest.mark.skipif(not hasattr(os, "fork"), reason="POSIX fork")]
 
 GOOD = '''
 from migcheck import PairedCase, uniform

@@ -2,6 +2,8 @@
 and its cell page with the analyze_fail.ir excerpt; --show-framework-logs lets it through live."""
 from __future__ import annotations
 
+import pytest
+
 import json
 import os
 import subprocess
@@ -44,6 +46,8 @@ def _compare(tmp_path, *extra):
                           env={**env, "PYTHONPATH": os.getcwd()})
 
 
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
 def test_a_graph_compile_failure_keeps_mindspore_logs_out_of_the_terminal_and_on_the_cell_page(tmp_path):
     proc = _compare(tmp_path)
     assert proc.returncode == 1, proc.stdout + proc.stderr
@@ -62,6 +66,8 @@ def test_a_graph_compile_failure_keeps_mindspore_logs_out_of_the_terminal_and_on
     assert not (tmp_path / "rank_0").exists()
 
 
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
 def test_show_framework_logs_lets_them_through_live(tmp_path):
     proc = _compare(tmp_path, "--show-framework-logs", "--no-report")
     assert proc.returncode == 1

@@ -10,6 +10,8 @@ from migcheck.planning.items import Item
 from migcheck.running.pipeline import run_item
 
 
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
 def test_a_module_instance_instead_of_a_factory_is_a_definition_error():
     torch = pytest.importorskip("torch")
     mindspore = pytest.importorskip("mindspore")
@@ -49,6 +51,8 @@ def ms_argmax():
     return ArgMax()
 
 
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
 def test_integer_only_outputs_skip_backward_with_the_reason():
     case = PairedCase(torch=torch_argmax, mindspore=ms_argmax, inputs={"x": uniform(4, 3)}, name="argmax",
                       checks=("forward", "backward"), weight_map={"linear.weight": "linear.weight",

@@ -17,7 +17,7 @@ import pytest
 
 from migcheck.report.journal import read_journal
 
-pytestmark = [pytest.mark.timeout(300),
+pytestmark = [pytest.mark.needs_torch, pytest.mark.needs_mindspore, pytest.mark.timeout(300),
               pytest.mark.skipif(os.name != "posix" or not sys.platform.startswith("linux"), reason="POSIX signals")]
 
 CASES = '''

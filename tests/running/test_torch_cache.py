@@ -10,7 +10,7 @@ import pytest
 
 from migcheck.cli import main
 
-pytestmark = pytest.mark.timeout(300)
+pytestmark = [pytest.mark.needs_torch, pytest.mark.needs_mindspore, pytest.mark.timeout(300)]
 
 CASES = '''
 dense_ok = PairedCase(torch=torch_linear, mindspore=ms_dense, inputs=X, checks=("forward", "backward"))
