@@ -15,7 +15,7 @@ from typing import Any, Callable, List, Optional, Sequence, Tuple
 from migcheck.localization.confirm import _fix_text, agree
 from migcheck.localization.correspondence import corresponds, differences, same_named_differences
 from migcheck.localization.locate import Defect, Localization, module_pairs
-from migcheck.localization.raising_op import op_beside, raising_call_site
+from migcheck.localization.raising_op import explain_raise, raising_call_site
 from migcheck.localization.rules import Finding
 
 TolFor = Callable[[str], Tuple[float, float]]
@@ -85,10 +85,18 @@ def _locate(module: Any, cell: Any, inputs: Sequence[Any], dtypes: Sequence[str]
     except Exception:  # torch cannot run it either: nothing to compare against
         return RaiseSite(ms_name, ms_kind)
     torch_name = _counterpart(ms_name, ms_kind, t_calls, mapping_pairs)
+    shown = ""
+    if op is not None:
+        def torch_owner_of(owner: str) -> Optional[str]:
+            return _counterpart(owner, type(cell.subcell(owner)).__name__, t_calls, mapping_pairs)
+
+        earlier, shown = explain_raise(module, inputs, dtypes, op, torch_name or "", torch_owner_of)
+        if earlier is not None:  # the wrong call is upstream: its cell is the place, not the one that raised
+            ms_name, ms_kind = earlier.owner, type(cell.subcell(earlier.owner)).__name__
+            torch_name = torch_owner_of(earlier.owner)
     if torch_name is None:
-        return RaiseSite(ms_name, ms_kind)
+        return RaiseSite(ms_name, ms_kind, call=shown)
     call = next(c for c in t_calls if c.name == torch_name)
-    shown = op_beside(module, inputs, dtypes, op, torch_name) if op is not None else ""
     site = RaiseSite(ms_name, ms_kind, torch_name, call.kind, call=shown)
     for diff, fix in _checked_fixes(module, cell, torch_name, ms_name, call, tol):
         return RaiseSite(ms_name, ms_kind, torch_name, call.kind, diff.cause, fix, diff.rule, shown)

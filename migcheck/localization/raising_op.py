@@ -9,7 +9,7 @@ torch call at the same position among the module's own calls is shown and said t
 from __future__ import annotations
 
 import re
-from typing import Any, Optional, Sequence, Tuple
+from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 from migcheck.records.op_records import RaisingCall
 
@@ -65,9 +65,40 @@ def raising_call_site(cell: Any, inputs: Sequence[Any], dtypes: Sequence[str]) -
         return None
 
 
-def op_beside(module: Any, inputs: Sequence[Any], dtypes: Sequence[str], op: Tuple[RaisingCall, int],
-              torch_owner: str) -> str:
-    """The raising call and torch's corresponding call of torch_owner, as one line."""
+_SHAPE = re.compile(r"Tensor\[[^\]]*\]")
+
+
+def shapes(text: str) -> List[str]:
+    """The tensor shapes a call's text shows, in order ("Tensor[2, 6]"; dtypes left out: int32 vs int64)."""
+    return _SHAPE.findall(text)
+
+
+def upstream_change(ms_calls: Sequence[RaisingCall], torch_calls: Sequence[RaisingCall],
+                    torch_owner_of: Callable[[str], Optional[str]]) -> Optional[Tuple[RaisingCall, RaisingCall]]:
+    """The first MindSpore call that ran through and returned another shape than torch's corresponding call
+    (same name, same owner, inputs of the same shapes): where a wrong call's error starts when it surfaces later."""
+    used: set = set()
+    for m in ms_calls:
+        owner = torch_owner_of(m.owner)
+        if owner is None:
+            continue
+        wanted = torch_names(m.name)
+        k = next((i for i, c in enumerate(torch_calls) if i not in used and c.owner == owner
+                  and _squashed(c.name) in wanted and shapes(c.text) == shapes(m.text)), None)
+        if k is None:
+            continue
+        used.add(k)
+        t_out, m_out = shapes(torch_calls[k].output), shapes(m.output)
+        # one tensor out on each side: a tuple on one side only (max with dim: values and indices) is no evidence
+        if len(t_out) == len(m_out) == 1 and t_out != m_out:
+            return m, torch_calls[k]
+    return None
+
+
+def explain_raise(module: Any, inputs: Sequence[Any], dtypes: Sequence[str],
+                  op: Tuple[RaisingCall, int, Tuple[RaisingCall, ...]], torch_owner: str,
+                  torch_owner_of: Callable[[str], Optional[str]]) -> Tuple[Optional[RaisingCall], str]:
+    """(the earlier MindSpore call whose output shape already differed from torch's, or None; the line to show)."""
     from migcheck.runners.torch_call_args import torch_calls
 
     try:
@@ -75,4 +106,11 @@ def op_beside(module: Any, inputs: Sequence[Any], dtypes: Sequence[str], op: Tup
     except Exception:  # torch's forward cannot be traced again: the MindSpore call alone
         calls = []
     found, how = counterpart_call(op[0], torch_owner, op[1], calls)
-    return side_by_side(op[0], found, how)
+    text = side_by_side(op[0], found, how)
+    earlier = upstream_change(op[2], calls, torch_owner_of) if len(op) > 2 else None
+    if earlier is None:
+        return None, text
+    m, t = earlier
+    return m, (f"the shape went wrong upstream, in '{m.owner or '<root>'}': MindSpore {m.text} returned {m.output}"
+               f" where torch's {t.text} returned {t.output} from inputs of the same shapes; the error surfaced"
+               f" later: {text.removeprefix('the raising call: ')}")

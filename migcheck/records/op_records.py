@@ -42,3 +42,4 @@ class RaisingCall:
     name: str  # "ops.concat", "Tensor.view", "primitive MatMul"; torch: "cat", "view"
     text: str  # the call with its arguments: tensors as their shape and dtype
     message: str = ""  # the first line of what MindSpore said
+    output: str = ""  # what it returned, as text (a call that ran through)

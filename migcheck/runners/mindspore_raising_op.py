@@ -3,7 +3,7 @@
 wrapped call, so an error surfaces at the op that launched it, not at a later op or layer."""
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import mindspore as ms
 
@@ -21,6 +21,7 @@ class _RaiseTape(RecordedOps):
         self.raised: Optional[RaisingCall] = None
         self.made: Dict[str, int] = {}  # owner -> calls its own construct made so far
         self.position = -1  # the raising call's place among its owner's calls
+        self.before: List[RaisingCall] = []  # every call that ran through before it, with its output
 
     def _wrap(self, name: str, fn: Callable) -> Callable:
         tape = self
@@ -34,6 +35,7 @@ class _RaiseTape(RecordedOps):
             try:
                 result = fn(*args, **kwargs)
                 ms.runtime.synchronize()
+                tape.before.append(RaisingCall(owner, name, call_text(name, args, kwargs), output=_arg(result)))
             except Exception as exc:  # the call being looked for: kept, then raised on
                 if tape.raised is None:
                     tape.position = tape.made[owner] - 1
@@ -48,14 +50,14 @@ class _RaiseTape(RecordedOps):
 
 
 def raising_call(network: Any, call: Callable, args: Sequence[Any], train: bool
-                 ) -> Optional[Tuple[RaisingCall, int]]:
-    """(the first wrapped call that raised in one forward, its place among its owner's calls); None when none
-    did (or the forward ran through)."""
+                 ) -> Optional[Tuple[RaisingCall, int, Tuple[RaisingCall, ...]]]:
+    """(the first wrapped call that raised in one forward, its place among its owner's calls, the calls that
+    ran before it); None when none did (or the forward ran through)."""
     tape = _RaiseTape()
     try:
         tape.run(network, call, args, train)
     except Exception:  # the failure being located
-        return (tape.raised, tape.position) if tape.raised is not None else None
+        return (tape.raised, tape.position, tuple(tape.before)) if tape.raised is not None else None
     return None
 
 

@@ -49,7 +49,10 @@ class _Calls(torch.overrides.TorchFunctionMode):
             space = ("Tensor." if qual.startswith(("Tensor.", "TensorBase.", "_TensorBase.")) else
                      "F." if (getattr(func, "__module__", "") or "").endswith("nn.functional") else "torch.")
             body = [_arg(a) for a in args] + [f"{k}={_arg(v)}" for k, v in kwargs.items()]
-            self.calls.append(RaisingCall(self.stack[-1], name, f"{space}{name}({', '.join(body)})"))
+            result = func(*args, **kwargs)
+            self.calls.append(RaisingCall(self.stack[-1], name, f"{space}{name}({', '.join(body)})",
+                                          output=_arg(result)))
+            return result
         return func(*args, **kwargs)
 
 

@@ -143,3 +143,63 @@ def test_a_primitives_settings_are_shown_with_its_call_beside_torchs():
     text = run_item(Item(case, "forward", "pynative", "cpu")).localization.summary
     assert "MindSpore primitive LayerNorm[begin_norm_axis=-1, begin_params_axis=-1" in text
     assert "torch's corresponding call (by name): F.layer_norm(Tensor[2, 3, 4, 5] float32, (4, 5)" in text
+
+
+class _PrepPt(torch.nn.Module):
+    def forward(self, x):
+        return x.view(3, 4)
+
+
+def _prep_ms(shape):
+    class Prep(ms.nn.Cell):
+        def construct(self, x):
+            return x.view(*shape)
+
+    return Prep
+
+
+def _upstream_pair(shape):
+    w = np.linspace(-1, 1, 8, dtype=np.float32).reshape(4, 2)
+
+    class T(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.prep = _PrepPt()
+
+        def forward(self, x):
+            return torch.matmul(self.prep(x), torch.from_numpy(w))
+
+    class M(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.prep = _prep_ms(shape)()
+
+        def construct(self, x):
+            return ops.matmul(self.prep(x), ms.Tensor(w))
+
+    case = PairedCase(name="upstream", torch=T, mindspore=M, inputs={"x": given(X)}, checks=("forward",))
+    return run_item(Item(case, "forward", "pynative", "cpu"))
+
+
+def test_a_wrong_shape_made_upstream_is_named_where_it_was_made_not_where_it_raised():
+    loc = _upstream_pair((4, 3)).localization
+    assert (loc.first_divergence, loc.first_divergence_ms) == ("prep", "prep")
+    assert "the shape went wrong upstream, in 'prep': MindSpore Tensor.view(Tensor[2, 6] float32, 4, 3)" in loc.summary
+    assert "returned Tensor[4, 3] float32 where torch's Tensor.view(Tensor[2, 6] float32, 3, 4)" in loc.summary
+    assert "ops.matmul(Tensor[4, 3] float32, Tensor[4, 2] float32)" in loc.summary
+
+
+def test_the_upstream_twin_passes():
+    assert _upstream_pair((3, 4)).status == "pass"
+
+
+def test_an_earlier_call_returning_a_tuple_on_one_side_only_is_not_taken_for_the_upstream_change():
+    from migcheck.localization.raising_op import upstream_change
+
+    ms_call = RaisingCall("", "Tensor.max", "Tensor.max(Tensor[2, 6] float32, axis=1)", output="Tensor[2] float32")
+    torch_call = RaisingCall("", "max", "Tensor.max(Tensor[2, 6] float32, dim=1)",
+                             output="(Tensor[2] float32, Tensor[2] int64)")
+    assert upstream_change([ms_call], [torch_call], lambda owner: owner) is None
+    wrong = RaisingCall("", "Tensor.max", "Tensor.max(Tensor[2, 6] float32, axis=0)", output="Tensor[6] float32")
+    right = RaisingCall("", "max", "Tensor.max(Tensor[2, 6] float32, dim=1)", output="Tensor[2] float32")
+    assert upstream_change([wrong], [right], lambda owner: owner) == (wrong, right)
