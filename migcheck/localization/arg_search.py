@@ -21,6 +21,7 @@ import numpy as np
 from migcheck.localization.arg_candidates import (Candidate, alternative_kwargs, call_text, not_carried,
                                                   setting_candidates)
 from migcheck.localization.confirm import agree, own_error
+from migcheck.runners.probes import MindSporeProbe, TorchProbe
 
 TolFor = Callable[[str], Tuple[float, float]]
 MAX_CANDIDATES = 40
@@ -65,7 +66,7 @@ def _counterpart(torch_kind: str) -> List[str]:
     return [c.ms for c in TABLE if c.torch == torch_kind]
 
 
-def search(module: Any, cell: Any, torch_name: str, ms_name: str, inputs: Sequence[np.ndarray], torch_out: Any,
+def search(module: TorchProbe, cell: MindSporeProbe, torch_name: str, ms_name: str, inputs: Sequence[np.ndarray], torch_out: Any,
            ms_out: Any, tol_for: TolFor, train: bool = False, max_count: int = MAX_CANDIDATES,
            max_seconds: float = MAX_SECONDS) -> SearchOutcome:
     """The first change to the port's layer that makes it agree with torch on torch's recorded inputs."""
@@ -138,14 +139,14 @@ def _try(run: Callable[[], Any]) -> Any:
         return None
 
 
-def _rebuilds(cell: Any, ms_name: str, held: dict, inputs: Sequence[np.ndarray], ms_out: Any, tol_for: TolFor,
+def _rebuilds(cell: MindSporeProbe, ms_name: str, held: dict, inputs: Sequence[np.ndarray], ms_out: Any, tol_for: TolFor,
               budget: _Budget) -> bool:
     """Whether the cell rebuilt from the arguments read off it reproduces its own output."""
     budget.tried.append("rebuilt as held (baseline)")
     return agree(ms_out, _try(lambda: cell.rerun_arguments(ms_name, held, inputs)), tol_for)
 
 
-def _dropped(module: Any, torch_name: str, missing: Sequence[Any], inputs: Sequence[np.ndarray], ms_out: Any,
+def _dropped(module: TorchProbe, torch_name: str, missing: Sequence[Any], inputs: Sequence[np.ndarray], ms_out: Any,
              tol_for: TolFor, budget: _Budget, train: bool = False) -> List[Any]:
     """Of torch's arguments the port has no counterpart for, those whose default, in torch's layer, reproduces
     MindSpore."""

@@ -17,11 +17,12 @@ import numpy as np
 from migcheck.localization.dataflow import close, descendants
 from migcheck.localization.locate import Defect
 from migcheck.localization.signatures import describe
+from migcheck.runners.probes import MindSporeProbe, TorchProbe
 
 TolFor = Callable[[str], Tuple[float, float]]
 
 
-def backward_defects(module: Any, cell: Any, ref: Any, loss: Any, t_calls: Sequence[Any], m_calls: Sequence[Any],
+def backward_defects(module: TorchProbe, cell: MindSporeProbe, ref: Any, loss: Any, t_calls: Sequence[Any], m_calls: Sequence[Any],
                      flow: Any, tol: TolFor) -> List[Defect]:
     """Every paired leaf sub-cell whose MindSpore backward, fed torch's input and output cotangent, gives
     other input gradients than torch's, in forward order."""
@@ -38,7 +39,7 @@ def backward_defects(module: Any, cell: Any, ref: Any, loss: Any, t_calls: Seque
         grad_out, grad_in = records[call.name]
         if not grad_out or any(g is None for g in grad_out):
             continue
-        ms_kind = type(cell.subcell(ms_name)).__name__
+        ms_kind = cell.subcell_kind(ms_name)
         try:
             ms_in = cell.subcell_vjp(ms_name, call.inputs, grad_out)
         except Exception:  # a sub-cell that needs more than its tensor arguments cannot run alone
@@ -51,7 +52,7 @@ def backward_defects(module: Any, cell: Any, ref: Any, loss: Any, t_calls: Seque
         err = float(np.max(np.abs(t.astype(np.float64) - np.asarray(m, np.float64)))) if t.shape == np.shape(m) else float("inf")
         evidence = (f"fed torch's recorded input and output gradient, MindSpore '{ms_name}' returns another input"
                     f" gradient (max abs err {err:.3g}); its forward output agrees")
-        custom = callable(getattr(type(cell.subcell(ms_name)), "bprop", None))
+        custom = cell.has_custom_bprop(ms_name)
         found = describe(t, m)
         cause = (f"MindSpore's {ms_kind} defines its own bprop, and it does not give the gradient torch's"
                  f" {call.kind} computes" if custom else "")
@@ -63,7 +64,7 @@ def backward_defects(module: Any, cell: Any, ref: Any, loss: Any, t_calls: Seque
     return sorted(out, key=lambda d: d.order)
 
 
-def _candidates(cell: Any, t_calls: Sequence[Any], m_calls: Sequence[Any], flow: Any) -> List[Tuple[int, str]]:
+def _candidates(cell: MindSporeProbe, t_calls: Sequence[Any], m_calls: Sequence[Any], flow: Any) -> List[Tuple[int, str]]:
     """(torch call index, MindSpore sub-cell name): the dataflow pairs, plus torch calls left unpaired whose
     name the port also has (MindSpore runs no forward hook on a cell with its own bprop, so such a cell is
     never captured, let alone paired by value)."""
@@ -72,7 +73,7 @@ def _candidates(cell: Any, t_calls: Sequence[Any], m_calls: Sequence[Any], flow:
     for i, call in enumerate(t_calls):
         if i not in paired:
             try:
-                cell.subcell(call.name)
+                cell.subcell_kind(call.name)
             except KeyError:
                 continue
             out.append((i, call.name))

@@ -21,6 +21,7 @@ import numpy as np
 from migcheck.localization.dataflow import close
 from migcheck.localization.locate import Defect
 from migcheck.records.op_records import OpGradient, OpRecord
+from migcheck.runners.probes import MindSporeProbe, TorchProbe
 
 TolFor = Callable[[str], Tuple[float, float]]
 
@@ -149,7 +150,7 @@ def _fix(t: OpGradient, m: OpRecord, vjp: Callable, alternative: Callable[[str],
             if ok else ""), tried
 
 
-def op_backward_defects(module: Any, cell: Any, ref: Any, loss: Any, n_net: int, t_calls: Sequence[Any],
+def op_backward_defects(module: TorchProbe, cell: MindSporeProbe, ref: Any, loss: Any, n_net: int, t_calls: Sequence[Any],
                         m_calls: Sequence[Any], tol: TolFor) -> List[Defect]:
     """Defects for the ops inside construct whose backward alone differs; [] when none does."""
     started = time.perf_counter()

@@ -19,13 +19,14 @@ from migcheck.localization.locate import Defect, Localization, SubcellRow, modul
 from migcheck.localization.rules import Finding, diagnose_precision, diagnose_update_pattern
 from migcheck.mapping.transfer import WeightMapping, to_torch
 from migcheck.precision import apply_precision, as_precision
+from migcheck.runners.probes import MindSporeProbe, TorchProbe
 from migcheck.tolerance import Tolerance
 
 LOCALIZABLE = ("value", "shape", "nonfinite")
 ToleranceFor = Callable[[str, str], Tuple[Tolerance, str]]
 
 
-def locate(case: Any, check: str, ref: Any, cell: Any, mapping: WeightMapping,
+def locate(case: Any, check: str, ref: Any, cell: MindSporeProbe, mapping: WeightMapping,
            tensors: Sequence[TensorComparison], tolerance_for: ToleranceFor) -> Localization:
     from migcheck.runners.torch_side import TorchModule
 
@@ -144,7 +145,7 @@ def _tol(tolerance_for: ToleranceFor) -> Callable[[str], Tuple[float, float]]:
     return tol
 
 
-def _isolated_pass(cell: Any, t_calls: Sequence[Any], m_calls: Sequence[Any], flow: Dataflow) -> Dict[int, Any]:
+def _isolated_pass(cell: MindSporeProbe, t_calls: Sequence[Any], m_calls: Sequence[Any], flow: Dataflow) -> Dict[int, Any]:
     """Each paired torch leaf's MindSpore counterpart (a cell or a fused chain) fed torch's recorded inputs."""
     names = [c.name for c in t_calls]
     out = {}
@@ -174,7 +175,7 @@ def _between_signature(rows: Sequence[SubcellRow], t_calls: Sequence[Any], m_cal
     return (f"the value reaching '{target}': {cause}" if cause else ""), rule
 
 
-def _defects(module: Any, cell: Any, rows: Sequence[SubcellRow], t_calls: Sequence[Any], m_calls: Sequence[Any],
+def _defects(module: TorchProbe, cell: MindSporeProbe, rows: Sequence[SubcellRow], t_calls: Sequence[Any], m_calls: Sequence[Any],
              isolated: Mapping[int, Any],
              tol: Callable[[str], Tuple[float, float]], between: str,
              op_values: Optional[Tuple[str, Any, Any, Any]] = None,
@@ -258,14 +259,14 @@ def _defects(module: Any, cell: Any, rows: Sequence[SubcellRow], t_calls: Sequen
     return out
 
 
-def _search(module: Any, cell: Any, torch_name: str, ms_name: str, inputs: Sequence[Any], torch_out: Any,
+def _search(module: TorchProbe, cell: MindSporeProbe, torch_name: str, ms_name: str, inputs: Sequence[Any], torch_out: Any,
             ms_out: Any, tol: Callable[[str], Tuple[float, float]], train: bool) -> Any:
     from migcheck.localization.arg_search import search
 
     return search(module, cell, torch_name, ms_name, inputs, torch_out, ms_out, tol, train=train)
 
 
-def _search_ops(module: Any, cell: Any, first: SubcellRow, t_calls: Sequence[Any],
+def _search_ops(module: TorchProbe, cell: MindSporeProbe, first: SubcellRow, t_calls: Sequence[Any],
                 tol: Callable[[str], Tuple[float, float]]) -> Any:
     """The op-level search (op_search.py) in the container whose own construct diverges, on torch's inputs."""
     from migcheck.localization.op_search import search_ops
@@ -304,7 +305,7 @@ def _region(t_calls: Sequence[Any], flow: Dataflow) -> Optional[Tuple[str, int, 
     return (parent.name, parent.start, span[0], f"'{b}' input") if span and after >= 0 else None
 
 
-def _replay(module: Any, owner: str, after: int, before: int, torch_value: Any, ms_value: Any,
+def _replay(module: TorchProbe, owner: str, after: int, before: int, torch_value: Any, ms_value: Any,
             tol: Callable[[str], Tuple[float, float]]) -> Any:
     from migcheck.localization.op_replay import find_setting
 
@@ -329,7 +330,7 @@ def _shape_of(tree: Any) -> Tuple[int, ...]:
     return tuple(np.shape(tree)) if isinstance(tree, np.ndarray) else ()
 
 
-def _container_setting(module: Any, cell: Any, first: SubcellRow, t_calls: Sequence[Any], m_calls: Sequence[Any],
+def _container_setting(module: TorchProbe, cell: MindSporeProbe, first: SubcellRow, t_calls: Sequence[Any], m_calls: Sequence[Any],
                        tol: Callable[[str], Tuple[float, float]]) -> Optional[Tuple[Any, str, str]]:
     """(difference, checked fix, how confirmed) for a container whose own forward diverges, when a counterfactual
     re-run of one of its own settings confirms it (see confirm.explain); None otherwise."""

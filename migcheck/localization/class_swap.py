@@ -14,12 +14,13 @@ from typing import Any, Callable, Optional, Sequence, Tuple
 import numpy as np
 
 from migcheck.localization.correspondence import CONVERT, TABLE, Correspondence, Difference, corresponds
+from migcheck.runners.probes import MindSporeProbe, TorchProbe
 
 TolFor = Callable[[str], Tuple[float, float]]
 Agree = Callable[[Any, Any, TolFor], bool]
 
 
-def class_swap(module: Any, cell: Any, torch_name: str, ms_name: str, inputs: Sequence[np.ndarray],
+def class_swap(module: TorchProbe, cell: MindSporeProbe, torch_name: str, ms_name: str, inputs: Sequence[np.ndarray],
                torch_out: Any, ms_out: Any, tol_for: TolFor, agree: Agree) -> Optional[Tuple[Difference, bool, str, str]]:
     """(difference, confirmed, checked fix or "", "torch" when confirmed) or None when the classes correspond."""
     t_kind, t_cfg = module.config(torch_name)

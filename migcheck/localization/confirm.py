@@ -14,6 +14,7 @@ import numpy as np
 
 from migcheck.localization.correspondence import Difference, corresponds, differences, same_named_differences
 from migcheck.localization.dataflow import close
+from migcheck.runners.probes import MindSporeProbe, TorchProbe
 
 TolFor = Callable[[str], Tuple[float, float]]
 
@@ -33,7 +34,7 @@ def agree(a: Any, b: Any, tol_for: TolFor, noise: Any = None) -> bool:
         return bool(np.all(np.abs(a64 - b64) <= atol + rtol * np.abs(a64) + 4 * np.abs(n.astype(np.float64) - a64)))
 
 
-def own_error(module: Any, name: str, inputs: Sequence[np.ndarray], patch: Any = None, pads: Any = None) -> Any:
+def own_error(module: TorchProbe, name: str, inputs: Sequence[np.ndarray], patch: Any = None, pads: Any = None) -> Any:
     """torch's layer re-run in float64 (None when it cannot be): the oracle the float32 result is judged against."""
     try:
         return module.rerun_patched(name, inputs, patch or {}, pads=pads, float64=True)
@@ -55,7 +56,7 @@ def _fix_text(diff: Difference) -> str:
     return f"{diff.ms_attr}={diff.ms_fix!r}"
 
 
-def explain(module: Any, cell: Any, torch_name: str, ms_name: str, inputs: Sequence[np.ndarray],
+def explain(module: TorchProbe, cell: MindSporeProbe, torch_name: str, ms_name: str, inputs: Sequence[np.ndarray],
             torch_out: Any, ms_out: Any, tol_for: TolFor) -> List[Tuple[Difference, bool, str, str]]:
     """(difference, confirmed, checked fix or "", how it was confirmed) for each setting that differs, confirmed
     first. How: "torch" (torch's layer with MindSpore's value reproduces MindSpore), "port" (a same-named setting
@@ -97,7 +98,7 @@ def explain(module: Any, cell: Any, torch_name: str, ms_name: str, inputs: Seque
     return sorted(out, key=lambda d: (not d[1], not d[2]))
 
 
-def _together(module: Any, cell: Any, torch_name: str, ms_name: str, inputs: Sequence[np.ndarray],
+def _together(module: TorchProbe, cell: MindSporeProbe, torch_name: str, ms_name: str, inputs: Sequence[np.ndarray],
               diffs: Sequence[Difference], torch_out: Any, ms_out: Any, tol_for: TolFor
               ) -> Optional[Tuple[Difference, bool, str, str]]:
     """All differing settings patched at once (each alone reproduced nothing): confirmed when torch's layer
@@ -123,7 +124,7 @@ def _crop(x: np.ndarray, crops: Sequence[Tuple[int, int]]) -> np.ndarray:
     return x[(slice(None),) * lead + tuple(slice(a, x.shape[lead + i] - b) for i, (a, b) in enumerate(crops))]
 
 
-def _random(module: Any, name: str, inputs: Sequence[np.ndarray]) -> bool:
+def _random(module: TorchProbe, name: str, inputs: Sequence[np.ndarray]) -> bool:
     """Whether torch's layer gives another result on a second identical run in train mode (dropout): its
     re-runs are then compared with MindSpore's output by distribution, not element by element."""
     from migcheck.judging.randomness import differs
@@ -142,7 +143,7 @@ def _same_draw(a: Any, b: Any) -> bool:
     return a is not None and b is not None and same_distribution(a, b)
 
 
-def _reproduces(module: Any, name: str, inputs: Sequence[np.ndarray], diff: Difference, ms_out: Any,
+def _reproduces(module: TorchProbe, name: str, inputs: Sequence[np.ndarray], diff: Difference, ms_out: Any,
                 tol_for: TolFor, random: bool = False) -> bool:
     try:
         if diff.rule == "pad-mode" and diff.torch_attr == "padding":
@@ -163,7 +164,7 @@ def _reproduces(module: Any, name: str, inputs: Sequence[np.ndarray], diff: Diff
     return agree(got, ms_out, tol_for) or agree(got, ms_out, tol_for, own_error(module, name, inputs, patch, pads))
 
 
-def _checked_fix(cell: Any, name: str, inputs: Sequence[np.ndarray], diff: Difference, torch_out: Any,
+def _checked_fix(cell: MindSporeProbe, name: str, inputs: Sequence[np.ndarray], diff: Difference, torch_out: Any,
                  tol_for: TolFor, noise: Any = None, random: bool = False) -> str:
     override = diff.ms_fix if isinstance(diff.ms_fix, dict) else {diff.ms_attr: diff.ms_fix}
     # Rebuilt from its settings, else the live cell with the attribute set (a port's cell that reads it per call).

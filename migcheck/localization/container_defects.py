@@ -13,11 +13,12 @@ import numpy as np
 
 from migcheck.localization.dataflow import descendants
 from migcheck.localization.locate import Defect, SubcellRow
+from migcheck.runners.probes import MindSporeProbe, TorchProbe
 
 MAX_CONTAINERS = 8  # containers searched per item (each costs one traced forward, more if it diverges)
 
 
-def container_defects(module: Any, cell: Any, rows: Sequence[SubcellRow], t_calls: Sequence[Any],
+def container_defects(module: TorchProbe, cell: MindSporeProbe, rows: Sequence[SubcellRow], t_calls: Sequence[Any],
                       tol: Callable[[str], Tuple[float, float]], searched: Collection[str]) -> List[Defect]:
     from migcheck.localization.op_search import search_ops
 

@@ -17,6 +17,7 @@ import numpy as np
 
 from migcheck.localization.hidden import _all_close, _layer_values
 from migcheck.localization.rules import Finding
+from migcheck.runners.probes import MindSporeProbe, TorchProbe
 
 TolFor = Callable[[str], Tuple[float, float]]
 BUDGET = 12  # candidates re-run per layer at most
@@ -57,7 +58,7 @@ def _same_kind(a: Any, b: Any) -> bool:
     return a is None or b is None or type(a) is type(b) or {type(a), type(b)} <= {int, float}
 
 
-def search(module: Any, torch_owner: str, found_candidates: Sequence[OptionCandidate],
+def search(module: TorchProbe, torch_owner: str, found_candidates: Sequence[OptionCandidate],
            ms_grads: Mapping[str, np.ndarray], gradient_args: Sequence[Any], tol: TolFor) -> OptionSearch:
     """The first candidate whose torch re-run gives MindSpore's gradients of the layer's parameters."""
     from migcheck.runners.torch_replay import gradients_patched
@@ -81,7 +82,7 @@ def search(module: Any, torch_owner: str, found_candidates: Sequence[OptionCandi
     return OptionSearch(None, tuple(tried), time.perf_counter() - started)
 
 
-def option_findings(module: Any, cell: Any, owners: Sequence[Tuple[str, str]], ms_grads: Mapping[str, np.ndarray],
+def option_findings(module: TorchProbe, cell: MindSporeProbe, owners: Sequence[Tuple[str, str]], ms_grads: Mapping[str, np.ndarray],
                     gradient_args: Sequence[Any], tol: TolFor) -> List[Finding]:
     """One confirmed finding per layer whose differing gradient a single option of torch's layer explains."""
     from migcheck.runners.torch_signature import constructor_settings
@@ -115,7 +116,7 @@ def option_findings(module: Any, cell: Any, owners: Sequence[Tuple[str, str]], m
     return out
 
 
-def gradient_option_findings(case: Any, ref: Any, module: Any, cell: Any, mapping: Any,
+def gradient_option_findings(case: Any, ref: Any, module: TorchProbe, cell: MindSporeProbe, mapping: Any,
                              owners: Sequence[Tuple[str, str]], tol: TolFor) -> List[Finding]:
     """option_findings for the owners of failing parameter gradients, with MindSpore's gradients computed once."""
     from migcheck.mapping.transfer import to_mindspore, to_torch

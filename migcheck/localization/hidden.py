@@ -17,6 +17,7 @@ import numpy as np
 
 from migcheck.localization.correspondence import Difference
 from migcheck.localization.dataflow import close
+from migcheck.runners.probes import TorchProbe
 
 TolFor = Callable[[str], Tuple[float, float]]
 
@@ -34,7 +35,7 @@ def _all_close(got: Mapping[str, np.ndarray], want: Mapping[str, np.ndarray], to
     return all(close(np.asarray(got[k]), np.asarray(want[k]), *tol_for(str(np.asarray(got[k]).dtype))) for k in keys)
 
 
-def confirm_state(module: Any, torch_name: str, diff: Difference, inputs: Sequence[np.ndarray],
+def confirm_state(module: TorchProbe, torch_name: str, diff: Difference, inputs: Sequence[np.ndarray],
                   initial: Mapping[str, np.ndarray], ms_state: Mapping[str, np.ndarray], tol_for: TolFor) -> bool:
     """torch's layer with MindSpore's value, one train-mode forward from the initial weights, gives MindSpore's
     state; with its own value it does not (so the setting, not something else, explains the state)."""
@@ -49,7 +50,7 @@ def confirm_state(module: Any, torch_name: str, diff: Difference, inputs: Sequen
     return bool(_all_close(patched, want, tol_for)) and _all_close(plain, want, tol_for) is False
 
 
-def confirm_gradient(module: Any, torch_name: str, diff: Difference, ms_grads: Mapping[str, np.ndarray],
+def confirm_gradient(module: TorchProbe, torch_name: str, diff: Difference, ms_grads: Mapping[str, np.ndarray],
                      gradient_args: Sequence[Any], tol_for: TolFor) -> bool:
     """The network's gradients with torch's layer given MindSpore's value equal MindSpore's gradients of
     that layer's parameters (already in torch's names)."""

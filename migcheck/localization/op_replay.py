@@ -17,6 +17,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from migcheck.records.ops import TENSOR, Change, OpSite  # noqa: F401  (re-exported)
+from migcheck.runners.probes import OpReplayer
 
 MAX_SITES = 64  # larger regions are not replayed (cost: one replay per alternative)
 
@@ -124,7 +125,7 @@ def agree(a: Any, b: Any, rtol: float, atol: float) -> bool:
     return bool(np.array_equal(a, b))
 
 
-def find_setting(module: Any, owner: str, after: int, before: int, torch_value: np.ndarray, ms_value: np.ndarray,
+def find_setting(module: OpReplayer, owner: str, after: int, before: int, torch_value: np.ndarray, ms_value: np.ndarray,
                  rtol: float, atol: float) -> Optional[ReplayMatch]:
     """The one call site and setting whose change makes torch's replayed region give MindSpore's value."""
     try:

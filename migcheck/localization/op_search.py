@@ -20,6 +20,7 @@ from migcheck.localization.arg_search import MAX_CANDIDATES, MAX_SECONDS, Search
 from migcheck.localization.confirm import agree
 from migcheck.localization.op_align import OpDivergence, diverging_ops, same_value
 from migcheck.runners.base import Argument, Constructor, OpChange, OpRecord
+from migcheck.runners.probes import MindSporeProbe, TorchProbe
 
 TolFor = Callable[[str], Tuple[float, float]]
 RULE = "op-argument-search"
@@ -120,7 +121,7 @@ def api_candidates(div: OpDivergence, functions: Sequence[Tuple[str, Tuple[Tuple
     return out
 
 
-def search_ops(module: Any, cell: Any, torch_owner: str, ms_name: str, inputs: Sequence[np.ndarray],
+def search_ops(module: TorchProbe, cell: MindSporeProbe, torch_owner: str, ms_name: str, inputs: Sequence[np.ndarray],
                torch_out: Any, torch_values: Sequence[np.ndarray], tol_for: TolFor,
                max_count: int = MAX_CANDIDATES, max_seconds: float = MAX_SECONDS,
                torch_names: Mapping[str, str] = {}) -> Optional[SearchOutcome]:

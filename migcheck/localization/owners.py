@@ -11,9 +11,10 @@ from migcheck.localization.confirm import _fix_text
 from migcheck.localization.correspondence import differences
 from migcheck.localization.rules import Finding, diagnose
 from migcheck.mapping.transfer import WeightMapping, to_torch
+from migcheck.runners.probes import MindSporeProbe, TorchProbe
 
 
-def hidden_confirmer(case: Any, check: str, ref: Any, module: Any, cell: Any, mapping: WeightMapping,
+def hidden_confirmer(case: Any, check: str, ref: Any, module: TorchProbe, cell: MindSporeProbe, mapping: WeightMapping,
                       t_calls: Sequence[Any], ms_state: Mapping[str, Any], tol: Callable[[str], Tuple[float, float]]
                       ) -> Callable[[str, Any], bool]:
     """(torch layer, difference) -> whether re-running torch with MindSpore's value reproduces the failing state
@@ -37,7 +38,7 @@ def hidden_confirmer(case: Any, check: str, ref: Any, module: Any, cell: Any, ma
     return confirm
 
 
-def diagnose_pair(module: Any, cell: Any, torch_name: str, ms_name: str, t_calls: Sequence[Any] = (),
+def diagnose_pair(module: TorchProbe, cell: MindSporeProbe, torch_name: str, ms_name: str, t_calls: Sequence[Any] = (),
                    confirm: Optional[Callable[[str, Any], bool]] = None) -> List[Finding]:
     """Settings of a layer whose parameters or state differ: the correspondence table (padding judged by
     the pads each side applies to the recorded input), else the older rules; high only when `confirm` shows

@@ -17,6 +17,7 @@ from migcheck.localization.correspondence import corresponds, differences, same_
 from migcheck.localization.locate import Defect, Localization, module_pairs
 from migcheck.localization.raising_op import explain_raise, raising_call_site
 from migcheck.localization.rules import Finding
+from migcheck.runners.probes import MindSporeProbe, TorchProbe
 
 TolFor = Callable[[str], Tuple[float, float]]
 
@@ -56,7 +57,7 @@ class RaiseSite:
         return Localization((), self.torch_name, self.ms_name, findings, self.describe(), (defect,))
 
 
-def locate_raise(case: Any, ref: Any, cell: Any, mapping: Any, tolerance_for: Any) -> Optional[RaiseSite]:
+def locate_raise(case: Any, ref: Any, cell: MindSporeProbe, mapping: Any, tolerance_for: Any) -> Optional[RaiseSite]:
     """For a case whose MindSpore forward raised: cell is its MindSpore runner with the weights loaded, ref
     the torch reference. None when a PYNATIVE forward runs through (the failure lies elsewhere)."""
     from migcheck.localization.capture import _tol
@@ -71,7 +72,7 @@ def locate_raise(case: Any, ref: Any, cell: Any, mapping: Any, tolerance_for: An
                    _tol(tolerance_for))
 
 
-def _locate(module: Any, cell: Any, inputs: Sequence[Any], dtypes: Sequence[str],
+def _locate(module: TorchProbe, cell: MindSporeProbe, inputs: Sequence[Any], dtypes: Sequence[str],
             mapping_pairs: Sequence[Tuple[str, str]], tol: TolFor) -> Optional[RaiseSite]:
     found = cell.raising_subcell(inputs, dtypes)
     if found is None:
@@ -79,7 +80,7 @@ def _locate(module: Any, cell: Any, inputs: Sequence[Any], dtypes: Sequence[str]
     ms_name, ms_kind = found
     op = raising_call_site(cell, inputs, dtypes)
     if op is not None and op[0].owner != ms_name:  # drained after every call: the op's own cell raised
-        ms_name, ms_kind = op[0].owner, type(cell.subcell(op[0].owner)).__name__
+        ms_name, ms_kind = op[0].owner, cell.subcell_kind(op[0].owner)
     try:
         t_calls = module.capture(inputs, dtypes)
     except Exception:  # torch cannot run it either: nothing to compare against
@@ -88,11 +89,11 @@ def _locate(module: Any, cell: Any, inputs: Sequence[Any], dtypes: Sequence[str]
     shown = ""
     if op is not None:
         def torch_owner_of(owner: str) -> Optional[str]:
-            return _counterpart(owner, type(cell.subcell(owner)).__name__, t_calls, mapping_pairs)
+            return _counterpart(owner, cell.subcell_kind(owner), t_calls, mapping_pairs)
 
         earlier, shown = explain_raise(module, inputs, dtypes, op, torch_name or "", torch_owner_of)
         if earlier is not None:  # the wrong call is upstream: its cell is the place, not the one that raised
-            ms_name, ms_kind = earlier.owner, type(cell.subcell(earlier.owner)).__name__
+            ms_name, ms_kind = earlier.owner, cell.subcell_kind(earlier.owner)
             torch_name = torch_owner_of(earlier.owner)
     if torch_name is None:
         return RaiseSite(ms_name, ms_kind, call=shown)
@@ -114,7 +115,7 @@ def _counterpart(ms_name: str, ms_kind: str, t_calls: Sequence[Any], mapping_pai
     return same_class[0] if len(same_class) == 1 else None  # two candidates: say nothing rather than guess
 
 
-def _checked_fixes(module: Any, cell: Any, torch_name: str, ms_name: str, call: Any, tol: TolFor) -> List[Any]:
+def _checked_fixes(module: TorchProbe, cell: MindSporeProbe, torch_name: str, ms_name: str, call: Any, tol: TolFor) -> List[Any]:
     t_kind, t_cfg = module.config(torch_name)
     m_kind, m_cfg = cell.config(ms_name)
     shape = tuple(getattr(call.inputs[0], "shape", ())) if call.inputs else ()

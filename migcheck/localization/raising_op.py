@@ -12,6 +12,7 @@ import re
 from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 from migcheck.records.op_records import RaisingCall
+from migcheck.runners.probes import MindSporeProbe, TorchProbe
 
 # MindSpore's name -> torch's name for the same operation, where they differ: they order which torch call
 # is shown first, never decide anything.
@@ -57,7 +58,7 @@ def side_by_side(raised: RaisingCall, torch_call: Optional[RaisingCall], how: st
     return text + f"; torch's corresponding call ({how}): {torch_call.text}"
 
 
-def raising_call_site(cell: Any, inputs: Sequence[Any], dtypes: Sequence[str]) -> Optional[Tuple[RaisingCall, int]]:
+def raising_call_site(cell: MindSporeProbe, inputs: Sequence[Any], dtypes: Sequence[str]) -> Optional[Tuple[RaisingCall, int]]:
     """The MindSpore runner's re-run with wrapped call points; None when no wrapped call raised."""
     try:
         return cell.raising_op(inputs, dtypes)
@@ -95,7 +96,7 @@ def upstream_change(ms_calls: Sequence[RaisingCall], torch_calls: Sequence[Raisi
     return None
 
 
-def explain_raise(module: Any, inputs: Sequence[Any], dtypes: Sequence[str],
+def explain_raise(module: TorchProbe, inputs: Sequence[Any], dtypes: Sequence[str],
                   op: Tuple[RaisingCall, int, Tuple[RaisingCall, ...]], torch_owner: str,
                   torch_owner_of: Callable[[str], Optional[str]]) -> Tuple[Optional[RaisingCall], str]:
     """(the earlier MindSpore call whose output shape already differed from torch's, or None; the line to show)."""

@@ -11,6 +11,7 @@ import time
 from typing import Any, Callable, List, Mapping, Optional, Sequence
 
 from migcheck.localization.rules import Finding
+from migcheck.runners.probes import MindSporeProbe, TorchProbe
 
 RTOL = 1e-5  # MindSpore evaluates its schedule in float32
 
@@ -49,7 +50,7 @@ def _shown(rates: Sequence[float]) -> str:
     return "[" + ", ".join(f"{x:.4g}" for x in rates) + "]"
 
 
-def schedule_finding(case: Any, ref: Any, module: Any, cell: Any, ms_results: Mapping[str, Any],
+def schedule_finding(case: Any, ref: Any, module: TorchProbe, cell: MindSporeProbe, ms_results: Mapping[str, Any],
                      failing: Sequence[str], tolerance_for: Callable[[str, str], Any], loss: Any) -> Optional[Finding]:
     """The confirmed schedule difference of a failing step check; None when the rates agree or torch's steps
     with MindSpore's rates do not reproduce MindSpore's."""

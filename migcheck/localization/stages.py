@@ -19,6 +19,7 @@ from migcheck.localization.update_rules import Hyper, blame_update
 from migcheck.precision import apply_precision
 from migcheck.case import optimizer_for
 from migcheck.mapping.transfer import WeightMapping, to_mindspore, to_torch
+from migcheck.runners.probes import MindSporeProbe, TorchProbe
 from migcheck.vocab import param_grad_name, torch_name_of
 
 
@@ -39,7 +40,7 @@ def hyper_from_group(group: Mapping[str, Any]) -> Hyper:
                  initial_accumulator=float(group.get("initial_accumulator_value", 0.0)))
 
 
-def blame_step(case: Any, ref: Any, cell: Any, mapping: WeightMapping, ms_results: Mapping[str, Any],
+def blame_step(case: Any, ref: Any, cell: MindSporeProbe, mapping: WeightMapping, ms_results: Mapping[str, Any],
                tensors: Sequence[TensorComparison], tolerance_for: Callable[[str, str], Any]) -> Optional[StageBlame]:
     """The stage a failing step check's defect lives in; None when the loss already differs (forward:
     the sub-cell localization explains it)."""
@@ -122,7 +123,7 @@ def _compare(name: str, torch_grad: np.ndarray, ms_grad: Optional[np.ndarray], t
     return compare_arrays(param_grad_name(name), torch_grad, ms_grad, tol, source)
 
 
-def _later_steps_cause(case: Any, ref: Any, module: Any, cell: Any, mapping: WeightMapping, ms_results: Mapping[str, Any],
+def _later_steps_cause(case: Any, ref: Any, module: TorchProbe, cell: MindSporeProbe, mapping: WeightMapping, ms_results: Mapping[str, Any],
                        failing: Sequence[str], tolerance_for: Callable[[str, str], Any], loss: Any) -> Optional[Finding]:
     """The one hyperparameter whose MindSpore value, given to torch's optimizer, reproduces MindSpore's later steps."""
     from migcheck.localization.optimizer_state import differing, patched, reproduces, shown

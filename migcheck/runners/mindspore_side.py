@@ -175,6 +175,12 @@ class MindSporeCell:
     def subcell(self, name: str) -> Any:
         return dict(self.cell.cells_and_names())[name]
 
+    def subcell_kind(self, name: str) -> str:
+        return type(self.subcell(name)).__name__
+
+    def has_custom_bprop(self, name: str) -> bool:
+        return callable(getattr(type(self.subcell(name)), "bprop", None))
+
     def subcell_vjp(self, name: str, inputs: Sequence[np.ndarray], cotangents: Sequence[np.ndarray]) -> Tuple[Any, ...]:
         """One sub-cell's gradients with respect to its inputs, for given output cotangents (mindspore.vjp, in
         PYNATIVE): the isolated backward pass. A cell's own bprop is what runs, as in training."""

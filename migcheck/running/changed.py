@@ -89,9 +89,9 @@ def user_files(objects: Iterable[Any]) -> List[str]:
     return sorted(files)
 
 
-def _filled(cell: Any) -> bool:
+def _filled(closure_cell: types.CellType) -> bool:
     try:
-        cell.cell_contents
+        closure_cell.cell_contents
     except ValueError:
         return False
     return True

@@ -18,6 +18,7 @@ from migcheck.options import RunOptions
 from migcheck.planning.items import Item
 from migcheck.precision import apply_precision, as_precision, tolerance_dtype, unsupported_reason
 from migcheck.runners.base import Side
+from migcheck.runners.probes import MindSporeProbe
 from migcheck.running.checks import gradient_results, optimizer_for, step_results
 from migcheck.running.failures import error_outcome
 from migcheck.util import signals
@@ -167,7 +168,7 @@ def _torch_module(case: PairedCase) -> Any:
     return TorchModule(case.torch)
 
 
-def _compare_mapped(item: Item, options: RunOptions, ref: Reference, cell: Any, mapping: WeightMapping) -> Outcome:
+def _compare_mapped(item: Item, options: RunOptions, ref: Reference, cell: MindSporeProbe, mapping: WeightMapping) -> Outcome:
     """Load the mapped weights (unset parameters at the port's own values), run the check, judge it."""
     case = item.case
     cell.load(to_mindspore(ref.weights, mapping))
@@ -180,7 +181,7 @@ def _compare_mapped(item: Item, options: RunOptions, ref: Reference, cell: Any, 
         return _raised(exc, item, options, ref, cell, mapping)
 
 
-def _raised(exc: Exception, item: Item, options: RunOptions, ref: Reference, cell: Any, mapping: WeightMapping) -> Outcome:
+def _raised(exc: Exception, item: Item, options: RunOptions, ref: Reference, cell: MindSporeProbe, mapping: WeightMapping) -> Outcome:
     from migcheck.runners.mindspore_context import flush_pending_errors
 
     flush_pending_errors()
@@ -190,7 +191,7 @@ def _raised(exc: Exception, item: Item, options: RunOptions, ref: Reference, cel
         flush_pending_errors()
 
 
-def _diagnosed_error(exc: Exception, item: Item, options: RunOptions, ref: Reference, cell: Any,
+def _diagnosed_error(exc: Exception, item: Item, options: RunOptions, ref: Reference, cell: MindSporeProbe,
                      mapping: WeightMapping) -> Outcome:
     outcome = error_outcome(exc, item, pynative_runs=lambda: _runs_in_pynative(item, options))
     if outcome.kind != Kind.ERROR or options.golden:  # golden mode has no torch to compare the sub-cell with
@@ -212,7 +213,7 @@ def _first_line(exc: BaseException) -> str:
     return (str(exc).strip().splitlines() or [""])[0][:200]
 
 
-def _compared(item: Item, options: RunOptions, ref: Reference, cell: Any, mapping: WeightMapping) -> Outcome:
+def _compared(item: Item, options: RunOptions, ref: Reference, cell: MindSporeProbe, mapping: WeightMapping) -> Outcome:
     case = item.case
     shapes_matter = ref.objective is not None and bool(ref.objective.cotangents)
     after = shapes_matter and item.check == "backward"
@@ -270,7 +271,7 @@ def _tolerance_for(item: Item, options: RunOptions, check: str) -> Callable[[str
     return tolerance_for
 
 
-def _localized(outcome: Outcome, item: Item, options: RunOptions, ref: Reference, cell: Any,
+def _localized(outcome: Outcome, item: Item, options: RunOptions, ref: Reference, cell: MindSporeProbe,
                mapping: WeightMapping, tolerance_for: Any, results: Optional[Dict[str, Any]] = None) -> Outcome:
     """Attach where the pair first diverges and why, for failures a sub-cell re-run can explain."""
     from migcheck.localization.capture import LOCALIZABLE, locate
@@ -293,7 +294,7 @@ def _localized(outcome: Outcome, item: Item, options: RunOptions, ref: Reference
     return dataclasses.replace(outcome, localization=found)
 
 
-def _blame_step(outcome: Outcome, item: Item, ref: Reference, cell: Any, mapping: WeightMapping,
+def _blame_step(outcome: Outcome, item: Item, ref: Reference, cell: MindSporeProbe, mapping: WeightMapping,
                 tolerance_for: Any, results: Dict[str, Any]) -> Optional[Outcome]:
     """A step whose forward and gradients agree is the optimizer's fault: no sub-cell to look for."""
     from migcheck.localization.locate import Localization
@@ -324,14 +325,14 @@ def mapping_for(case: PairedCase, mode: str = "pynative", backend: str = "cpu", 
                          (lambda: module) if resolve else None, inputs, [spec.dtype for _, spec in specs], weights)
 
 
-def _output_shape_mismatch(cell: Any, ref: Reference, mapping: WeightMapping) -> Optional[Outcome]:
+def _output_shape_mismatch(cell: MindSporeProbe, ref: Reference, mapping: WeightMapping) -> Optional[Outcome]:
     """Cotangents are shaped like torch's outputs: if MindSpore's differ, that is the verdict."""
     n_net = ref.objective.n_net_inputs
     out = cell.forward(ref.inputs[:n_net], ref.input_dtypes, train=False)
     return _shape_mismatch([(name, np.shape(leaf)) for name, leaf in flatten(out)], ref, mapping)
 
 
-def _probe_output_shapes(cell: Any, ref: Reference, mapping: WeightMapping, exc: Exception) -> Optional[Outcome]:
+def _probe_output_shapes(cell: MindSporeProbe, ref: Reference, mapping: WeightMapping, exc: Exception) -> Optional[Outcome]:
     """After the gradient pass failed: the nesting or shape mismatch that explains it, or None (the failure stands)."""
     from migcheck.running.output_structure import structure_outcome
 

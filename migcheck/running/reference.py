@@ -15,6 +15,7 @@ import numpy as np
 from migcheck.case import PairedCase
 from migcheck.golden.store import RecordedSkip
 from migcheck.options import RunOptions
+from migcheck.runners.probes import TorchProbe
 from migcheck.running.outcome import mode_and_reason
 from migcheck.precision import apply_precision
 from migcheck.runners.base import LazyObjective, Objective, ParamInfo, Side
@@ -210,7 +211,7 @@ def _compute_reference(case: PairedCase, check: str, device: str = "cpu") -> Ref
     return Reference(inputs, tuple(order), dtypes, params, weights, results, objective)
 
 
-def _objective(case: PairedCase, module: Any, inputs: Tuple[np.ndarray, ...], dtypes: Tuple[str, ...], n_net: int,
+def _objective(case: PairedCase, module: TorchProbe, inputs: Tuple[np.ndarray, ...], dtypes: Tuple[str, ...], n_net: int,
                lazy: bool = False) -> Union[Objective, LazyObjective]:
     """lazy: the cotangents are shaped by the gradient pass's own outputs (no extra forward pass)."""
     if case.loss is not None:

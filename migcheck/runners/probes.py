@@ -1,0 +1,126 @@
+"""What localization and diagnosis ask of a side, as typed protocols: capture, re-run a sub-cell on recorded
+inputs, rebuild a layer with one setting changed, trace ops. The runners implement them (TorchModule,
+MindSporeCell, torch_replay.Replayer); the stages above hold a side only through these names, never as `Any`,
+and get numpy arrays and records back, never a framework object. tests/runners/test_probes.py checks that
+every method declared here exists on its runner with the same parameters.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, List, Mapping, Optional, Protocol, Sequence, Tuple
+
+import numpy as np
+
+from migcheck.records.ops import Change, OpSite
+from migcheck.runners.base import Gradients, Objective, ParamInfo
+
+Arrays = Sequence[np.ndarray]
+
+
+class SideProbe(Protocol):
+    """What both sides answer: weights in and out, forward, capture, gradients, steps, a sub-cell's settings."""
+
+    def load(self, weights: Mapping[str, np.ndarray]) -> None: ...
+
+    def state(self) -> Dict[str, np.ndarray]: ...
+
+    def forward(self, inputs: Arrays, dtypes: Sequence[str], *, train: bool = False) -> Any: ...
+
+    def capture(self, inputs: Arrays, dtypes: Sequence[str], *, train: bool = False) -> List[Any]:
+        """One forward with a hook on every sub-cell: each call's inputs and output (records.findings.Call)."""
+
+    def gradients(self, inputs: Arrays, dtypes: Sequence[str], objective: Objective,
+                  loss: Optional[Callable[[], Any]], *, train: bool = False) -> Gradients: ...
+
+    def optimizer_groups(self, optimizer: Any) -> Tuple[str, Dict[str, Dict[str, Any]]]: ...
+
+    def config(self, name: str) -> Tuple[str, Dict[str, Any]]:
+        """(class name, plain settings) of one sub-cell."""
+
+    def constructor(self, name: str) -> Any:
+        """The sub-cell's class and constructor arguments as it holds them (runners/*_args.py)."""
+
+    def has_parameters(self, name: str) -> bool: ...
+
+    def run_class(self, class_name: str, kwargs: Mapping[str, Any], inputs: Arrays) -> Any:
+        """A fresh library layer of that class built from kwargs, run on given inputs (a checked class fix)."""
+
+
+class TorchProbe(SideProbe, Protocol):
+    """The torch side (runners/torch_side.py TorchModule)."""
+
+    def params(self) -> List[ParamInfo]: ...
+
+    def capture_with_ops(self, inputs: Arrays, dtypes: Sequence[str], *, train: bool = False
+                         ) -> Tuple[List[Any], List[Any]]:
+        """capture(), plus the functional calls each module's own forward made (records.ops.OpCall)."""
+
+    def capture_backward(self, inputs: Arrays, dtypes: Sequence[str], objective: Objective,
+                         loss: Optional[Callable[[], Any]]) -> Dict[str, Tuple[Tuple[Any, ...], Tuple[Any, ...]]]:
+        """name -> (grad_output, grad_input) of every sub-module called once."""
+
+    def op_records(self, owner: str) -> List[Any]: ...
+
+    def rerun_patched(self, name: str, inputs: Arrays, patch: Mapping[str, Any],
+                      pads: Optional[Sequence[Tuple[int, int]]] = None, train: bool = False,
+                      float64: bool = False) -> Any:
+        """A copy of one sub-module with some attributes set to other values, run on given inputs."""
+
+    def steps(self, inputs: Arrays, dtypes: Sequence[str], objective: Objective, loss: Optional[Callable[[], Any]],
+              optimizer: Any, count: int, *, schedule: Optional[Callable] = None,
+              lrs: Optional[Sequence[float]] = None) -> List[Dict[str, Any]]: ...
+
+
+class MindSporeProbe(SideProbe, Protocol):
+    """The MindSpore side (runners/mindspore_side.py MindSporeCell)."""
+
+    def subcell_kind(self, name: str) -> str:
+        """The class name of one sub-cell; KeyError when the port has none of that name."""
+
+    def has_custom_bprop(self, name: str) -> bool:
+        """Whether the sub-cell defines its own backward (a `bprop` method)."""
+
+    def run_subcell(self, name: str, inputs: Arrays) -> Any:
+        """One sub-cell called on given inputs (the isolated pass), in PYNATIVE."""
+
+    def subcell_vjp(self, name: str, inputs: Arrays, cotangents: Arrays) -> Tuple[Any, ...]:
+        """One sub-cell's gradients with respect to its inputs for given output cotangents."""
+
+    def rerun_rebuilt(self, name: str, inputs: Arrays, override: Mapping[str, Any], train: bool = False) -> Any:
+        """One sub-cell rebuilt from its own settings with some constructor arguments changed, run on inputs."""
+
+    def rerun_arguments(self, name: str, kwargs: Mapping[str, Any], inputs: Arrays, train: bool = False) -> Any:
+        """The sub-cell's class built from exactly kwargs, with its parameters, run on given inputs."""
+
+    def run_live(self, name: str, inputs: Arrays, train: bool) -> Any: ...
+
+    def alternatives(self, torch_kind: str, wanted: Sequence[str], named: Sequence[str] = ()) -> List[Any]: ...
+
+    def run_alternative(self, name: str, class_name: str, kwargs: Mapping[str, Any], inputs: Arrays) -> Any: ...
+
+    def trace_ops(self, name: str, inputs: Arrays, change: Any = None) -> Tuple[List[Any], Any]:
+        """(the op calls the sub-cell's own construct made, its output), in PYNATIVE."""
+
+    def functions_like(self, base: str) -> List[Any]: ...
+
+    def record_ops(self, inputs: Arrays, dtypes: Sequence[str], *, train: bool = False) -> Any: ...
+
+    def raising_op(self, inputs: Arrays, dtypes: Sequence[str], *, train: bool = False) -> Any: ...
+
+    def raising_subcell(self, inputs: Arrays, dtypes: Sequence[str], *, train: bool = False
+                        ) -> Optional[Tuple[str, str]]: ...
+
+    def lr_per_step(self, optimizer: Any, count: int) -> Tuple[str, List[float]]: ...
+
+    def steps(self, inputs: Arrays, dtypes: Sequence[str], objective: Objective, loss: Optional[Callable[[], Any]],
+              optimizer: Any, count: int) -> List[Dict[str, Any]]: ...
+
+
+class OpReplayer(Protocol):
+    """Replays one torch module's own functional calls with one setting changed (runners/torch_replay.py)."""
+
+    def op_sites(self, owner: str, after: int, before: int) -> List[OpSite]: ...
+
+    def replay_ops(self, owner: str, after: int, before: int, change: Optional[Change]) -> Dict[int, Any]: ...
+
+
+PROBES = {"TorchProbe": TorchProbe, "MindSporeProbe": MindSporeProbe, "OpReplayer": OpReplayer}
