@@ -275,9 +275,8 @@ class MigcheckSession:
         if parsed is None:
             return None
         m = dict(zip(("case", "check", "mode", "backend"), parsed), file=file_part)
-        from migcheck.judging.verdict import Verdict
         from migcheck.planning.items import Item
-        from migcheck.running.outcome import Outcome, verdict_for
+        from migcheck.running.outcome import Outcome, unloaded_verdict, verdict_for
         from migcheck.serialize import verdict_to_json
 
         path = self.config.rootpath / m["file"]
@@ -293,8 +292,7 @@ class MigcheckSession:
             verdict = verdict_for(Item(case, m["check"], m["mode"], m["backend"]), self.options, outcome,
                                   status="crashed")
         except Exception:  # the case cannot be loaded here: what the node id says is all there is
-            verdict = Verdict(case=m["case"], check=m["check"], mode=m["mode"], backend=m["backend"], status="crashed",
-                              kind="crashed", message=outcome.message, file=str(path), notes=outcome.notes)
+            verdict = unloaded_verdict(m["case"], m["check"], m["mode"], m["backend"], str(path), outcome, "crashed")
         return verdict_to_json(verdict)
 
     @pytest.hookimpl

@@ -80,3 +80,11 @@ def with_structure(outcome: Outcome, problems: Sequence[str]) -> Outcome:
     rest = outcome.message if outcome.kind is None else f"{outcome.kind}: {outcome.message}"
     return dataclasses.replace(outcome, kind=Kind.STRUCTURE, structure=tuple(problems),
                                message=f"{head}; the rest compared with those left at the port's own values: {rest}")
+
+
+def unloaded_verdict(case: str, check: str, mode: str, backend: str, file: str, outcome: Outcome,
+                     status: str) -> Verdict:
+    """The verdict of an item whose case cannot be loaded where it is reported (a pytest-xdist worker died and
+    the case file does not import in the controller): what its id says, the outcome, no expectation."""
+    return Verdict(case=case, check=check, mode=mode, backend=backend, status=status, kind=outcome.kind,
+                   message=outcome.message, file=file, notes=tuple(outcome.notes))

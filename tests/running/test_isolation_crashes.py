@@ -236,3 +236,14 @@ def test_reports_show_crashed_and_timeout_and_survive_a_status_they_do_not_know(
     assert '<td data-sort="9"><span class="badge s-flaky&lt;script&gt;">flaky&lt;script&gt;</span>' in html
     assert 'data-status="flaky&lt;script&gt;"' in html and "<script>flaky" not in html
     assert render(run.verdicts).splitlines()[-1] == "== 1 crashed, 1 timeout, 1 flaky<script>: 3 not as expected =="
+
+
+def test_an_item_whose_case_cannot_load_gets_its_verdict_from_the_one_builder():
+    from migcheck.running.outcome import Outcome, unloaded_verdict
+    from migcheck.vocab import Kind, Status
+
+    outcome = Outcome("crashed", "the pytest-xdist worker running this item died (Segmentation fault)",
+                      notes=("reported by pytest-xdist",))
+    verdict = unloaded_verdict("net", "forward", "pynative", "cpu", "cases/net.py", outcome, "crashed")
+    assert (verdict.item, verdict.status, verdict.kind) == ("net[forward-pynative-cpu]", Status.CRASHED, Kind.CRASHED)
+    assert verdict.message.endswith("(Segmentation fault)") and verdict.notes == ("reported by pytest-xdist",)
