@@ -222,3 +222,36 @@ def test_a_checkout_inside_a_folder_named_cases_does_not_collect_its_helpers(pyt
     result = pytester.runpytest_subprocess(*PLUGIN, "--collect-only", "-q", "--migcheck-mode", "pynative")
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
     assert [line for line in result.outlines if "::" in line] == ["cases/demo.py::dense_ok[forward-pynative-cpu]"]
+
+
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
+def test_run_the_cli_and_pytest_give_the_same_verdicts_journal_and_report(project):
+    """One session behind every front end: the same cases through migcheck.run(), `migcheck compare` and pytest
+    give the same verdicts (status, kind, message), the same journal records and the same report pages."""
+    import subprocess
+    import sys
+
+    from migcheck.report.journal import read_journal
+
+    pytester = project({"demo.py": DEMO})
+    root = pytester.path
+    (root / "via_run.py").write_text("import migcheck\n"
+                                     "migcheck.run('cases', modes=('pynative',), report='api')\n")
+    subprocess.run([sys.executable, "via_run.py"], cwd=root, check=True, capture_output=True)
+    cli = subprocess.run([sys.executable, "-m", "migcheck.cli", "compare", "cases", "--mode", "pynative",
+                          "--report", "cli"], cwd=root, capture_output=True, text=True)
+    assert cli.returncode == 1, cli.stderr  # dense_relu fails: not as expected
+    plugin = pytester.runpytest_subprocess(*PLUGIN, "--migcheck-mode", "pynative", "-p", "no:cacheprovider",
+                                           "--migcheck-report", "pyt")
+    assert plugin.ret == pytest.ExitCode.TESTS_FAILED
+    reports = {name: _report(root / name / "summary.json") for name in ("api", "cli", "pyt")}
+    assert reports["api"][1] == reports["cli"][1] == reports["pyt"][1]
+    assert len(reports["api"][1]) == 3
+    assert reports["api"][0]["counts"] == reports["cli"][0]["counts"] == reports["pyt"][0]["counts"]
+    journals = {name: {(v.item, v.status, v.kind, v.message) for v in read_journal(root / name).verdicts}
+                for name in ("api", "cli", "pyt")}
+    assert journals["api"] == journals["cli"] == journals["pyt"] == reports["api"][1]
+    for name in ("cli", "pyt"):
+        assert sorted(p.name for p in (root / name / "cells").iterdir()) == sorted(
+            p.name for p in (root / "api" / "cells").iterdir())
