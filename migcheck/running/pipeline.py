@@ -19,7 +19,7 @@ from migcheck.planning.items import Item
 from migcheck.precision import apply_precision, as_precision, tolerance_dtype, unsupported_reason
 from migcheck.runners.base import Side
 from migcheck.runners.probes import MindSporeProbe
-from migcheck.running.checks import gradient_results, optimizer_for, step_results
+from migcheck.running.checks import CheckRun, check_results, optimizer_for
 from migcheck.running.failures import error_outcome
 from migcheck.util import signals
 from migcheck.mapping.mapped import build_mapping, mapping_notes
@@ -29,7 +29,7 @@ from migcheck.running.outcome import Outcome, profile_for, verdict_for, with_str
 from migcheck.running.reference import Reference, SkipCheck, reference
 from migcheck.tolerance import Tolerance, ToleranceRules, resolve
 from migcheck.util.tree import flatten
-from migcheck.vocab import ERROR_KINDS, TENSOR_KINDS, Kind, Status, state_name, torch_name_of
+from migcheck.vocab import ERROR_KINDS, TENSOR_KINDS, Kind, Status, torch_name_of
 
 # When several tensors fail, the verdict's kind is the most fundamental one.
 KIND_ORDER = TENSOR_KINDS
@@ -366,22 +366,12 @@ def _mindspore_results(item: Item, cell: Side, ref: Reference,
     """The MindSpore side's results under the reference's (torch) names, and the output shapes of a
     gradient pass that returned them (None otherwise)."""
     case = item.case
-    n_net = len(ref.input_names) - len(case.targets)
-    adapt = case.adapt_mindspore or (lambda out: out)
-    if item.check == "forward":
-        return {"out": adapt(cell.forward(ref.inputs[:n_net], ref.input_dtypes, train=False))}, None
-    if item.check == "train":
-        out = cell.forward(ref.inputs[:n_net], ref.input_dtypes, train=True)
-        state = to_torch(cell.state(), mapping)
-        return {"out": adapt(out), **{state_name(p.name): state[p.name] for p in ref.params
-                                      if p.is_buffer and p.name in state}}, None
-    loss = case.loss.mindspore if case.loss else None
-    if item.check == "backward":
-        grads = cell.gradients(ref.inputs, ref.input_dtypes, ref.objective, loss)
-        return gradient_results(grads.inputs, to_torch(grads.params, mapping), ref.input_names), grads.output_shapes
-    records = cell.steps(ref.inputs, ref.input_dtypes, ref.objective, loss, optimizer_for(case, "mindspore"), case.steps)
-    renamed = [{"loss": r["loss"], "state": to_torch(r["state"], mapping)} for r in records]
-    return step_results(renamed, ref.params), None
+    results, _, shapes = check_results(cell, CheckRun(
+        item.check, ref.inputs, ref.input_dtypes, ref.input_names, len(ref.input_names) - len(case.targets),
+        ref.params, ref.objective, case.loss.mindspore if case.loss else None,
+        optimizer_for(case, "mindspore") if item.check == "step" else None, case.steps,
+        case.adapt_mindspore or (lambda out: out), lambda tree: to_torch(tree, mapping)))
+    return results, shapes
 
 
 def _outcome_from_tensors(tensors: Tuple[TensorComparison, ...], mapping: WeightMapping) -> Outcome:

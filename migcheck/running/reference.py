@@ -19,11 +19,10 @@ from migcheck.runners.probes import TorchProbe
 from migcheck.running.outcome import mode_and_reason
 from migcheck.precision import apply_precision
 from migcheck.runners.base import LazyObjective, Objective, ParamInfo, Side
-from migcheck.running.checks import gradient_results, optimizer_for, step_results
+from migcheck.running.checks import CheckRun, check_results, optimizer_for
 from migcheck.running.fixtures import make_inputs, make_weights
 from migcheck.running.objective import make_cotangents, output_layout_problem
 from migcheck.util.tree import index_paths
-from migcheck.vocab import state_name
 
 
 class SkipCheck(Exception):
@@ -172,20 +171,15 @@ def _torch_results(case: PairedCase, check: str, module: Side, inputs: Tuple[np.
                    objective: Any) -> Tuple[Dict[str, Any], Optional[Objective]]:
     """One check's results from a loaded torch module (the reference and its float64 oracle share it),
     and the objective differentiated (a LazyObjective comes back built from the gradient pass's outputs)."""
-    adapt = case.adapt_torch or (lambda out: out)
-    if check == "forward":
-        return {"out": adapt(module.forward(inputs[:n_net], dtypes, train=False))}, objective
-    if check == "train":
-        out = module.forward(inputs[:n_net], dtypes, train=True)
-        state = module.state()
-        return {"out": adapt(out), **{state_name(p.name): state[p.name] for p in params if p.is_buffer}}, objective
-    loss = case.loss.torch if case.loss else None
-    if check == "backward":
-        grads = module.gradients(inputs, dtypes, objective, loss)
-        return gradient_results(grads.inputs, grads.params, order), grads.objective
-    records = module.steps(inputs, dtypes, objective, loss, optimizer_for(case, "torch"), case.steps,
-                           schedule=getattr(case, "lr_schedule", None))
-    return step_results(records, params), objective
+    results, differentiated, _ = check_results(module, CheckRun(
+        check, inputs, dtypes, order, n_net, params, objective, case.loss.torch if case.loss else None,
+        optimizer_for(case, "torch") if check == "step" else None, case.steps, case.adapt_torch or _same,
+        step_options={"schedule": getattr(case, "lr_schedule", None)}))
+    return results, differentiated
+
+
+def _same(out: Any) -> Any:
+    return out
 
 
 def _compute_reference(case: PairedCase, check: str, device: str = "cpu") -> Reference:
