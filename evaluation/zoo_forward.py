@@ -1,3 +1,5 @@
+"""The forward check of each model-zoo pair, published or (--fixed) with the padding mended: verdict, first
+divergence and findings. Args: pair names (default all). See RESULTS-zoo.md."""
 import sys, time
 from evaluation.corpus import zoo
 from migcheck import run

@@ -1,3 +1,5 @@
+"""The zero-config weight mapping of each model-zoo pair (evaluation/corpus/zoo.py): problems, links, inferred
+pairings by confidence. Args: pair names (default all); --static: no activation check. See RESULTS-zoo.md."""
 import sys, time, collections
 from evaluation.corpus import zoo
 from migcheck.running.pipeline import mapping_for
