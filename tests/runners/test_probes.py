@@ -17,7 +17,7 @@ SIDE_NAMES = {"cell", "module"}  # how localization and running name a side
 def _declared(protocol: type) -> dict:
     out = {}
     for klass in reversed(protocol.__mro__):
-        if klass.__dict__.get("_is_protocol"):
+        if klass.__module__ == "migcheck.runners.probes":  # the protocols themselves, not typing's bases
             out.update({n: f for n, f in vars(klass).items() if inspect.isfunction(f) and not n.startswith("_")})
     return out
 
