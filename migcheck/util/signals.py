@@ -29,11 +29,12 @@ import importlib.machinery
 import signal
 import sys
 import threading
-from typing import Any, Dict, Iterator, Optional
+from typing import Any, Callable, Dict, Iterator, Optional
 
 EXIT_INTERRUPTED = 130  # 128 + SIGINT
 EXIT_TERMINATED = 143  # 128 + SIGTERM
 _BLOCKED = {signal.SIGINT, signal.SIGTERM}
+_ending: Optional[Dict[int, Any]] = None  # set by hold()/settle() at the end of a run
 _FRAMEWORKS = ("torch", "mindspore")
 
 
@@ -74,17 +75,19 @@ def _note(signum: int) -> None:
 
 
 def _handlers() -> Dict[int, Any]:
-    wanted = {signal.SIGTERM: _on_sigterm}
+    ending = _ending or {}  # at the end of a run (hold/settle): what reclaim() puts back instead of raising ones
+    wanted = {signal.SIGTERM: ending.get(signal.SIGTERM, _on_sigterm)}
     if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:  # a background job ignores Ctrl-C: keep it so
-        wanted[signal.SIGINT] = _on_sigint
+        wanted[signal.SIGINT] = ending.get(signal.SIGINT, _on_sigint)
     return wanted
 
 
 def install() -> None:
     """Python handlers for SIGINT and SIGTERM, and the framework import hook. Main thread only (else a no-op)."""
-    global _python_sigint
+    global _python_sigint, _ending
     if threading.current_thread() is not threading.main_thread():
         return
+    _ending = None  # a new run: signals raise again
     reclaim()
     action = _sigaction(signal.SIGINT)
     if action is not None and signal.SIGINT in _handlers():
@@ -163,6 +166,30 @@ def deferred() -> Iterator[None]:
         for signum, handler in previous.items():
             if handler not in (signal.SIG_IGN, None):
                 signal.signal(signum, handler)
+
+
+def hold() -> None:
+    """From now on a Ctrl-C or SIGTERM is only recorded, for held() to take: the end of a run, where all that is
+    left is to write what was found (pytest-xdist tears its workers down there, and a raise would cut it short).
+    reclaim() keeps to it (the controller still receives the last reports meanwhile)."""
+    global _ending
+    if threading.current_thread() is threading.main_thread():
+        _ending = {signum: _hold for signum in _BLOCKED}
+        reclaim()
+
+
+def settle(set_exit: Callable[[int], None]) -> None:
+    """Once every result is written: a Ctrl-C or SIGTERM from now on only sets the exit code (130 or 143)
+    through set_exit; raising it would print a traceback over a run that lost nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+
+    def _exit_code_only(signum: int, frame: Any) -> None:
+        set_exit(EXIT_TERMINATED if signum == signal.SIGTERM else EXIT_INTERRUPTED)
+
+    global _ending
+    _ending = {signum: _exit_code_only for signum in _BLOCKED}
+    reclaim()
 
 
 def _hold(signum: int, frame: Any) -> None:
