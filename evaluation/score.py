@@ -104,6 +104,10 @@ def _cost(verdict: Any) -> Tuple[Optional[float], Optional[int]]:
         if isinstance(value, int) or isinstance(value, (list, tuple)):
             candidates = value if isinstance(value, int) else len(value)
             break
+    searched = [d for d in getattr(loc, "defects", ()) if getattr(d, "search_tried", ())]
+    if seconds is None and candidates is None and searched:  # the argument/op search's cost sits on each Defect
+        seconds = sum(d.search_s for d in searched)
+        candidates = sum(len(d.search_tried) for d in searched)
     return seconds, candidates
 
 
