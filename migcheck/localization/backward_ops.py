@@ -20,7 +20,7 @@ import numpy as np
 
 from migcheck.localization.dataflow import close
 from migcheck.localization.locate import Defect
-from migcheck.records.op_records import OpGradient, OpRecord
+from migcheck.records.ops import OpGradient, OpRecord
 from migcheck.runners.probes import MindSporeProbe, TorchProbe
 
 TolFor = Callable[[str], Tuple[float, float]]

@@ -1,5 +1,5 @@
 """Dataflow alignment at op level: the first op of the port's own construct whose inputs agree with values
-torch computed and whose output agrees with none (pure: both runners hand over runners/base.OpRecord).
+torch computed and whose output agrees with none (pure: both runners hand over records/ops.OpRecord).
 
 Values are matched by content, as sub-cells are paired: an op's input "agrees" when torch computed the same
 array somewhere in the region (its inputs, its children's outputs, its own ops' inputs and results). An op
@@ -14,7 +14,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from migcheck.runners.base import OpRecord
+from migcheck.records.ops import OpRecord
 
 Same = Callable[[np.ndarray, np.ndarray], bool]
 

@@ -19,7 +19,8 @@ from migcheck.localization.arg_candidates import setting_candidates
 from migcheck.localization.arg_search import MAX_CANDIDATES, MAX_SECONDS, SearchOutcome
 from migcheck.localization.confirm import agree
 from migcheck.localization.op_align import OpDivergence, diverging_ops, same_value
-from migcheck.runners.base import Argument, Constructor, OpChange, OpRecord
+from migcheck.records.ops import OpChange, OpRecord
+from migcheck.runners.base import Argument, Constructor
 from migcheck.runners.probes import MindSporeProbe, TorchProbe
 
 TolFor = Callable[[str], Tuple[float, float]]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, List, Optional, Sequence, Tuple
 
-from migcheck.records.op_records import RaisingCall
+from migcheck.records.ops import RaisingCall
 from migcheck.runners.probes import MindSporeProbe, TorchProbe
 
 # MindSpore's name -> torch's name for the same operation, where they differ: they order which torch call

@@ -1,14 +1,21 @@
-"""Functional calls as the torch runner records them (for localization's op trace and replay)."""
+"""The ops a forward or backward pass ran, as the runners record them: one vocabulary, plain values only.
+
+Localization's op trace, replay, search, backward comparison and raising-call report all read these; both
+runners write them, so the pure code that compares them shares no framework type with either side.
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Optional, Tuple
 
-TENSOR = "<tensor>"  # how a site shows a tensor argument
+import numpy as np
+
+TENSOR = "<tensor>"  # how a recorded call shows a tensor argument
 
 
 @dataclass(frozen=True)
 class OpCall:
+    """A call in the torch forward's running order, for the 'torch calls there' line of a report."""
     seq: int  # position in the forward, on the same counter as the module spans
     owner: str  # the innermost module whose forward made the call ("" is the whole network)
     text: str  # e.g. "F.softmax(dim=-1)", "Tensor * 0.3536"
@@ -16,7 +23,7 @@ class OpCall:
 
 @dataclass(frozen=True)
 class OpSite:
-    """One recorded call: its position on the op counter, its name and its non-tensor arguments."""
+    """A torch call to re-run with one argument changed (the torch-side replay)."""
     seq: int
     name: str  # e.g. "softmax", "interpolate", "binary_cross_entropy_with_logits"
     positional: Tuple[Any, ...]  # arguments in order, tensors shown as TENSOR
@@ -27,7 +34,69 @@ class OpSite:
 
 @dataclass(frozen=True)
 class Change:
+    """One argument of an OpSite changed in the torch-side replay."""
     seq: int
     position: Optional[int]  # where the argument sits when given positionally
     keyword: str
     value: Any
+
+
+@dataclass(frozen=True)
+class OpRecord:
+    """One op call a forward made itself (not inside a child layer), with its tensors as numpy. Both runners
+    record it: the forward op search reads the arguments, the backward comparison the owner, text and scalars."""
+    index: int  # position among the recorded calls of that forward
+    name: str  # "glu", "Tensor.mean", "ReduceMean", "F.softmax", "ops.clip_by_value"
+    positional: Tuple[Any, ...] = ()  # non-tensor arguments as plain values; tensors shown as TENSOR
+    keywords: Tuple[Tuple[str, Any], ...] = ()
+    inputs: Tuple[np.ndarray, ...] = ()  # the tensor arguments, in order
+    outputs: Tuple[np.ndarray, ...] = ()  # the tensor results, flattened in order
+    names: Tuple[str, ...] = ()  # the parameter name of each positional argument, where the signature says
+    init: Tuple[Tuple[str, Any], ...] = ()  # a primitive operator's constructor arguments
+    doc: str = ""  # the op's docstring (its arguments' enumerations)
+    owner: str = ""  # the cell whose own construct made the call ("" is the root)
+    text: str = ""  # the call as shown, e.g. "ops.clip_by_value(-0.5, 0.5)"
+    scalars: Tuple[float, ...] = ()  # its number arguments (bounds, slopes)
+
+    @property
+    def output(self) -> np.ndarray:
+        """The first result (the op-level backward pairs single-output ops)."""
+        return self.outputs[0]
+
+
+@dataclass(frozen=True)
+class OpChange:
+    """One recorded call changed in a re-run of the same forward (the op-level counterfactual)."""
+    index: int
+    arguments: Tuple[Tuple[str, Any], ...] = ()  # by parameter name (positional ones by their signature name)
+    positions: Tuple[Tuple[int, Any], ...] = ()  # positional arguments by position, where no name is known
+    init: Tuple[Tuple[str, Any], ...] = ()  # a primitive's constructor arguments
+    swap_outputs: bool = False  # the op's results handed on in reversed order
+    drop: bool = False  # the op's first tensor argument handed on in place of its result
+    replace: str = ""  # another mindspore.ops function called in its place, with `arguments` as keywords
+    tensors: Tuple[Tuple[str, int], ...] = ()  # that function's tensor parameters: which of the op's tensor inputs
+
+
+@dataclass(frozen=True)
+class OpGradient:
+    """One torch op as it ran in the gradient pass: an op record plus the gradients through it."""
+    index: int
+    owner: str  # the module whose own forward called it ("" is the root)
+    name: str  # function name, e.g. "clamp"
+    text: str  # e.g. "torch.clamp(-0.5, 0.5)"
+    inputs: Tuple[np.ndarray, ...]  # its float tensor arguments, in order
+    output: np.ndarray
+    grad_output: np.ndarray
+    grad_inputs: Tuple[Optional[np.ndarray], ...]  # one per float input (None: no gradient flows)
+    scalars: Tuple[float, ...] = ()  # its number arguments (bounds, slopes)
+    after: str = ""  # the sub-module that finished last before it ran (its output is what came before)
+
+
+@dataclass(frozen=True)
+class RaisingCall:
+    """The MindSpore call that raised, or a torch call it is set beside."""
+    owner: str  # the cell (module) whose own construct (forward) made it
+    name: str  # "ops.concat", "Tensor.view", "primitive MatMul"; torch: "cat", "view"
+    text: str  # the call with its arguments: tensors as their shape and dtype
+    message: str = ""  # the first line of what MindSpore said
+    output: str = ""  # what it returned, as text (a call that ran through)

@@ -123,32 +123,3 @@ class Constructor:
     arguments: Tuple[Argument, ...]
     doc: str = ""  # the class docstring: where a string argument's other members are listed
     has_parameters: bool = False
-
-
-@dataclass(frozen=True)
-class OpRecord:
-    """One op call a forward made itself (not inside a child layer), as plain values: both runners record them."""
-
-    index: int  # position among the recorded calls of that forward
-    name: str  # "glu", "Tensor.mean", "ReduceMean", "F.softmax"
-    positional: Tuple[Any, ...]  # non-tensor arguments as plain values; tensors shown as "<tensor>"
-    keywords: Tuple[Tuple[str, Any], ...]
-    inputs: Tuple[np.ndarray, ...]  # the tensor arguments, in order
-    outputs: Tuple[np.ndarray, ...]  # the tensor results, flattened in order
-    names: Tuple[str, ...] = ()  # the parameter name of each positional argument, where the signature says
-    init: Tuple[Tuple[str, Any], ...] = ()  # a primitive operator's constructor arguments
-    doc: str = ""  # the op's docstring (its arguments' enumerations)
-
-
-@dataclass(frozen=True)
-class OpChange:
-    """One recorded call changed in a re-run of the same forward (the op-level counterfactual)."""
-
-    index: int
-    arguments: Tuple[Tuple[str, Any], ...] = ()  # by parameter name (positional ones by their signature name)
-    positions: Tuple[Tuple[int, Any], ...] = ()  # positional arguments by position, where no name is known
-    init: Tuple[Tuple[str, Any], ...] = ()  # a primitive's constructor arguments
-    swap_outputs: bool = False  # the op's results handed on in reversed order
-    drop: bool = False  # the op's first tensor argument handed on in place of its result
-    replace: str = ""  # another mindspore.ops function called in its place, with `arguments` as keywords
-    tensors: Tuple[Tuple[str, int], ...] = ()  # that function's tensor parameters: which of the op's tensor inputs

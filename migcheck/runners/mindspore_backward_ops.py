@@ -12,7 +12,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 import mindspore as ms
 
-from migcheck.records.op_records import OpRecord
+from migcheck.records.ops import OpRecord
 from migcheck.runners.mindspore_context import pynative
 
 _OPERATORS = ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__", "__rtruediv__",
@@ -158,8 +158,9 @@ class RecordedOps:
                         if isinstance(a, (int, float)) and not isinstance(a, bool))
         shown = [_shown(a) for a in (args[1:] if name.startswith(("Tensor.", "primitive ")) else args)]
         shown += [f"{k}={v!r}" for k, v in kwargs.items() if isinstance(v, (bool, int, float, str))]
-        self.records.append(OpRecord(len(self._calls), self._stack[-1], name, f"{name}({', '.join(shown)})",
-                                     tuple(t.asnumpy() for t in floats), result.asnumpy(), scalars))
+        self.records.append(OpRecord(len(self._calls), name, inputs=tuple(t.asnumpy() for t in floats),
+                                     outputs=(result.asnumpy(),), owner=self._stack[-1],
+                                     text=f"{name}({', '.join(shown)})", scalars=scalars))
         self._calls.append((fn, args, kwargs))
 
 

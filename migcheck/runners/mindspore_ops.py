@@ -15,7 +15,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import mindspore as ms
 import numpy as np
 
-from migcheck.runners.base import OpChange, OpRecord
+from migcheck.records.ops import OpChange, OpRecord
 from migcheck.runners.mindspore_context import pynative
 from migcheck.util.tree import contiguous
 

@@ -7,7 +7,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import mindspore as ms
 
-from migcheck.records.op_records import RaisingCall
+from migcheck.records.ops import RaisingCall
 from migcheck.runners.mindspore_backward_ops import RecordedOps
 
 

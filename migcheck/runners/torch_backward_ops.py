@@ -10,7 +10,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 import torch
 
-from migcheck.records.op_records import OpGradient
+from migcheck.records.ops import OpGradient
 from migcheck.runners.op_text import describe
 from migcheck.runners.base import Objective
 from migcheck.runners.torch_replay import replayable

@@ -9,7 +9,7 @@ from typing import Any, List, Optional, Sequence
 import numpy as np
 import torch
 
-from migcheck.records.op_records import RaisingCall
+from migcheck.records.ops import RaisingCall
 from migcheck.runners.op_text import describe
 
 

@@ -8,7 +8,7 @@ from typing import Any, List, Tuple
 import numpy as np
 import torch
 
-from migcheck.runners.base import OpRecord
+from migcheck.records.ops import OpRecord
 
 TENSOR = "<tensor>"
 

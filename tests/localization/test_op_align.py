@@ -3,7 +3,7 @@ import numpy as np
 
 from migcheck.localization.op_align import diverging_ops, same_value
 from migcheck.localization.op_search import as_constructor, candidates
-from migcheck.runners.base import OpRecord
+from migcheck.records.ops import OpRecord
 
 SAME = same_value(1e-5, 1e-6)
 X = np.arange(6, dtype=np.float32).reshape(2, 3)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from migcheck import PairedCase, given
-from migcheck.records.op_records import RaisingCall
+from migcheck.records.ops import RaisingCall
 from migcheck.localization.raising_op import counterpart_call, torch_names
 from migcheck.planning.items import Item
 from migcheck.running.pipeline import run_item
