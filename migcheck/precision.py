@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import fnmatch
 from dataclasses import dataclass
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, List, Optional, Protocol, Sequence, Tuple, Union
 
 LOW_PRECISION = ("float16", "bfloat16")
 
@@ -75,7 +75,14 @@ def as_precision(value: Union[None, str, Precision]) -> Optional[Precision]:
     raise TypeError(f"precision={value!r}: use 'float16', 'bfloat16' or migcheck.Precision(...)")
 
 
-def apply_precision(value: Union[None, str, Precision], side: Any) -> None:
+class TakesPrecision(Protocol):
+    """A loaded runner (torch_side.TorchModule, mindspore_side.MindSporeCell): precision sits below the runners,
+    so it names the one method it calls instead of importing their protocol."""
+
+    def set_precision(self, precision: Precision) -> None: ...
+
+
+def apply_precision(value: Union[None, str, Precision], side: TakesPrecision) -> None:
     """Set a case's precision on a loaded runner (torch_side.TorchModule or mindspore_side.MindSporeCell,
     both with set_precision), unless the case applies it in its own factories."""
     precision = as_precision(value)

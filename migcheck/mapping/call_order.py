@@ -16,6 +16,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 import numpy as np
 
+from migcheck.runners.base import Side
 from migcheck.mapping.structure import Inference, Layer, LayerPair
 
 
@@ -81,7 +82,7 @@ def _feeders(calls: Sequence[Any]) -> Dict[str, str]:
     return out
 
 
-def observe(torch_side: Any, ms_side: Any, inputs: Sequence[np.ndarray], dtypes: Sequence[str]) -> CallOrder:
+def observe(torch_side: Side, ms_side: Side, inputs: Sequence[np.ndarray], dtypes: Sequence[str]) -> CallOrder:
     """One forward pass per side with hooks (outputs are not compared, only which layer ran when, on what)."""
     t_calls, m_calls = torch_side.capture(inputs, dtypes), ms_side.capture(inputs, dtypes)
     return CallOrder(ranks([c.name for c in t_calls]), ranks([c.name for c in m_calls]),

@@ -11,6 +11,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from migcheck.runners.base import Side
 from migcheck.mapping.call_order import observe
 from migcheck.mapping.families import subclass_note
 from migcheck.mapping.transfer import WeightMapping, map_weights
@@ -18,7 +19,7 @@ from migcheck.mapping.transfer import WeightMapping, map_weights
 SHOWN = 8  # inferred pairings listed in a verdict note; `migcheck map` lists them all
 
 
-def build_mapping(case: Any, torch_params: Sequence[Any], cell: Any, torch_side: Optional[Callable[[], Any]] = None,
+def build_mapping(case: Any, torch_params: Sequence[Any], cell: Side, torch_side: Optional[Callable[[], Side]] = None,
                   inputs: Sequence[np.ndarray] = (), dtypes: Sequence[str] = (),
                   weights: Optional[dict] = None) -> WeightMapping:
     """Map the case's weights; with a torch side and inputs, settle ambiguous pairings (and check those of

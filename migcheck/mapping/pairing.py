@@ -17,6 +17,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
+from migcheck.runners.base import Side
 from migcheck.util.closeness import close
 from migcheck.mapping.transfer import WeightMapping, to_mindspore
 
@@ -27,7 +28,7 @@ MAX_SWAPS = 6  # same-signature partners tried per disagreeing pairing
 RTOL, ATOL = 1e-2, 1e-3  # loose: a wrong assignment differs by O(1), float32 drift of a deep net does not
 
 
-def resolve(mapping: WeightMapping, remap: Remap, torch_side: Any, ms_side: Any, inputs: Sequence[np.ndarray],
+def resolve(mapping: WeightMapping, remap: Remap, torch_side: Side, ms_side: Side, inputs: Sequence[np.ndarray],
             dtypes: Sequence[str], weights: Mapping[str, np.ndarray]) -> WeightMapping:
     """The mapping with activation-settled pairings; remaining ambiguities say what was tried.
 
@@ -79,7 +80,7 @@ def resolve(mapping: WeightMapping, remap: Remap, torch_side: Any, ms_side: Any,
 class _Runner:
     """Both sides on the case's inputs: torch once, MindSpore once per candidate mapping."""
 
-    def __init__(self, remap: Remap, torch_side: Any, ms_side: Any, inputs: Sequence[np.ndarray],
+    def __init__(self, remap: Remap, torch_side: Side, ms_side: Side, inputs: Sequence[np.ndarray],
                  dtypes: Sequence[str], weights: Mapping[str, np.ndarray]):
         self.remap, self.ms_side, self.inputs, self.dtypes, self.weights = remap, ms_side, inputs, dtypes, weights
         self.own = ms_side.state()  # the port's own values, for what no torch parameter sets

@@ -7,7 +7,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 from migcheck.case import optimizer_for  # noqa: F401  (re-exported)
-from migcheck.runners.base import ParamInfo
+from migcheck.runners.base import ParamInfo, Side
 from migcheck.vocab import input_grad_name, param_grad_name, state_name, step_name
 
 
@@ -51,7 +51,7 @@ class CheckRun:
     step_options: Mapping[str, Any] = field(default_factory=dict)  # torch: its lr schedule
 
 
-def check_results(side: Any, run: CheckRun) -> Tuple[Dict[str, Any], Any, Optional[List[Tuple[str, Tuple[int, ...]]]]]:
+def check_results(side: Side, run: CheckRun) -> Tuple[Dict[str, Any], Any, Optional[List[Tuple[str, Tuple[int, ...]]]]]:
     """One check's results from a loaded side under torch's names; the objective differentiated (a lazy one
     comes back built from the gradient pass's outputs); the output shapes a gradient pass returned, if any.
     The one dispatch per check: the torch reference and the MindSpore side both go through it."""
