@@ -14,6 +14,7 @@ from typing import Any, Callable, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 from migcheck.judging.compare import TensorComparison, compare_arrays
+from migcheck.localization.optimizer_fix import with_port_fix
 from migcheck.localization.rules import Finding
 from migcheck.localization.update_rules import Hyper, blame_update
 from migcheck.precision import apply_precision
@@ -78,13 +79,17 @@ def blame_step(case: Any, ref: Any, cell: MindSporeProbe, mapping: WeightMapping
     if not first:
         later = sorted({n.split(".", 1)[0] for n in failing})
         confirmed = _later_steps_cause(case, ref, module, cell, mapping, ms_results, failing, tolerance_for, loss_t)
-        if confirmed is not None:
+        torch_class, groups = module.optimizer_groups(optimizer_for(case, "torch"))
+        confirmed = with_port_fix(confirmed or Finding("optimizer-state", "optimizer", f"{evidence}; the first update"
+                                                       " agrees but later ones differ: the optimizer's state evolves"
+                                                       " differently", "", "medium"),
+                                  case, ref, module, cell, mapping, tolerance_for, (loss_t, loss_m), torch_class, groups)
+        if confirmed.rule != "optimizer-state" or confirmed.fix_checked:
             return StageBlame("optimizer", f"{evidence}; the first update agrees and {', '.join(later)} differ(s):"
                                            f" {confirmed.cause}", (confirmed,))
         return StageBlame("optimizer", f"{evidence}; the first update agrees and {', '.join(later)} differ(s): the"
                                        " optimizer's state (momentum, moments or accumulators) evolves differently",
-                          (Finding("optimizer-state", "optimizer", f"{evidence}; the first update agrees but later"
-                                   " ones differ: the optimizer's state evolves differently", "", "medium"),))
+                          (confirmed,))
     torch_class, groups = module.optimizer_groups(optimizer_for(case, "torch"))
     ms_class, ms_groups = cell.optimizer_groups(optimizer_for(case, "mindspore"))
     step1 = {name: (ref.weights[name], torch_grads[name], ref.results[f"step1.param.{name}"],
@@ -100,8 +105,9 @@ def blame_step(case: Any, ref: Any, cell: MindSporeProbe, mapping: WeightMapping
                           " skips parameters named gamma/beta by default); torch decays every parameter", "", "high",
                           confirmed=True, evidence=evidence)
     else:
-        finding = Finding("optimizer-update", where, f"{evidence}; the first update differs: {cause}", "",
-                          "high" if identified else "medium", confirmed=identified, evidence=evidence)
+        finding = with_port_fix(Finding("optimizer-update", where, f"{evidence}; the first update differs: {cause}", "",
+                                        "high" if identified else "medium", confirmed=identified, evidence=evidence),
+                                case, ref, module, cell, mapping, tolerance_for, (loss_t, loss_m), torch_class, groups)
     how = ("each side's rule was identified by recomputing its first update from the recorded weights and"
            " gradients" if identified else "not every side's rule could be identified")
     return StageBlame("optimizer", f"the optimizer update: {finding.cause} ({how})" if finding.rule == "optimizer-update"

@@ -11,7 +11,7 @@ os.environ.setdefault("GLOG_v", "3")
 import mindspore as ms  # noqa: E402
 import numpy as np  # noqa: E402
 
-from migcheck.runners.base import Gradients, Objective
+from migcheck.runners.base import Constructor, Gradients, Objective
 from migcheck.runners.mindspore_context import pynative, scratch_cwd
 from migcheck.runners.mindspore_module import TorchLikeCell, entry_point, graph_hint, is_torch_like, load_value, read_value
 from migcheck.runners.mindspore_objective import KeywordCall, MindSporeSideError, objective_cell, split_grads
@@ -364,6 +364,25 @@ class MindSporeCell:
         flags = getattr(opt, "decay_flags", None) or (True,) * len(named)
         return type(opt).__name__, {n: {**common, "weight_decay": decay if flag else 0.0}
                                     for (n, _), flag in zip(named, flags)}
+
+    def optimizer_constructor(self, optimizer: Any) -> Tuple[Constructor, List[Constructor]]:
+        """The port's optimizer as its factory called it, and mindspore.nn's other optimizer classes (their
+        signatures): what the optimizer argument search may change (runners/mindspore_optimizer.py)."""
+        from migcheck.runners.mindspore_optimizer import described, optimizer_classes
+
+        return described(self._caught(optimizer)), optimizer_classes()
+
+    def rebuilt_optimizer(self, optimizer: Any, class_name: str, changes: Mapping[str, Any]) -> Any:
+        """An optimizer factory for steps(): the port's with `changes`, or class_name's (mindspore.nn) in its place."""
+        from migcheck.runners.mindspore_optimizer import rebuilt
+
+        return rebuilt(self._caught(optimizer), class_name, changes)
+
+    def _caught(self, optimizer: Any) -> Any:
+        from migcheck.runners.mindspore_optimizer import catch_call
+
+        factory = PRESETS[optimizer] if isinstance(optimizer, str) else optimizer
+        return catch_call(factory, [p for _, p in self._named if _trainable(p)])
 
     def lr_per_step(self, optimizer: Any, count: int) -> Tuple[str, List[float]]:
         """(the optimizer's schedule described, the learning rate each of `count` steps uses), read off a fresh

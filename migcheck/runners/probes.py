@@ -11,7 +11,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Protocol, Seque
 import numpy as np
 
 from migcheck.records.ops import Change, OpSite
-from migcheck.runners.base import Gradients, Objective, ParamInfo
+from migcheck.runners.base import Constructor, Gradients, Objective, ParamInfo
 
 Arrays = Sequence[np.ndarray]
 
@@ -110,6 +110,12 @@ class MindSporeProbe(SideProbe, Protocol):
                         ) -> Optional[Tuple[str, str]]: ...
 
     def lr_per_step(self, optimizer: Any, count: int) -> Tuple[str, List[float]]: ...
+
+    def optimizer_constructor(self, optimizer: Any) -> Tuple[Constructor, List[Constructor]]:
+        """The port's optimizer (class, arguments as its factory passed them) and mindspore.nn's other ones."""
+
+    def rebuilt_optimizer(self, optimizer: Any, class_name: str, changes: Mapping[str, Any]) -> Any:
+        """An optimizer factory for steps(): the port's with changes, or another class in its place."""
 
     def steps(self, inputs: Arrays, dtypes: Sequence[str], objective: Objective, loss: Optional[Callable[[], Any]],
               optimizer: Any, count: int) -> List[Dict[str, Any]]: ...
