@@ -49,6 +49,18 @@ class PerturbedDense(mnn.Cell):
         return self.dense(x) * (1 + 1e-4)
 
 
+class SplitSumDense(mnn.Cell):
+    """A correct port that sums the 64 products in two halves: the same function, another rounding order."""
+
+    def __init__(self):
+        super().__init__()
+        self.dense = mnn.Dense(64, 16)
+
+    def construct(self, x):
+        w = self.dense.weight
+        return ops.matmul(x[:, :32], w[:, :32].T) + ops.matmul(x[:, 32:], w[:, 32:].T) + self.dense.bias
+
+
 def _case(name, mindspore, **kwargs):
     # Inputs of magnitude 1000: outputs near zero carry float32 noise of ~1e-4 on both sides,
     # ten times torch.testing's atol, from cancellation in a 64-term dot product.
@@ -58,7 +70,9 @@ def _case(name, mindspore, **kwargs):
 
 
 def test_float32_noise_fails_standard_tolerances_but_passes_the_budget():
-    case = _case("budget_large_inputs", lambda: mnn.Dense(64, 16), tolerance_mode="budget")
+    # Another summation order than torch's kernel, so the float32 noise differs between the sides whatever
+    # CPU (and so whatever oneDNN kernel) runs this; mnn.Dense itself may round exactly as torch does.
+    case = _case("budget_large_inputs", SplitSumDense, tolerance_mode="budget", weight_map=WEIGHTS)
     standard = run_item(Item(case, "forward", "pynative", "cpu"), RunOptions(tolerance_mode="standard"))
     # The fixed float32 tolerance alone calls this a failure; standard mode re-judges it against the
     # float64 oracle because torch's own error already exceeds that tolerance (judging.conditioning).
