@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import difflib
 import inspect
-from typing import Any, Callable, Dict, List, Mapping, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import mindspore as ms
 import numpy as np
 
-from migcheck.runners.arguments import MISSING, docstring, read_arguments
-from migcheck.runners.base import Constructor
+from migcheck.runners.arguments import MISSING, docstring, plain, read_arguments
+from migcheck.runners.base import Argument, Constructor
+from migcheck.runners.construction import own_signature
 from migcheck.runners.mindspore_context import pynative
 from migcheck.runners.mindspore_objective import MindSporeSideError
 from migcheck.util.tree import contiguous, lenient
@@ -33,11 +34,35 @@ def _library(cls: type) -> bool:
     return cls.__module__.split(".")[0] == "mindspore"
 
 
-def constructor(cell: Any) -> Constructor:
+def constructor(cell: Any, call: Optional[Mapping[str, Any]] = None) -> Constructor:
+    """The cell's class and arguments: as its constructor was called where the call was caught (construction.py),
+    else read back off the built cell."""
     cls = type(cell)
-    args = read_arguments(cell, _to_list, skip=_CELL_OWN)
+    args = called_arguments(cls, call) if call is not None else read_arguments(cell, _to_list, skip=_CELL_OWN)
     return Constructor(cls.__name__, _library(cls), args, docstring(cls) if _library(cls) else "",
                        any(True for _ in cell.parameters_and_names()))
+
+
+def called_arguments(cls: type, call: Mapping[str, Any]) -> Tuple[Argument, ...]:
+    """Every named argument of the constructor: the value the call passed, or the default it left in place
+    (known, so found); a value that is no plain python value (an initializer, a dtype) is not found."""
+    out = []
+    for name, p in own_signature(cls).parameters.items():
+        if name == "self" or name in _CELL_OWN or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            continue
+        has_default = p.default is not inspect.Parameter.empty
+        default = plain(p.default, _to_list) if has_default else MISSING
+        value = plain(call[name], _to_list) if name in call else default
+        annotation = "" if p.annotation is inspect.Parameter.empty else str(p.annotation)
+        out.append(Argument(name, None if value is MISSING else value, value is not MISSING, has_default,
+                            None if default is MISSING else default, annotation))
+    return tuple(out)
+
+
+def with_call(kwargs: Mapping[str, Any], call: Optional[Mapping[str, Any]]) -> Dict[str, Any]:
+    """kwargs plus what the caught call passed that no plain value could say (an initializer object, a dtype)."""
+    kept = {k: v for k, v in (call or {}).items() if k not in kwargs and plain(v, _to_list) is MISSING}
+    return {**kept, **kwargs}
 
 
 def _run(new: Any, old: Any, inputs: Sequence[np.ndarray], train: bool, to_numpy: Callable[[Any], Any]) -> Any:
@@ -59,10 +84,10 @@ def _run(new: Any, old: Any, inputs: Sequence[np.ndarray], train: bool, to_numpy
 
 
 def rebuild_run(cell: Any, kwargs: Mapping[str, Any], inputs: Sequence[np.ndarray], train: bool,
-                to_numpy: Callable[[Any], Any]) -> Any:
+                to_numpy: Callable[[Any], Any], call: Optional[Mapping[str, Any]] = None) -> Any:
     """type(cell)(**kwargs) with the cell's parameters, run in PYNATIVE on given inputs."""
     with pynative():
-        return _run(type(cell)(**kwargs), cell, inputs, train, to_numpy)
+        return _run(type(cell)(**with_call(kwargs, call)), cell, inputs, train, to_numpy)
 
 
 def run_live(cell: Any, inputs: Sequence[np.ndarray], train: bool, to_numpy: Callable[[Any], Any]) -> Any:

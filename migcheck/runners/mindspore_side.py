@@ -12,6 +12,7 @@ import mindspore as ms  # noqa: E402
 import numpy as np  # noqa: E402
 
 from migcheck.runners.base import Constructor, Gradients, Objective
+from migcheck.runners.construction import bound_arguments, built_with_calls, own_signature
 from migcheck.runners.mindspore_context import pynative, scratch_cwd
 from migcheck.runners.mindspore_module import TorchLikeCell, entry_point, graph_hint, is_torch_like, load_value, read_value
 from migcheck.runners.mindspore_objective import KeywordCall, MindSporeSideError, objective_cell, split_grads
@@ -54,7 +55,7 @@ def _dtype_name(p: Any) -> str:
 
 class MindSporeCell:
     def __init__(self, factory: Callable[[], Any], mode: str, input_names: Sequence[str] = ()) -> None:
-        built = factory()
+        built, self._calls = built_with_calls(factory, ms.nn.Cell)  # each layer's constructor call (construction.py)
         if is_torch_like(built):
             cell: Any = TorchLikeCell(built)
         elif isinstance(built, ms.nn.Cell):
@@ -203,20 +204,16 @@ class MindSporeCell:
                       train: bool = False) -> Any:
         """One sub-cell rebuilt from its own settings with some constructor arguments changed, its
         parameters copied over, run on given inputs (how a proposed fix is checked before it is shown)."""
-        import inspect
-
         from migcheck.runners.hooks import plain_config
 
         cell = self.subcell(name)
-        config = plain_config(cell)
-        accepted = inspect.signature(type(cell).__init__).parameters
+        call = bound_arguments(cell, self._calls)
+        accepted = own_signature(type(cell)).parameters
         # an attribute that shares a constructor argument's name but holds an operator's encoding (AvgPool2d's
-        # data_format kept as 0) is left at the argument's default
-        kwargs = {k: v for k, v in config.items() if k in accepted and k != "self"
-                  and not (isinstance(accepted[k].default, str) and not isinstance(v, str))}
-        for key in ("pad_mode",):
-            if isinstance(kwargs.get(key), str):
-                kwargs[key] = kwargs[key].lower()
+        # data_format kept as 0) is left at the argument's default; the caught call needs no reading back
+        kwargs = dict(call) if call is not None else {
+            k: (v.lower() if k == "pad_mode" and isinstance(v, str) else v) for k, v in plain_config(cell).items()
+            if k in accepted and k != "self" and not (isinstance(accepted[k].default, str) and not isinstance(v, str))}
         kwargs.update(override)
         if not set(override) <= set(accepted):  # a port's own cell that reads the setting off itself
             return self._rerun_with_attributes(cell, inputs, override)
@@ -254,14 +251,15 @@ class MindSporeCell:
         """The sub-cell's class and constructor arguments as it holds them (runners/mindspore_args.py)."""
         from migcheck.runners.mindspore_args import constructor
 
-        return constructor(self.subcell(name))
+        return constructor(self.subcell(name), bound_arguments(self.subcell(name), self._calls))
 
     def rerun_arguments(self, name: str, kwargs: Mapping[str, Any], inputs: Sequence[np.ndarray],
                         train: bool = False) -> Any:
         """The sub-cell's class built from exactly `kwargs`, with its parameters, run on given inputs."""
         from migcheck.runners.mindspore_args import rebuild_run
 
-        return rebuild_run(self.subcell(name), kwargs, inputs, train, to_numpy)
+        cell = self.subcell(name)
+        return rebuild_run(cell, kwargs, inputs, train, to_numpy, bound_arguments(cell, self._calls))
 
     def run_live(self, name: str, inputs: Sequence[np.ndarray], train: bool) -> Any:
         from migcheck.runners.mindspore_args import run_live
