@@ -1,0 +1,10 @@
+"""Held-out set 4 (issue 22): a second blind set of single-difference ports, families "h4" and "h4-port".
+
+Written by engineers who did not read migcheck's localization, mapping or judging code; scored once on the
+methods as they had landed (RESULTS-heldout4-before.md) before anyone worked on its misses. Half a
+(heldout4_a*.py): layers, recurrent layers, losses, small model blocks; half b (heldout4_b*.py): functional ops
+in construct, optimizers and schedules, errors, gradient-only differences, small model blocks.
+"""
+from __future__ import annotations
+
+ENTRIES: list = []  # each half appends its modules' entries below
