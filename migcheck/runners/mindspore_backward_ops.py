@@ -14,6 +14,7 @@ import mindspore as ms
 
 from migcheck.records.ops import OpRecord
 from migcheck.runners.mindspore_context import pynative
+from migcheck.runners.mindspore_held import HeldErrors
 
 _OPERATORS = ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__", "__rtruediv__",
               "__matmul__", "__rmatmul__", "__pow__", "__rpow__", "__neg__", "__abs__", "__getitem__")
@@ -87,7 +88,9 @@ class RecordedOps:
 
         with pynative():
             tensors = [ms.Tensor(np.ascontiguousarray(x)) for x in inputs]
-            out, vjp_fn = ms.vjp(single, *tensors)
+            held = HeldErrors(single)
+            out, vjp_fn = ms.vjp(held.function(), *tensors)
+            held.reraise()
             grads = vjp_fn(ms.Tensor(np.ascontiguousarray(cotangent), out.dtype))
         grads = grads if isinstance(grads, (tuple, list)) else (grads,)
         return out.asnumpy(), tuple(g.asnumpy() for g in grads)

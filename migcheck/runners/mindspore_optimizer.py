@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass
-from typing import Any, Callable, List, Mapping, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 import mindspore as ms
 import numpy as np
@@ -89,3 +89,35 @@ def rebuilt(call: CaughtCall, class_name: str, changes: Mapping[str, Any]) -> Ca
         return cls(call.groups if call.groups is not None else params, **{**kept, **dict(changes)})
 
     return build
+
+
+def hyperparameters(opt: Any, names: List[str]) -> Tuple[str, Dict[str, Dict[str, Any]]]:
+    """(optimizer class, MindSpore parameter name -> its hyperparameters in torch's names), read off a built
+    optimizer; per-parameter weight decay follows its decay flags (a name filter)."""
+    common: Dict[str, Any] = {}
+    for torch_key, attrs in (("lr", ("learning_rate",)), ("eps", ("eps", "epsilon")), ("momentum", ("momentum",)),
+                             ("alpha", ("decay",)), ("nesterov", ("use_nesterov", "nesterov")),
+                             ("amsgrad", ("use_amsgrad", "amsgrad"))):
+        for attr in attrs:
+            value = scalar_of(getattr(opt, attr, None))
+            if value is not None:
+                common[torch_key] = value
+                break
+    beta1, beta2 = scalar_of(getattr(opt, "beta1", None)), scalar_of(getattr(opt, "beta2", None))
+    if beta1 is not None and beta2 is not None:
+        common["betas"] = (beta1, beta2)
+    decay = scalar_of(getattr(opt, "weight_decay", None)) or 0.0
+    flags = getattr(opt, "decay_flags", None) or (True,) * len(names)
+    return type(opt).__name__, {n: {**common, "weight_decay": decay if flag else 0.0}
+                                for n, flag in zip(names, flags)}
+
+
+def scalar_of(value: Any) -> Optional[float]:
+    """A hyperparameter as a float: plain numbers, or one-element Parameters and Tensors; None otherwise."""
+    if isinstance(value, (bool, int, float)):
+        return float(value)
+    try:
+        array = value.asnumpy()
+    except AttributeError:
+        return None
+    return float(array.reshape(-1)[0]) if array.size == 1 else None

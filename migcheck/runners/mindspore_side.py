@@ -14,6 +14,7 @@ import numpy as np  # noqa: E402
 from migcheck.runners.base import Constructor, Gradients, Objective
 from migcheck.runners.construction import bound_arguments, built_with_calls, own_signature
 from migcheck.runners.mindspore_context import pynative, scratch_cwd
+from migcheck.runners.mindspore_held import HeldErrors
 from migcheck.runners.mindspore_module import TorchLikeCell, entry_point, graph_hint, is_torch_like, load_value, read_value
 from migcheck.runners.mindspore_objective import KeywordCall, MindSporeSideError, objective_cell, split_grads
 from migcheck.runners.base import ParamInfo
@@ -189,7 +190,9 @@ class MindSporeCell:
         with pynative():
             cell.set_train(False)
             args = [ms.Tensor(contiguous(x)) for x in inputs]
-            out, vjp_fn = ms.vjp(cell, *args)
+            held = HeldErrors(cell)
+            out, vjp_fn = ms.vjp(held.function(), *args)
+            held.reraise()
             cot = [ms.Tensor(contiguous(c)) for c in cotangents]
             grads = vjp_fn(cot[0] if isinstance(out, ms.Tensor) else tuple(cot))
         return tuple(to_numpy(g) for g in (grads if isinstance(grads, (tuple, list)) else (grads,)))
@@ -323,11 +326,13 @@ class MindSporeCell:
         # checks their shapes against torch's after this one pass (Gradients.output_shapes), instead of
         # running a forward pass of its own first.
         with_outputs = loss is None and bool(objective.cotangents)
-        fn = ms.grad(objective_cell(self._call, objective, loss, with_outputs, self.loss_float32), grad_position=positions or None,
+        held = HeldErrors(objective_cell(self._call, objective, loss, with_outputs, self.loss_float32), pair=with_outputs)
+        fn = ms.grad(held.function() if self.mode == "pynative" else held.fn, grad_position=positions or None,
                      weights=[p for _, p in named] or None, has_aux=with_outputs)
         with scratch_cwd(self.mode), graph_hint(self.cell, self.mode):
             started = time.perf_counter()
             result = fn(*args)
+            held.reraise()
             if self.mode == "graph":  # no compile call for a grad function: the first call minus a second
                 first = time.perf_counter() - started
                 started = time.perf_counter()
@@ -346,22 +351,9 @@ class MindSporeCell:
         optimizer a step builds; per-parameter weight decay follows its decay flags (a name filter)."""
         named = [(n, p) for n, p in self._named if _trainable(p)]
         opt = PRESETS[optimizer]([p for _, p in named]) if isinstance(optimizer, str) else optimizer([p for _, p in named])
-        common: Dict[str, Any] = {}
-        for torch_key, attrs in (("lr", ("learning_rate",)), ("eps", ("eps", "epsilon")), ("momentum", ("momentum",)),
-                                 ("alpha", ("decay",)), ("nesterov", ("use_nesterov", "nesterov")),
-                                 ("amsgrad", ("use_amsgrad", "amsgrad"))):
-            for attr in attrs:
-                value = _scalar(getattr(opt, attr, None))
-                if value is not None:
-                    common[torch_key] = value
-                    break
-        beta1, beta2 = _scalar(getattr(opt, "beta1", None)), _scalar(getattr(opt, "beta2", None))
-        if beta1 is not None and beta2 is not None:
-            common["betas"] = (beta1, beta2)
-        decay = _scalar(getattr(opt, "weight_decay", None)) or 0.0
-        flags = getattr(opt, "decay_flags", None) or (True,) * len(named)
-        return type(opt).__name__, {n: {**common, "weight_decay": decay if flag else 0.0}
-                                    for (n, _), flag in zip(named, flags)}
+        from migcheck.runners.mindspore_optimizer import hyperparameters
+
+        return hyperparameters(opt, [n for n, _ in named])
 
     def optimizer_constructor(self, optimizer: Any) -> Tuple[Constructor, List[Constructor]]:
         """The port's optimizer as its factory called it, and mindspore.nn's other optimizer classes (their
@@ -424,17 +416,6 @@ def _trainable(p: Any) -> bool:
     """A Parameter that asks for gradients, or a torch-like library's Parameter type (a Tensor subclass) with
     requires_grad=True; a torch-like module's plain Tensor never gets one."""
     return (isinstance(p, ms.Parameter) and bool(p.requires_grad)) or is_foreign_trainable(p)
-
-
-def _scalar(value: Any) -> Optional[float]:
-    """A hyperparameter as a float: plain numbers, or one-element Parameters and Tensors; None otherwise."""
-    if isinstance(value, (bool, int, float)):
-        return float(value)
-    try:
-        array = value.asnumpy()
-    except AttributeError:
-        return None
-    return float(array.reshape(-1)[0]) if array.size == 1 else None
 
 
 def _tensor(x: np.ndarray, dtype: str) -> ms.Tensor:
