@@ -22,10 +22,18 @@ _SYNONYMS = {"dim": "axis", "keepdim": "keepdims", "bias": "hasbias", "groups": 
              "epsilon": "eps", "ord": "p", "dims": "axis", "diagonal": "k", "lambd": "lambda"}
 
 
+FLIPPED_AGAINST_TORCH = "flipped, though torch's call has the port's value"
+
+
 @dataclass(frozen=True)
 class Candidate:
     changes: Tuple[Tuple[str, Any], ...]  # argument name -> the value tried
     why: str  # "torch's value", "flipped", "another member of mode's enumeration", "reordered"
+
+    @property
+    def against_torch(self) -> bool:
+        """The change contradicts torch's own call: agreement then shows a workaround, not the cause."""
+        return self.why == FLIPPED_AGAINST_TORCH
 
     def label(self) -> str:
         return ", ".join(f"{k}={v!r}" for k, v in self.changes) + f" ({self.why})"
@@ -165,15 +173,23 @@ def setting_candidates(torch_c: Constructor, ms_c: Constructor, table: Sequence[
     open_args = [m for m in ms_c.arguments if (m.found or m.has_default) and (ms_c.library or m.name in aligned)]
     for m in open_args:
         if isinstance(m.value, str):
-            for choice in doc_choices(ms_c.doc, m.name, m.annotation):
-                if choice.lower() != m.value.lower():
-                    out.append(Candidate(((m.name, choice),), f"another member of {m.name}'s enumeration"))
-    for m in open_args:
-        if isinstance(m.value, bool):
-            out.append(Candidate(((m.name, not m.value),), "flipped"))
+            choices = [c for c in doc_choices(ms_c.doc, m.name, m.annotation) if c.lower() != m.value.lower()]
+            out.extend(Candidate(((m.name, c),), f"another member of {m.name}'s enumeration") for c in choices)
+            # a mode that only takes torch's values alongside it (pad_mode='pad' with torch's padding)
+            rest = tuple((k, v) for k, v in torch_values if k != m.name)
+            out.extend(Candidate(((m.name, c),) + rest, f"another member of {m.name}'s enumeration with torch's"
+                                 f" values") for c in choices if rest)
+    # A flip that sets an argument away from the value torch's own call gives it contradicts torch: tried last,
+    # and a match is a workaround, not the cause (arg_search.py says so and keeps it below [high]).
+    agreeing = {m.name for m in open_args if m.name in aligned
+                and not _differs(_as_ms(aligned[m.name].value, m.value), m.value)}
+    flips = [Candidate(((m.name, not m.value),), FLIPPED_AGAINST_TORCH if m.name in agreeing else "flipped")
+             for m in open_args if isinstance(m.value, bool)]
+    out.extend(c for c in flips if c.why == "flipped")
     for m in open_args:
         for value in reorderings(m.value):
             out.append(Candidate(((m.name, value),), "reordered"))
+    out.extend(c for c in flips if c.why == FLIPPED_AGAINST_TORCH)
     seen, unique = set(), []
     for c in out:
         key = repr(c.changes)

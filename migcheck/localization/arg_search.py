@@ -12,6 +12,7 @@ it took are returned with the outcome.
 """
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass
 from typing import Any, Callable, List, Optional, Sequence, Tuple
@@ -37,6 +38,7 @@ class SearchOutcome:
     tried: Tuple[str, ...]  # every candidate re-run, in order
     seconds: float
     rule: str = RULE
+    workaround: bool = False  # the change that agreed contradicts torch's own call: kept below [high]
 
 
 class _Budget:
@@ -89,7 +91,8 @@ def search(module: TorchProbe, cell: MindSporeProbe, torch_name: str, ms_name: s
             budget.tried.append(cand.label())
             if matches_torch(_try(lambda: cell.rerun_arguments(ms_name, {**held, **dict(cand.changes)}, inputs,
                                                                train=train))):
-                return budget.outcome(*_said(torch_c, ms_c, cand, held, budget))
+                outcome = budget.outcome(*_said(torch_c, ms_c, cand, held, budget))
+                return dataclasses.replace(outcome, workaround=cand.against_torch)
     if budget.allows():
         budget.tried.append(f"{'eval' if train else 'train'} mode")
         if matches_torch(_try(lambda: cell.run_live(ms_name, inputs, not train))):
@@ -167,9 +170,15 @@ def _kw(kwargs: dict) -> str:
 def _said(torch_c: Any, ms_c: Any, cand: Candidate, held: dict, budget: _Budget) -> Tuple[str, str]:
     new = dict(cand.changes)
     old = {k: held.get(k, next((a.value for a in ms_c.arguments if a.name == k), None)) for k in new}
-    cause = (f"the port's {ms_c.kind} is called with " + _kw(old) + f" where torch's {torch_c.kind} computes as "
-             + _kw(new) + f" ({cand.why}): re-run on torch's recorded input with " + _kw(new)
-             + f", MindSpore's layer agrees with torch ({len(budget.tried)} candidates tried)")
+    if cand.against_torch:
+        cause = (f"MindSpore's {ms_c.kind} computes differently from torch's {torch_c.kind} with the same "
+                 + _kw(old) + ": re-run on torch's recorded input with " + _kw(new) + " (a workaround: torch's own"
+                 f" call has {_kw(old)}), MindSpore's layer agrees with torch; another of the port's settings likely"
+                 f" means something else in MindSpore ({len(budget.tried)} candidates tried)")
+    else:
+        cause = (f"the port's {ms_c.kind} is called with " + _kw(old) + f" where torch's {torch_c.kind} computes as "
+                 + _kw(new) + f" ({cand.why}): re-run on torch's recorded input with " + _kw(new)
+                 + f", MindSpore's layer agrees with torch ({len(budget.tried)} candidates tried)")
     return cause, f"{call_text(ms_c.kind, ms_c.library, old)} -> {call_text(ms_c.kind, ms_c.library, new)}"
 
 

@@ -218,7 +218,8 @@ def _defects(module: TorchProbe, cell: MindSporeProbe, rows: Sequence[SubcellRow
                     evidence += "; the replay with MindSpore's setting reproduces MindSpore's output"
             if not cause:
                 cause, rule = _signature_cause(call.output, isolated[row.order])
-        confidence = "high" if confirmed else ("medium" if cause else "low")
+        workaround = searched is not None and searched.workaround and cause == searched.cause
+        confidence = "high" if confirmed and not workaround else ("medium" if cause else "low")
         cost = dict(search_s=searched.seconds, search_tried=searched.tried) if searched is not None else {}
         out.append(Defect(row.order, row.torch_name, row.torch_kind, row.ms_name, row.ms_kind, evidence, cause, fix,
                           confidence, confirmed, rule, **cost))

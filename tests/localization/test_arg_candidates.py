@@ -72,3 +72,30 @@ def test_alternative_kwargs_from_the_ports_call_and_torchs():
     assert alternative_kwargs(alt, ms, torch) == {"vocab_size": 10, "embedding_size": 4, "max_norm": 0.1}
     needs = Constructor("Other", True, (_arg("ksizes", None, has_default=False, found=False),))
     assert alternative_kwargs(needs, ms, torch) is None
+
+
+POOL_DOC = '''Average pooling.
+
+Args:
+    pad_mode (str): The optional values are ``"same"`` , ``"valid"`` , ``"pad"`` . Default: ``"valid"`` .
+'''
+
+
+def _pool_calls():
+    torch = Constructor("AvgPool2d", True, (_arg("kernel_size", 3, has_default=False), _arg("padding", 1, 0),
+                                            _arg("ceil_mode", False, False)))
+    port = Constructor("AvgPool2d", True, (_arg("kernel_size", 3), _arg("pad_mode", "same", "valid"),
+                                           _arg("padding", 0, 0), _arg("ceil_mode", False, False)), POOL_DOC)
+    return torch, port
+
+
+def test_a_mode_that_needs_torchs_values_alongside_it_is_one_candidate():
+    found = setting_candidates(*_pool_calls())
+    assert (("pad_mode", "pad"), ("padding", 1)) in [c.changes for c in found]
+
+
+def test_a_flip_against_torchs_own_value_comes_last_and_is_marked():
+    found = setting_candidates(*_pool_calls())
+    (flip,) = [c for c in found if c.changes == (("ceil_mode", True),)]
+    assert flip.against_torch and found[-1] is flip
+    assert not any(c.against_torch for c in found if c is not flip)

@@ -212,3 +212,26 @@ def test_the_search_cost_survives_the_json_round_trip_and_is_shown_in_the_report
     html = (tmp_path / "cells" / "net.html").read_text()
     said = f"Argument search on `layer`: {len(d.search_tried)} candidates in {d.search_s:.2f} s"
     assert said in md and f"{len(d.search_tried)} candidates in" in html
+
+
+def _avg_pool(pool):
+    import torch
+
+    return _then_conv(lambda: torch.nn.AvgPool2d(3, 1, padding=1), pool)
+
+
+def test_a_pad_mode_confirmed_with_torchs_padding_alongside_it():
+    import mindspore.nn as mnn
+
+    v, defects = _run(_case(*_avg_pool(lambda: mnn.AvgPool2d(3, 1, pad_mode="same")), (1, 2, 4, 4)))
+    (d,) = defects
+    assert v.status == "fail" and d.torch_name == "layer" and d.confirmed and d.confidence == "high"
+    assert d.fix.endswith("nn.AvgPool2d(..., pad_mode='pad', padding=1)"), d.fix
+    assert "ceil_mode" not in d.fix  # the flip against torch's own ceil_mode=False is not reached first
+
+
+def test_avg_pool_pad_twin_passes():
+    import mindspore.nn as mnn
+
+    v, defects = _run(_case(*_avg_pool(lambda: mnn.AvgPool2d(3, 1, pad_mode="pad", padding=1)), (1, 2, 4, 4)))
+    assert v.status == "pass" and not defects, v.message
