@@ -6,13 +6,14 @@ shape or an error; the correct twin agrees. The four model blocks live in heldou
 """
 from __future__ import annotations
 
+import mindspore as ms
 import mindspore.nn as mnn
 import mindspore.ops as ops
 import torch
 import torch.nn as tnn
 
 from evaluation.corpus.build import entry
-from migcheck.specs import uniform
+from migcheck.specs import integers, uniform
 
 FAM = "h4"
 PROBE = "probe: torch 2.13 / MindSpore 2.10 CPU: "
@@ -276,6 +277,50 @@ def ms_loss_net(loss):
     return MsLossNet
 
 
+class TorchCeNet(tnn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = tnn.Linear(5, 4)
+        self.loss = tnn.CrossEntropyLoss(label_smoothing=0.1)
+
+    def forward(self, x, label):
+        return self.loss(self.fc(x), label)
+
+
+def ms_ce_net(loss):
+    class MsCeNet(mnn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc = mnn.Dense(5, 4)
+            self.loss = loss()
+
+        def construct(self, x, label):
+            return self.loss(self.fc(x), label.astype(ms.int32))
+    return MsCeNet
+
+
+class TorchConvHead(tnn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = tnn.Conv1d(3, 4, 3, padding=1)
+        self.fc = tnn.Linear(6, 2)
+
+    def forward(self, x):
+        return self.fc(torch.relu(self.conv(x)))
+
+
+def ms_conv_head(**bias):
+    class MsConvHead(mnn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.conv = mnn.Conv1d(3, 4, 3, pad_mode="pad", padding=1, **bias)
+            self.fc = mnn.Dense(6, 2)
+
+        def construct(self, x):
+            return self.fc(ops.relu(self.conv(x)))
+    return MsConvHead
+
+
 _LOSS_IN = {"x": uniform(6, 4, low=-2.0, high=2.0), "y": uniform(6, 3, low=-4.0, high=4.0)}
 
 ENTRIES = [
@@ -324,6 +369,17 @@ ENTRIES = [
           ms_loss_net(lambda: mnn.SmoothL1Loss(beta=0.5, reduction="mean")),
           ["loss"], ["reduction|mean"], inputs=_LOSS_IN, fails_with="shape",
           cause_pattern=r"\breduction\b[^\n]*\bmean\b|\bmean\b[^\n]*\breduction\b"),
+    entry("h4a_cross_entropy_label_smoothing_lost", FAM,
+          PROBE + "nn.SoftmaxCrossEntropyWithLogits has no label_smoothing; nn.CrossEntropyLoss has",
+          TorchCeNet, ms_ce_net(lambda: mnn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")),
+          ms_ce_net(lambda: mnn.CrossEntropyLoss(label_smoothing=0.1)),
+          ["loss"], ["label_smoothing"], inputs={"x": uniform(6, 5), "label": integers(6, high=4)},
+          checks=("forward", "backward"),
+          cause_pattern=r"\blabel_smoothing\b|\blabel smoothing\b"),
+    entry("h4a_conv1d_has_bias_default_false", FAM, "Conv1d",
+          TorchConvHead, ms_conv_head(), ms_conv_head(has_bias=True),
+          ["conv"], ["has_bias|bias"], inputs=[(2, 3, 6)], fails_with="structure",
+          cause_pattern=r"\bhas_bias\s*=\s*true\b|\bhas_bias\b[^\n]*\btrue\b"),
 ]
 
 from evaluation.corpus import heldout4_a_ports  # noqa: E402  (the model blocks)
