@@ -161,7 +161,8 @@ class TorchUpConv(tnn.Module):
 
 
 class MsUpConvLiteral(mnn.Cell):
-    """torch's arguments copied: MindSpore fills output_padding's extra row/column with zeros (no bias)."""
+    """torch's arguments copied. MindSpore (like the Conv2dTranspose page's advice, nn.Pad after the layer) fills
+    output_padding's extra row/column with zeros, bias included; torch computes them (probed)."""
 
     def __init__(self):
         super().__init__()
@@ -324,7 +325,7 @@ def ms_conv_head(**bias):
 _LOSS_IN = {"x": uniform(6, 4, low=-2.0, high=2.0), "y": uniform(6, 3, low=-4.0, high=4.0)}
 
 ENTRIES = [
-    entry("h4a_leaky_relu_default_alpha", FAM, PROBE + "nn.LeakyReLU default alpha=0.2 vs negative_slope=0.01",
+    entry("h4a_leaky_relu_default_alpha", FAM, "LeakyReLU",
           TorchLeaky, ms_leaky(mnn.LeakyReLU), ms_leaky(lambda: mnn.LeakyReLU(alpha=0.01)),
           ["act"], ["alpha|negative_slope|0.01"], inputs=[(5, 6)],
           cause_pattern=r"\b(alpha|negative_slope)\b[^\n]*\b0?\.01\b|\b0?\.01\b[^\n]*\b(alpha|negative_slope)\b"),
@@ -341,13 +342,13 @@ ENTRIES = [
           ms_avg_pad(lambda: mnn.AvgPool2d(3, 1, pad_mode="pad", padding=1)),
           ["pool"], ["count_include_pad|pad_mode|padding"], inputs=[(2, 2, 5, 5)],
           cause_pattern=r"\bcount_include_pad\b|\bpad_mode\s*=\s*['\"]?pad\b|\bpadding\s*=\s*1\b"),
-    entry("h4a_maxpool1d_default_stride_one", FAM, PROBE + "nn.MaxPool1d stride defaults to 1, torch's to kernel_size",
+    entry("h4a_maxpool1d_default_stride_one", FAM, "MaxPool1d",
           TorchMaxPool1d, ms_maxpool1d(lambda: mnn.MaxPool1d(kernel_size=2)),
           ms_maxpool1d(lambda: mnn.MaxPool1d(kernel_size=2, stride=2)),
           ["pool"], ["stride"], inputs=[(2, 3, 8)], fails_with="shape",
           cause_pattern=r"\bstride\b[^\n]*\b2\b|\bstride\b[^\n]*\bkernel_size\b"),
     entry("h4a_conv_transpose_output_padding_zero_filled", FAM,
-          PROBE + "nn.Conv2dTranspose output_padding appends zeros instead of computing the extra row/column",
+          "Conv2dTranspose",
           TorchUpConv, MsUpConvLiteral, MsUpConvCropped,
           ["up"], ["output_padding"], inputs=[(1, 2, 4, 4)],
           cause_pattern=r"\boutput_padding\b"),
