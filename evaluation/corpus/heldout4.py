@@ -8,3 +8,7 @@ in construct, optimizers and schedules, errors, gradient-only differences, small
 from __future__ import annotations
 
 ENTRIES: list = []  # each half appends its modules' entries below
+
+from evaluation.corpus import heldout4_a  # noqa: E402  (half a: layers, recurrent, losses, model blocks)
+
+ENTRIES += heldout4_a.ENTRIES
