@@ -84,13 +84,14 @@ def search(module: TorchProbe, cell: MindSporeProbe, torch_name: str, ms_name: s
 
     table = _table_pairs(torch_c.kind, ms_c.kind)
     held = {a.name: a.value for a in ms_c.arguments if a.found}
+    extra = _torch_params(module, torch_name)
     if _rebuilds(cell, ms_name, held, inputs, ms_out, tol_for, budget):
         for cand in setting_candidates(torch_c, ms_c, table):
             if not budget.allows():
                 return budget.outcome()
             budget.tried.append(cand.label())
             if matches_torch(_try(lambda: cell.rerun_arguments(ms_name, {**held, **dict(cand.changes)}, inputs,
-                                                               train=train))):
+                                                               train=train, extra=extra))):
                 outcome = budget.outcome(*_said(torch_c, ms_c, cand, held, budget))
                 return dataclasses.replace(outcome, workaround=cand.against_torch)
     if budget.allows():
@@ -133,6 +134,17 @@ def search(module: TorchProbe, cell: MindSporeProbe, torch_name: str, ms_name: s
                              f"torch's layer re-run without it reproduces MindSpore's output", "", True,
                              out.tried, out.seconds)
     return budget.outcome()
+
+
+def _torch_params(module: TorchProbe, torch_name: str) -> dict:
+    """torch's layer's own parameters by leaf name: the values a candidate that adds a parameter (has_bias=True
+    where the port switched the bias off) is re-run with."""
+    prefix = f"{torch_name}." if torch_name else ""
+    try:
+        state = module.state()
+    except Exception:  # no state to read: candidates that add a parameter cannot agree
+        return {}
+    return {k[len(prefix):]: v for k, v in state.items() if k.startswith(prefix) and "." not in k[len(prefix):]}
 
 
 def _try(run: Callable[[], Any]) -> Any:

@@ -65,14 +65,20 @@ def with_call(kwargs: Mapping[str, Any], call: Optional[Mapping[str, Any]]) -> D
     return {**kept, **kwargs}
 
 
-def _run(new: Any, old: Any, inputs: Sequence[np.ndarray], train: bool, to_numpy: Callable[[Any], Any]) -> Any:
-    """`new` with `old`'s parameter values copied (same name and shape, else the one of the same shape), run."""
+def _run(new: Any, old: Any, inputs: Sequence[np.ndarray], train: bool, to_numpy: Callable[[Any], Any],
+         extra: Optional[Mapping[str, np.ndarray]] = None) -> Any:
+    """`new` with `old`'s parameter values copied (same name and shape, else the one of the same shape), run.
+    A parameter `old` lacks (a bias the port switched off) takes torch's value of that name from `extra`."""
     have = dict(old.parameters_and_names())
     by_shape: Dict[Tuple[int, ...], List[Any]] = {}
     for p in have.values():
         by_shape.setdefault(tuple(p.shape), []).append(p)
     for name, param in new.parameters_and_names():
         source = have.get(name)
+        given = (extra or {}).get(name)
+        if source is None and given is not None and tuple(np.shape(given)) == tuple(param.shape):
+            param.set_data(ms.Tensor(contiguous(np.asarray(given, dtype=np.float32))))
+            continue
         if source is None or tuple(source.shape) != tuple(param.shape):
             same = by_shape.get(tuple(param.shape), [])
             if len(same) != 1:
@@ -84,10 +90,11 @@ def _run(new: Any, old: Any, inputs: Sequence[np.ndarray], train: bool, to_numpy
 
 
 def rebuild_run(cell: Any, kwargs: Mapping[str, Any], inputs: Sequence[np.ndarray], train: bool,
-                to_numpy: Callable[[Any], Any], call: Optional[Mapping[str, Any]] = None) -> Any:
-    """type(cell)(**kwargs) with the cell's parameters, run in PYNATIVE on given inputs."""
+                to_numpy: Callable[[Any], Any], call: Optional[Mapping[str, Any]] = None,
+                extra: Optional[Mapping[str, np.ndarray]] = None) -> Any:
+    """type(cell)(**kwargs) with the cell's parameters (and torch's for those it lacks), run in PYNATIVE."""
     with pynative():
-        return _run(type(cell)(**with_call(kwargs, call)), cell, inputs, train, to_numpy)
+        return _run(type(cell)(**with_call(kwargs, call)), cell, inputs, train, to_numpy, extra)
 
 
 def run_live(cell: Any, inputs: Sequence[np.ndarray], train: bool, to_numpy: Callable[[Any], Any]) -> Any:

@@ -257,12 +257,13 @@ class MindSporeCell:
         return constructor(self.subcell(name), bound_arguments(self.subcell(name), self._calls))
 
     def rerun_arguments(self, name: str, kwargs: Mapping[str, Any], inputs: Sequence[np.ndarray],
-                        train: bool = False) -> Any:
-        """The sub-cell's class built from exactly `kwargs`, with its parameters, run on given inputs."""
+                        train: bool = False, extra: Optional[Mapping[str, np.ndarray]] = None) -> Any:
+        """The sub-cell's class built from exactly `kwargs`, with its parameters (torch's values by leaf name,
+        `extra`, for a parameter it lacks), run on given inputs."""
         from migcheck.runners.mindspore_args import rebuild_run
 
         cell = self.subcell(name)
-        return rebuild_run(cell, kwargs, inputs, train, to_numpy, bound_arguments(cell, self._calls))
+        return rebuild_run(cell, kwargs, inputs, train, to_numpy, bound_arguments(cell, self._calls), extra)
 
     def run_live(self, name: str, inputs: Sequence[np.ndarray], train: bool) -> Any:
         from migcheck.runners.mindspore_args import run_live

@@ -88,8 +88,10 @@ class MindSporeProbe(SideProbe, Protocol):
     def rerun_rebuilt(self, name: str, inputs: Arrays, override: Mapping[str, Any], train: bool = False) -> Any:
         """One sub-cell rebuilt from its own settings with some constructor arguments changed, run on inputs."""
 
-    def rerun_arguments(self, name: str, kwargs: Mapping[str, Any], inputs: Arrays, train: bool = False) -> Any:
-        """The sub-cell's class built from exactly kwargs, with its parameters, run on given inputs."""
+    def rerun_arguments(self, name: str, kwargs: Mapping[str, Any], inputs: Arrays, train: bool = False,
+                        extra: Optional[Mapping[str, np.ndarray]] = None) -> Any:
+        """The sub-cell's class built from exactly kwargs, with its parameters (extra: torch's values, by leaf
+        name, for one it lacks), run on given inputs."""
 
     def run_live(self, name: str, inputs: Arrays, train: bool) -> Any: ...
 

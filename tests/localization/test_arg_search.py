@@ -235,3 +235,24 @@ def test_avg_pool_pad_twin_passes():
 
     v, defects = _run(_case(*_avg_pool(lambda: mnn.AvgPool2d(3, 1, pad_mode="pad", padding=1)), (1, 2, 4, 4)))
     assert v.status == "pass" and not defects, v.message
+
+
+def _conv_bias(has_bias):
+    import mindspore.nn as mnn
+    import torch
+
+    pt, port = _then_conv(lambda: torch.nn.Conv1d(2, 2, 1), lambda: mnn.Conv1d(2, 2, 1, has_bias=has_bias), dims=1)
+    return PairedCase(name="net", torch=pt, mindspore=port, inputs={"x": uniform(1, 2, 5)}, checks=("forward",))
+
+
+def test_a_bias_the_port_switched_off_is_re_run_with_torchs_bias():
+    # MindSpore's Conv1d has has_bias=False by default: the candidate grows a bias, filled with torch's
+    v, defects = _run(_conv_bias(False))
+    (d,) = defects
+    assert v.status == "fail" and d.torch_name == "layer" and d.confirmed and d.confidence == "high"
+    assert d.fix.endswith("nn.Conv1d(..., has_bias=True)"), d.fix
+
+
+def test_conv_bias_twin_passes():
+    v, defects = _run(_conv_bias(True))
+    assert v.status == "pass" and not defects, v.message
