@@ -32,6 +32,7 @@ class RaiseSite:
     fix: str = ""
     rule: str = ""
     call: str = ""  # the raising call beside torch's corresponding call (localization/raising_op.py)
+    refused: str = ""  # the setting MindSpore's error refuses, read off both calls (not re-run: [medium])
 
     def describe(self) -> str:
         where = (f"raised inside MindSpore sub-cell '{self.ms_name}' ({self.ms_kind})" if self.ms_name
@@ -40,6 +41,8 @@ class RaiseSite:
             where += f", torch's '{self.torch_name or '<root>'}' ({self.torch_kind}) ran on the same inputs"
         if self.cause:
             where += f"; cause: {self.cause} -> fix: {self.fix} (re-run: the rebuilt sub-cell runs and agrees with torch)"
+        elif self.refused:
+            where += f"; likely cause: {self.refused} [medium]"
         return where + (f"; {self.call}" if self.call else "")
 
 
@@ -51,9 +54,11 @@ class RaiseSite:
         evidence = "the sub-cell that started and never finished in a PYNATIVE forward with hooks" + (
             f"; {self.call}" if self.call else "")
         findings = ((Finding(self.rule, where, self.cause, self.fix, "high", True, True, (where,), evidence),)
-                    if self.cause else ())
-        defect = Defect(0, self.torch_name or "", self.torch_kind, self.ms_name, self.ms_kind, evidence, self.cause,
-                        self.fix, "high" if self.cause else "low", bool(self.cause), self.rule)
+                    if self.cause else (Finding("refused-argument", where, self.refused, "", "medium", False, False,
+                                                (where,), evidence),) if self.refused else ())
+        defect = Defect(0, self.torch_name or "", self.torch_kind, self.ms_name, self.ms_kind, evidence,
+                        self.cause or self.refused, self.fix, "high" if self.cause else "medium" if self.refused else "low",
+                        bool(self.cause), self.rule or ("refused-argument" if self.refused else ""))
         return Localization((), self.torch_name, self.ms_name, findings, self.describe(), (defect,))
 
 
@@ -86,19 +91,19 @@ def _locate(module: TorchProbe, cell: MindSporeProbe, inputs: Sequence[Any], dty
     except Exception:  # torch cannot run it either: nothing to compare against
         return RaiseSite(ms_name, ms_kind)
     torch_name = _counterpart(ms_name, ms_kind, t_calls, mapping_pairs)
-    shown = ""
+    shown = refused = ""
     if op is not None:
         def torch_owner_of(owner: str) -> Optional[str]:
             return _counterpart(owner, cell.subcell_kind(owner), t_calls, mapping_pairs)
 
-        earlier, shown = explain_raise(module, inputs, dtypes, op, torch_name or "", torch_owner_of)
+        earlier, shown, refused = explain_raise(module, inputs, dtypes, op, torch_name or "", torch_owner_of)
         if earlier is not None:  # the wrong call is upstream: its cell is the place, not the one that raised
             ms_name, ms_kind = earlier.owner, cell.subcell_kind(earlier.owner)
             torch_name = torch_owner_of(earlier.owner)
     if torch_name is None:
-        return RaiseSite(ms_name, ms_kind, call=shown)
+        return RaiseSite(ms_name, ms_kind, call=shown, refused=refused)
     call = next(c for c in t_calls if c.name == torch_name)
-    site = RaiseSite(ms_name, ms_kind, torch_name, call.kind, call=shown)
+    site = RaiseSite(ms_name, ms_kind, torch_name, call.kind, call=shown, refused=refused)
     for diff, fix in _checked_fixes(module, cell, torch_name, ms_name, call, tol):
         return RaiseSite(ms_name, ms_kind, torch_name, call.kind, diff.cause, fix, diff.rule, shown)
     return site

@@ -98,8 +98,9 @@ def upstream_change(ms_calls: Sequence[RaisingCall], torch_calls: Sequence[Raisi
 
 def explain_raise(module: TorchProbe, inputs: Sequence[Any], dtypes: Sequence[str],
                   op: Tuple[RaisingCall, int, Tuple[RaisingCall, ...]], torch_owner: str,
-                  torch_owner_of: Callable[[str], Optional[str]]) -> Tuple[Optional[RaisingCall], str]:
-    """(the earlier MindSpore call whose output shape already differed from torch's, or None; the line to show)."""
+                  torch_owner_of: Callable[[str], Optional[str]]) -> Tuple[Optional[RaisingCall], str, str]:
+    """(the earlier MindSpore call whose output shape already differed from torch's, or None; the line to show;
+    the argument MindSpore's error refuses, when it names one torch gave the same value: refused_argument)."""
     from migcheck.runners.torch_call_args import torch_calls
 
     try:
@@ -110,8 +111,30 @@ def explain_raise(module: TorchProbe, inputs: Sequence[Any], dtypes: Sequence[st
     text = side_by_side(op[0], found, how)
     earlier = upstream_change(op[2], calls, torch_owner_of) if len(op) > 2 else None
     if earlier is None:
-        return None, text
+        return None, text, refused_argument(op[0], found)
     m, t = earlier
     return m, (f"the shape went wrong upstream, in '{m.owner or '<root>'}': MindSpore {m.text} returned {m.output}"
                f" where torch's {t.text} returned {t.output} from inputs of the same shapes; the error surfaced"
-               f" later: {text.removeprefix('the raising call: ')}")
+               f" later: {text.removeprefix('the raising call: ')}"), ""
+
+
+_KEYWORD = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)=([^,\[\]()]+)")
+
+
+def keyword_values(text: str) -> dict:
+    """name -> value as written, for the `name=value` pairs of a call's text (a primitive's [attrs] included)."""
+    return {m.group(1): m.group(2).strip() for m in _KEYWORD.finditer(text)}
+
+
+def refused_argument(raised: RaisingCall, torch_call: Optional[RaisingCall]) -> str:
+    """When MindSpore's error names one of the raising call's own arguments and torch's call gave that argument
+    the same value, the setting MindSpore refuses: 'MindSpore's Elu refuses alpha=0.5 ...'. Read off the two
+    calls and the message, not confirmed by a re-run; "" when the message names none of them."""
+    if torch_call is None or not raised.message:
+        return ""
+    ms_args, torch_args = keyword_values(raised.text), keyword_values(torch_call.text)
+    for name, value in ms_args.items():
+        if name in torch_args and torch_args[name] == value and re.search(rf"\b{re.escape(name)}\b", raised.message):
+            return (f"MindSpore's {raised.name} refuses {name}={value} ({raised.message.strip()}), the value torch's"
+                    f" {torch_call.name} was called with: that setting has no equivalent in this MindSpore call")
+    return ""

@@ -203,3 +203,57 @@ def test_an_earlier_call_returning_a_tuple_on_one_side_only_is_not_taken_for_the
     wrong = RaisingCall("", "Tensor.max", "Tensor.max(Tensor[2, 6] float32, axis=0)", output="Tensor[6] float32")
     right = RaisingCall("", "max", "Tensor.max(Tensor[2, 6] float32, dim=1)", output="Tensor[2] float32")
     assert upstream_change([wrong], [right], lambda owner: owner) == (wrong, right)
+
+
+class _TorchElu(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(6, 3)
+        self.act = torch.nn.ELU(alpha=0.5)
+
+    def forward(self, x):
+        return self.act(self.fc(x))
+
+
+class _ManualElu(ms.nn.Cell):
+    """ELU with alpha=0.5 written out: MindSpore's Elu kernel takes alpha=1.0 only."""
+
+    def construct(self, x):
+        return ops.where(x > 0, x, 0.5 * (ops.exp(x) - 1))
+
+
+def _elu_port(act):
+    class M(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc = ms.nn.Dense(6, 3)
+            self.act = act()
+
+        def construct(self, x):
+            return self.act(self.fc(x))
+
+    case = PairedCase(name="elu", torch=_TorchElu, mindspore=M, inputs={"x": given(X)}, checks=("forward",))
+    return run_item(Item(case, "forward", "pynative", "cpu"))
+
+
+def test_an_argument_mindspores_error_refuses_is_named_with_torchs_value_unconfirmed():
+    v = _elu_port(lambda: ms.nn.ELU(alpha=0.5))
+    assert v.status == "error"
+    (d,) = v.localization.defects
+    assert d.torch_name == "act" and d.ms_name == "act"
+    assert "refuses alpha=0.5" in d.cause and "alpha must be 1.0" in d.cause
+    assert d.confidence == "medium" and not d.confirmed and d.fix == ""  # read off the calls, not re-run
+
+
+def test_the_written_out_elu_twin_passes():
+    v = _elu_port(_ManualElu)
+    assert v.status == "pass" and not (v.localization and v.localization.defects), v.message
+
+
+def test_refused_argument_needs_the_same_value_on_torchs_side_and_a_message_naming_it():
+    from migcheck.localization.raising_op import refused_argument
+
+    ms_call = RaisingCall("act", "primitive Elu", "Elu[alpha=0.5](Tensor[5, 8] float32)", "In Elu, alpha must be 1.0f.")
+    assert "refuses alpha=0.5" in refused_argument(ms_call, RaisingCall("act", "elu", "F.elu(Tensor[5, 8] float32, alpha=0.5)"))
+    assert refused_argument(ms_call, RaisingCall("act", "elu", "F.elu(Tensor[5, 8] float32, alpha=1.0)")) == ""
+    assert refused_argument(ms_call, None) == ""
