@@ -13,8 +13,8 @@ import numpy as np
 from migcheck.judging.compare import TensorComparison
 from migcheck.localization.confirm import explain
 from migcheck.localization.dataflow import Dataflow, descendants, pair_calls
-from migcheck.localization.owners import diagnose_pair as _diagnose_pair, first_in_backward_order as _first_in_backward_order
-from migcheck.localization.owners import hidden_confirmer as _hidden_confirmer, owners_of as _owners_of
+from migcheck.localization.owners import (diagnose_pair as _diagnose_pair, first_in_backward_order as _first_in_backward_order,
+                                          hidden_confirmer as _hidden_confirmer, owners_of as _owners_of, state_fix_checker as _state_fix_checker)
 from migcheck.localization.locate import Defect, Localization, SubcellRow, module_pairs, rows_from_flow, summarize
 from migcheck.localization.rules import Finding, diagnose_precision, diagnose_update_pattern
 from migcheck.mapping.transfer import WeightMapping, to_torch
@@ -85,8 +85,9 @@ def locate(case: Any, check: str, ref: Any, cell: MindSporeProbe, mapping: Weigh
     findings: List[Finding] = _findings_of(defects)
     failing = [t.name for t in tensors if not t.ok]
     confirm = _hidden_confirmer(case, check, ref, module, cell, mapping, t_calls, ms_state, tol)
+    check_fix = _state_fix_checker(check, ref, module, cell, mapping, t_calls, tol)
     for torch_owner, ms_owner in _owners_of(failing, mapping):
-        findings += _diagnose_pair(module, cell, torch_owner, ms_owner, t_calls, confirm)
+        findings += _diagnose_pair(module, cell, torch_owner, ms_owner, t_calls, confirm, check_fix)
     if check in ("backward", "step") and flow.first is None and not any(f.confirmed for f in findings):
         from migcheck.localization.grad_options import gradient_option_findings
 

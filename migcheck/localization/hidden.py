@@ -17,7 +17,7 @@ import numpy as np
 
 from migcheck.localization.correspondence import Difference
 from migcheck.localization.dataflow import close
-from migcheck.runners.probes import TorchProbe
+from migcheck.runners.probes import MindSporeProbe, TorchProbe
 
 TolFor = Callable[[str], Tuple[float, float]]
 
@@ -48,6 +48,23 @@ def confirm_state(module: TorchProbe, torch_name: str, diff: Difference, inputs:
     except Exception:  # a layer that cannot run alone, or a value it refuses: not confirmable
         return False
     return bool(_all_close(patched, want, tol_for)) and _all_close(plain, want, tol_for) is False
+
+
+def state_fix_agrees(module: TorchProbe, cell: MindSporeProbe, torch_name: str, ms_name: str, diff: Difference,
+                     inputs: Sequence[np.ndarray], initial: Mapping[str, np.ndarray], leaf_names: Mapping[str, str],
+                     tol_for: TolFor) -> bool:
+    """The fix checked on the port: MindSpore's layer rebuilt with `diff.ms_fix`, from the initial weights (the
+    caller loads them), one train-mode forward on torch's recorded inputs, gives torch's own state after the
+    same forward. leaf_names: MindSpore leaf -> torch leaf (moving_mean -> running_mean)."""
+    from migcheck.runners.torch_replay import state_after
+
+    try:
+        want = state_after(module, torch_name, inputs, {}, _layer_values(initial, torch_name))
+        got = cell.rerun_rebuilt(ms_name, list(inputs), {diff.ms_attr: diff.ms_fix}, train=True, state=True)
+    except Exception:  # the layer cannot be rebuilt or run alone: the fix stays unchecked
+        return False
+    renamed = {leaf_names[k]: v for k, v in got.items() if k in leaf_names}
+    return bool(_all_close(renamed, want, tol_for))
 
 
 def confirm_gradient(module: TorchProbe, torch_name: str, diff: Difference, ms_grads: Mapping[str, np.ndarray],

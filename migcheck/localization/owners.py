@@ -38,8 +38,37 @@ def hidden_confirmer(case: Any, check: str, ref: Any, module: TorchProbe, cell: 
     return confirm
 
 
+def state_fix_checker(check: str, ref: Any, module: TorchProbe, cell: MindSporeProbe, mapping: WeightMapping,
+                      t_calls: Sequence[Any], tol: Callable[[str], Tuple[float, float]]
+                      ) -> Optional[Callable[[str, str, Any], bool]]:
+    """(torch layer, MindSpore layer, difference) -> whether the port's layer rebuilt with the fix gives torch's
+    state after a train-mode forward (train check only; None otherwise). The cell is put back to the initial
+    weights once, before the first re-run: a train check's cell has updated its statistics."""
+    from migcheck.localization.hidden import state_fix_agrees
+    from migcheck.mapping.transfer import to_mindspore
+
+    if check != "train":
+        return None
+    loaded: List[bool] = []
+
+    def check_fix(torch_name: str, ms_name: str, diff: Any) -> bool:
+        call = next((c for c in t_calls if c.name == torch_name), None)
+        if call is None or not call.inputs:
+            return False
+        if not loaded:
+            cell.load(to_mindspore(ref.weights, mapping))
+            loaded.append(True)
+        t_prefix, m_prefix = (f"{torch_name}." if torch_name else ""), (f"{ms_name}." if ms_name else "")
+        leaves = {r.ms_name[len(m_prefix):]: r.torch_name[len(t_prefix):] for r in mapping.pairs
+                  if r.ms_name.startswith(m_prefix) and r.torch_name.startswith(t_prefix)}
+        return state_fix_agrees(module, cell, torch_name, ms_name, diff, call.inputs, ref.weights, leaves, tol)
+
+    return check_fix
+
+
 def diagnose_pair(module: TorchProbe, cell: MindSporeProbe, torch_name: str, ms_name: str, t_calls: Sequence[Any] = (),
-                   confirm: Optional[Callable[[str, Any], bool]] = None) -> List[Finding]:
+                   confirm: Optional[Callable[[str, Any], bool]] = None,
+                   check_fix: Optional[Callable[[str, str, Any], bool]] = None) -> List[Finding]:
     """Settings of a layer whose parameters or state differ: the correspondence table (padding judged by
     the pads each side applies to the recorded input), else the older rules; high only when `confirm` shows
     that torch's layer with MindSpore's value reproduces the failing state or gradients."""
@@ -54,10 +83,13 @@ def diagnose_pair(module: TorchProbe, cell: MindSporeProbe, torch_name: str, ms_
     found = []
     for d in differences(t_kind, t_cfg, m_kind, m_cfg, shape):
         if confirm is not None and confirm(torch_name, d):
+            evidence = "re-running torch's layer with MindSpore's setting reproduces MindSpore's failing state or gradients"
+            if check_fix is not None and check_fix(torch_name, ms_name, d):
+                found.append(Finding(d.rule, where, d.cause, _fix_text(d), "high", True, True, evidence=evidence
+                                     + "; the port's layer rebuilt with the fix gives torch's state (re-run)"))
+                continue
             found.append(Finding(d.rule, where, d.cause, f"none shown (not re-run; torch's setting in MindSpore's terms is"
-                                 f" {_fix_text(d)})", "high", True, False,
-                                 evidence="re-running torch's layer with MindSpore's setting reproduces MindSpore's"
-                                          " failing state or gradients"))
+                                 f" {_fix_text(d)})", "high", True, False, evidence=evidence))
         else:
             found.append(Finding(d.rule, where, d.cause, _fix_text(d), "medium"))
     rules = {f.rule for f in found}

@@ -204,9 +204,10 @@ class MindSporeCell:
             return lenient(cell(*[ms.Tensor(contiguous(x)) for x in inputs]), to_numpy, MindSporeSideError)
 
     def rerun_rebuilt(self, name: str, inputs: Sequence[np.ndarray], override: Mapping[str, Any],
-                      train: bool = False) -> Any:
+                      train: bool = False, state: bool = False) -> Any:
         """One sub-cell rebuilt from its own settings with some constructor arguments changed, its
-        parameters copied over, run on given inputs (how a proposed fix is checked before it is shown)."""
+        parameters copied over, run on given inputs (how a proposed fix is checked before it is shown);
+        state=True returns its parameters and buffers after the run (running statistics), by leaf name."""
         from migcheck.runners.hooks import plain_config
 
         cell = self.subcell(name)
@@ -231,7 +232,8 @@ class MindSporeCell:
                 if pname in old and tuple(old[pname].shape) == tuple(param.shape):
                     param.set_data(old[pname].value())
             new.set_train(train)
-            return lenient(new(*[ms.Tensor(contiguous(x)) for x in inputs]), to_numpy, MindSporeSideError)
+            out = lenient(new(*[ms.Tensor(contiguous(x)) for x in inputs]), to_numpy, MindSporeSideError)
+            return {n: to_numpy(read_value(p)) for n, p in new.parameters_and_names()} if state else out
 
     def rerun_with_attributes(self, name: str, inputs: Sequence[np.ndarray], override: Mapping[str, Any]) -> Any:
         """One live sub-cell run with some attributes set to other values (a setting read at call time)."""

@@ -85,8 +85,10 @@ class MindSporeProbe(SideProbe, Protocol):
     def subcell_vjp(self, name: str, inputs: Arrays, cotangents: Arrays) -> Tuple[Any, ...]:
         """One sub-cell's gradients with respect to its inputs for given output cotangents."""
 
-    def rerun_rebuilt(self, name: str, inputs: Arrays, override: Mapping[str, Any], train: bool = False) -> Any:
-        """One sub-cell rebuilt from its own settings with some constructor arguments changed, run on inputs."""
+    def rerun_rebuilt(self, name: str, inputs: Arrays, override: Mapping[str, Any], train: bool = False,
+                      state: bool = False) -> Any:
+        """One sub-cell rebuilt from its own settings with some constructor arguments changed, run on inputs
+        (state=True: its parameters and buffers after the run, by leaf name, instead of its output)."""
 
     def rerun_arguments(self, name: str, kwargs: Mapping[str, Any], inputs: Arrays, train: bool = False,
                         extra: Optional[Mapping[str, np.ndarray]] = None) -> Any:

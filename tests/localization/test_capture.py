@@ -45,6 +45,9 @@ def test_state_and_update_failures_are_explained_from_the_failing_tensors():
     momentum = run_item(Item(case("training.py", "bn_momentum_complement"), "train", "pynative", "cpu"))
     assert momentum.status == "xfail" and [f.rule for f in momentum.localization.findings] == ["batchnorm-momentum"]
     assert momentum.localization.first_divergence is None  # outputs agree; the running statistics do not
+    (found,) = momentum.localization.findings
+    # the fix re-run on the port: its BatchNorm rebuilt with momentum=0.9 gives torch's running statistics
+    assert found.fix == "momentum=0.9" and found.confirmed and found.fix_checked, found
     decay = run_item(Item(case("training.py", "sgd_weight_decay_filter"), "step", "pynative", "cpu"))
     assert [(f.rule, f.confidence) for f in decay.localization.findings] == [("weight-decay-filter", "high")]
     # Stage blame: the gradients agree, so the optimizer is blamed, never a "first gradient divergence".
