@@ -8,3 +8,8 @@ in construct, optimizers and schedules, errors, gradient-only differences, small
 from __future__ import annotations
 
 ENTRIES: list = []  # each half appends its modules' entries below
+
+# Half c (heldout4_c.py): small model blocks, family "h4-port", names h4c_*.
+from evaluation.corpus import heldout4_c  # noqa: E402
+
+ENTRIES += heldout4_c.ENTRIES
