@@ -62,7 +62,8 @@ lstm_padded = entry(
     ["lstm"], ["seq_length|pack_padded_sequence|lengths|padding"],
     inputs={"x": uniform(3, 5, 3), "lengths": given(np.array([5, 2, 3], dtype=np.int64))},
     weight_map=renamer([("lstm", "rnn"), ("head", "proj")]),
-    cause_pattern=r"\bseq_length\b|\bpack(ed)?_padded_sequence\b|\b(sequence )?lengths?\b[^.\n]*\b(padd(ed|ing)|pass(ed)?)\b",
+    cause_pattern=(r"\bseq_length\b|\bpack(ed)?_padded_sequence\b|\blengths\b[^.\n]*\b(padd(ed|ing)|pass(ed)?)\b"
+                   r"|\b(padd(ed|ing)|pass)\b[^.\n]*\blengths\b"),
 )
 
 
@@ -109,7 +110,8 @@ pointnet_max = entry(
     ["after:conv1"], ["max|values|indices|return_indices"],
     inputs={"x": uniform(3, 3, 5)},
     cause_pattern=(r"\bmax\b[^.\n]*\b(returns?|only|alone)\b[^.\n]*\bvalues\b|\breturn_indices\b|\bops\.max\b"
-                   r"|\bargmaxwithvalue\b|\b(drop|remove)\w*\b[^.\n]*\[0\]|\[0\][^.\n]*\b(first )?(sample|batch)\b"),
+                   r"|\bargmaxwithvalue\b|\bamax\b|\b(drop|remove|without)\w*\b[^.\n]*\[0\]"
+                   r"|\[0\][^.\n]*\b(first )?(sample|batch)\b"),
 )
 
 
@@ -159,7 +161,7 @@ coordconv = entry(
     CoordConvPt, lambda: CoordConvMs(indexing="default"), CoordConvMs,
     ["after:stem"], ["meshgrid|indexing|ij|xy"],
     inputs={"x": uniform(2, 2, 4, 4)},
-    cause_pattern=r"\bindexing\b[^.\n]*\bij\b|\bmeshgrid\b[^.\n]*\bij\b|\bij\b[^.\n]*\bmeshgrid\b",
+    cause_pattern=r"\bindexing\b[^.\n]*\b(ij|xy)\b|\bmeshgrid\b[^.\n]*\b(ij|xy|indexing)\b|\b(ij|xy)\b[^.\n]*\bmeshgrid\b",
 )
 
 
@@ -199,7 +201,7 @@ unet_down = entry(
     ["conv1"], ["pad_mode|valid|same|padding"],
     inputs={"x": uniform(1, 2, 8, 8)}, fails_with="shape",
     weight_map=renamer([("conv1", "double_conv.0"), ("conv2", "double_conv.2")]),
-    cause_pattern=r"\bpad_mode\b[^.\n]*\b(valid|pad)\b|\b(valid|pad)\b[^.\n]*\bpad_mode\b",
+    cause_pattern=r"\bpad_mode\b[^.\n]*\b(valid|pad|same)\b|\b(valid|pad|same)\b[^.\n]*\bpad_mode\b",
 )
 
 
@@ -282,7 +284,7 @@ raw_attention = entry(
     ["attn"], ["transpose|dense|linear|out_proj_weight"],
     inputs={"x": uniform(2, 3, E)},
     cause_pattern=(r"\btranspos\w*\b[^.\n]*\b(out_proj_)?weight\b|\b(out_proj_)?weight\b[^.\n]*\btranspos\w*"
-                   r"|\bops\.dense\b|\bout_proj_weight\.T\b|\bF\.linear\b"),
+                   r"|\bops\.dense\b|weight\.T\b|\bF\.linear\b|\btranspose_b\b"),
 )
 
 
@@ -362,7 +364,7 @@ detr_ffn = entry(
     DetrFfnPt, lambda: DetrFfnMs(positional=True), DetrFfnMs,
     ["dropout"], ["keep_prob|p="],
     inputs={"tgt": uniform(2, 3, 4)}, fails_with="error",
-    cause_pattern=(r"\bkeep_prob\b[^\n]*\b(p\s*=|1(\.0)?\b|1\s*-\s*p)|\bDropout\(\s*p\s*=\s*0(\.0*)?\s*\)"
+    cause_pattern=(r"\bkeep_prob\b[^\n]*(\bp\s*=|\b1\.0\b|\b1\s*-\s*p\b)|\bDropout\(\s*p\s*=\s*0(\.0*)?\s*\)"
                    r"|\bp\s*=\s*0(\.0*)?\b[^.\n]*\bkeep_prob\b"),
 )
 
@@ -408,7 +410,7 @@ set_attention = entry(
     inputs={"x": uniform(2, 5, 4)},
     weight_map=renamer([("mha", "attn"), ("ln0", "norm_a"), ("rff", "ff"), ("ln1", "norm_b")],
                        norms=("ln0", "ln1")),
-    cause_pattern=r"\bbatch_first\b[^.\n]*\btrue\b|\btrue\b[^.\n]*\bbatch_first\b",
+    cause_pattern=r"\bbatch_first\b",
 )
 
 
