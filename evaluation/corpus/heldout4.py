@@ -12,3 +12,8 @@ ENTRIES: list = []  # each half appends its modules' entries below
 from evaluation.corpus import heldout4_a  # noqa: E402  (half a: layers, recurrent, losses, model blocks)
 
 ENTRIES += heldout4_a.ENTRIES
+
+# Half c (heldout4_c.py): small model blocks, family "h4-port", names h4c_*.
+from evaluation.corpus import heldout4_c  # noqa: E402
+
+ENTRIES += heldout4_c.ENTRIES
