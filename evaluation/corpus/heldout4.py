@@ -8,3 +8,7 @@ in construct, optimizers and schedules, errors, gradient-only differences, small
 from __future__ import annotations
 
 ENTRIES: list = []  # each half appends its modules' entries below
+
+from evaluation.corpus import heldout4_b, heldout4_b_ports, heldout4_b_train  # noqa: E402  (half b)
+
+ENTRIES += heldout4_b.ENTRIES + heldout4_b_train.ENTRIES + heldout4_b_ports.ENTRIES
