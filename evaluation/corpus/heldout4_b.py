@@ -54,10 +54,18 @@ def m_net(op, din=4, dmid=6, dop=None, dout=3, act=False):
     return Net
 
 
+def probe_source(e, source):
+    """build.entry reads a source without '/' as a page name; keep a "probe: ..." source as written."""
+    import dataclasses
+
+    return dataclasses.replace(e, source=source) if source.startswith("probe:") else e
+
+
 def pair(name, source, t_op, naive_op, correct_op, layer, words, pattern, *, inputs, dims=None, **kw):
     dims = dims or {}
-    return entry(name, FAM, source, t_net(t_op, **dims), m_net(naive_op, **dims), m_net(correct_op, **dims),
-                 (layer,), (words,), inputs=inputs, cause_pattern=pattern, **kw)
+    return probe_source(entry(name, FAM, source, t_net(t_op, **dims), m_net(naive_op, **dims),
+                              m_net(correct_op, **dims), (layer,), (words,), inputs=inputs, cause_pattern=pattern,
+                              **kw), source)
 
 
 ENTRIES = []
@@ -71,7 +79,8 @@ ENTRIES.append(pair(
     lambda m, h: ops.leaky_relu(h),
     lambda m, h: ops.leaky_relu(h, alpha=0.01),
     "after:fc1", "leaky_relu|alpha|negative_slope",
-    r"\b(alpha|negative_slope)\b[^.\n]{0,40}(?<![\d.])0\.01\b", inputs={"x": uniform(4, 4)}))
+    r"\b(alpha|negative_slope)\b(?:[^.\n]|\.(?=\w)){0,40}(?<![\d.])0\.01\b"
+    r"|(?<![\d.])0\.01\b(?:[^.\n]|\.(?=\w)){0,40}\b(alpha|negative_slope)\b", inputs={"x": uniform(4, 4)}))
 
 # F.dropout(..., training=self.training) ported as ops.dropout(h, p): MindSpore's functional dropout defaults to
 # training=True, so it still drops (and rescales) in eval mode.
@@ -81,8 +90,8 @@ ENTRIES.append(pair(
     lambda m, h: ops.dropout(h, p=0.3),
     lambda m, h: ops.dropout(h, p=0.3, training=m.training),
     "after:fc1", "dropout|training",
-    r"\btraining\s*=\s*(false|self\.training)\b|\btraining\b[^.\n]{0,60}\b(false|self\.training|eval(uation)?)\b"
-    r"|\b(eval(uation)?|inference) mode\b[^.\n]{0,60}\bdropout\b|\bdropout\b[^.\n]{0,80}\b(eval(uation)?|inference)"
+    r"\btraining\s*=\s*(false|self\.training)\b|\btraining\b(?:[^.\n]|\.(?=\w)){0,60}\b(false|self\.training|eval(uation)?)\b"
+    r"|\b(eval(uation)?|inference) mode\b(?:[^.\n]|\.(?=\w)){0,60}\bdropout\b|\bdropout\b(?:[^.\n]|\.(?=\w)){0,80}\b(eval(uation)?|inference)"
     r" mode\b", inputs={"x": uniform(4, 4)}))
 
 # Softmax over positions (dim=1 of (B, L, C)) ported with mindspore.ops.softmax's default axis=-1 (channels).
@@ -92,7 +101,7 @@ ENTRIES.append(pair(
     lambda m, h: ops.softmax(h) * h,
     lambda m, h: ops.softmax(h, axis=1) * h,
     "after:fc1", "softmax|axis|dim",
-    r"\b(axis|dim)\s*=\s*1\b|\b(axis|dim)\b[^.\n]{0,30}(?<![-.\w])1\b(?!\.\d)", inputs={"x": uniform(2, 5, 4)}))
+    r"\b(axis|dim)\s*=\s*1\b|\b(axis|dim)\b(?:[^.\n]|\.(?=\w)){0,30}(?<![-.\w])1\b(?!\.\d)", inputs={"x": uniform(2, 5, 4)}))
 
 # Quantising toward zero with torch.div(..., rounding_mode='trunc') ported as Python floor division (//),
 # which rounds toward minus infinity: negative values land one step lower.
@@ -102,8 +111,8 @@ ENTRIES.append(pair(
     lambda m, h: (h // 0.25) * 0.25,
     lambda m, h: ops.div(h, 0.25, rounding_mode="trunc") * 0.25,
     "after:fc1", "trunc|rounding_mode|floor",
-    r"\brounding_mode\b[^\n]{0,20}\btrunc\b|\b(trunc|truncat\w*)\b[^.\n]{0,60}\b(toward|towards|floor\w*)\b"
-    r"|\bfloor\w*\b[^.\n]{0,60}\btrunc\w*\b|\bops\.trunc\b", inputs={"x": uniform(4, 4, low=-2.0, high=2.0)},
+    r"\brounding_mode\b[^\n]{0,20}\btrunc\b|\b(trunc|truncat\w*)\b(?:[^.\n]|\.(?=\w)){0,60}\b(toward|towards|floor\w*)\b"
+    r"|\bfloor\w*\b(?:[^.\n]|\.(?=\w)){0,60}\btrunc\w*\b|\bops\.trunc\b", inputs={"x": uniform(4, 4, low=-2.0, high=2.0)},
     checks=("forward",)))
 
 # torch.linalg.cross works on the last dimension; mindspore.ops.cross(dim=None) takes the FIRST dimension of
@@ -114,7 +123,7 @@ ENTRIES.append(pair(
     lambda m, h: ops.cross(h[..., :3], h[..., 3:]),
     lambda m, h: ops.cross(h[..., :3], h[..., 3:], dim=-1),
     "after:fc1", "cross|dim",
-    r"\bdim\s*=\s*(-1|2)\b|\b(last|final|trailing) (dim|dimension|axis)\b|\b(dim|axis)\b[^.\n]{0,30}-1\b",
+    r"\bdim\s*=\s*(-1|2)\b|\b(last|final|trailing) (dim|dimension|axis)\b|\b(dim|axis)\b(?:[^.\n]|\.(?=\w)){0,30}-1\b",
     inputs={"x": uniform(2, 3, 4)}, dims={"dop": 3}))
 
 # A masked mean whose token count is taken with the ReduceSum primitive on the bool mask: ReduceSum over bool
@@ -186,7 +195,7 @@ ENTRIES.append(pair(
     lambda m, h: ops.max(h, axis=-1)[0],
     lambda m, h: ops.amax(h, axis=-1),
     "after:act", "amax|tie|ties",
-    r"\bamax\b|\bReduceMax\b|\b(ties?|tied)\b[^.\n]{0,60}\b(even\w*|equal\w*|split\w*|distribut\w*|shar\w*)\b",
+    r"\bamax\b|\bReduceMax\b|\b(ties?|tied)\b(?:[^.\n]|\.(?=\w)){0,60}\b(even\w*|equal\w*|split\w*|distribut\w*|shar\w*)\b",
     inputs={"x": given(_TIED)}, dims={"din": 5, "dmid": 5, "dop": 3, "act": True},
     checks=("forward", "backward"), fails_on=("backward",)))
 

@@ -109,13 +109,13 @@ ENTRIES = [
           "model: NormFace/CosFace cosine classifier head; probe: ops.L2Normalize(axis=0, epsilon=1e-4) defaults",
           TorchCosineNet, ms_cosine_net(False), ms_cosine_net(True), ("head",), ("L2Normalize|axis",),
           inputs={"x": uniform(3, 5)}, checks=("forward", "backward"),
-          cause_pattern=r"\b(axis|dim)\s*=\s*(1|-1)\b|\b(axis|dim)\b[^.\n]{0,30}(?<![-.\w])(1|-1)\b(?!\.\d)"
+          cause_pattern=r"\b(axis|dim)\s*=\s*(1|-1)\b|\b(axis|dim)\b(?:[^.\n]|\.(?=\w)){0,30}(?<![-.\w])(1|-1)\b(?!\.\d)"
                         r"|\b(each|per)[ -]row\b|\brow[- ]wise\b"),
     entry("h4b_port_fpn_topdown_bilinear_scale_factor", FAM,
           "model: FPN top-down pathway (lateral 1x1 + upsampled coarser map); probe: ops.interpolate refuses"
           " scale_factor for 4-D bilinear/nearest input",
           TorchFpnMerge, ms_fpn_merge(False), ms_fpn_merge(True), ("after:lat4",), ("interpolate|scale_factor|size",),
           inputs={"c3": uniform(2, 3, 4, 4), "c4": uniform(2, 5, 2, 2)}, checks=("forward",), fails_with="error",
-          cause_pattern=r"(?<![\w.])size\s*=|\bsize\b[^.\n]{0,40}\b(instead|rather)\b"
-                        r"|\bscale_factor\b[^.\n]{0,80}\b(size|not supported|unsupported|cannot|refuse\w*)\b"),
+          cause_pattern=r"(?<![\w.])size\s*=|\bsize\b(?:[^.\n]|\.(?=\w)){0,40}\b(instead|rather)\b"
+                        r"|\bscale_factor\b(?:[^.\n]|\.(?=\w)){0,80}\b(size|not supported|unsupported|cannot|refuse\w*)\b"),
 ]

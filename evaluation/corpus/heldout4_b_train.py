@@ -15,6 +15,7 @@ from mindspore.experimental.optim import Adagrad as AdagradTorchLike
 from mindspore.experimental.optim import RMSprop as RMSpropTorchLike
 
 from evaluation.corpus.build import entry
+from evaluation.corpus.heldout4_b import probe_source
 from migcheck.case import FrameworkPair
 from migcheck.specs import uniform
 
@@ -46,9 +47,9 @@ INPUTS = {"x": uniform(6, 4), "y": uniform(6, 3)}
 
 
 def opt_entry(name, source, torch_opt, naive_opt, correct_opt, words, pattern, *, steps=3, inputs=INPUTS, **kw):
-    return entry(name, FAM, source, TorchNet, MsNet, MsNet, ("optimizer",), (words,), inputs=inputs,
-                 checks=("step",), cause_pattern=pattern, loss=MSE, targets=("y",), steps=steps,
-                 optimizer=FrameworkPair(torch=torch_opt, mindspore=naive_opt), **kw)
+    return probe_source(entry(name, FAM, source, TorchNet, MsNet, MsNet, ("optimizer",), (words,), inputs=inputs,
+                              checks=("step",), cause_pattern=pattern, loss=MSE, targets=("y",), steps=steps,
+                              optimizer=FrameworkPair(torch=torch_opt, mindspore=naive_opt), **kw), source)
 
 
 def _with_correct(e, correct_opt):
@@ -71,7 +72,7 @@ ENTRIES.append(_with_correct(opt_entry(
     lambda p: torch.optim.Adagrad(p, lr=0.1),
     lambda p: mnn.Adagrad(p, learning_rate=0.1),
     None, "accum|initial_accumulator_value",
-    r"\b(accum|initial_accumulator_value)\b[^.\n]{0,40}(?<![\d.])0(\.0+)?\b(?!\.\d)"
+    r"\b(accum|initial_accumulator_value)\b(?:[^.\n]|\.(?=\w)){0,40}(?<![\d.])0(\.0+)?\b(?!\.\d)"
     r"|\bexperimental\.optim\.Adagrad\b"),
     lambda p: AdagradTorchLike(p, lr=0.1)))
 
@@ -84,14 +85,14 @@ ENTRIES.append(_with_correct(opt_entry(
     lambda p: mnn.RMSProp(p, learning_rate=0.01, decay=0.99, epsilon=1e-8),
     None, "mean_square|square_avg|RMSprop",
     r"\bmean_square\b|\bsquare_avg\b|\bexperimental\.optim\.RMSprop\b|\b(mean[_ ]squares?|second moment|"
-    r"accumulator|moving average of (the )?squared? grad\w*)\b[^.\n]{0,60}\b(ones?|1(\.0)?|zeros?|0(\.0)?)\b"
-    r"(?!\.\d)"),
+    r"accumulator|moving average of (the )?squared? grad\w*|squared?[- ]grad\w*( average)?)\b"
+    r"(?:[^.\n]|\.(?=\w)){0,60}\b(ones?|1(\.0)?|zeros?|0(\.0)?)\b(?!\.\d)|\binit\w*\b(?:[^.\n]|\.(?=\w)){0,40}\bones\b"),
     lambda p: RMSpropTorchLike(p, lr=0.01)))
 
 # torch Adam(amsgrad=True) ported as mindspore.nn.Adam without use_amsgrad: identical until the second moment
 # shrinks (beta2=0.5 here, so it does within a few steps).
 ENTRIES.append(_with_correct(opt_entry(
-    "h4b_adam_amsgrad_dropped", "Adam",
+    "h4b_adam_amsgrad_dropped", "probe: nn.Adam(use_amsgrad=False) default vs torch Adam(amsgrad=True)",
     lambda p: torch.optim.Adam(p, lr=0.05, betas=(0.9, 0.5), amsgrad=True),
     lambda p: mnn.Adam(p, learning_rate=0.05, beta1=0.9, beta2=0.5),
     None, "amsgrad|use_amsgrad",
@@ -106,12 +107,14 @@ def _cosine_rates(steps, t_max=3, lr=0.1, eta_min=0.01):
 
 
 ENTRIES.append(_with_correct(opt_entry(
-    "h4b_cosine_annealing_past_t_max_as_cosine_decay", "CosineDecayLR",
+    "h4b_cosine_annealing_past_t_max_as_cosine_decay",
+    "probe: nn.CosineDecayLR clamps at decay_steps; torch CosineAnnealingLR is periodic past T_max",
     lambda p: torch.optim.SGD(p, lr=0.1),
     lambda p: mnn.SGD(p, learning_rate=mnn.CosineDecayLR(min_lr=0.01, max_lr=0.1, decay_steps=3)),
     None, "CosineDecayLR|T_max|periodic|cosine",
     r"\b(periodic\w*|restart\w*|clamp\w*|climb\w*|ris(e|es|ing)|increas\w*|back up)\b[^\n]{0,120}"
     r"\b(T_max|decay_steps|min_lr|eta_min)\b|\b(T_max|decay_steps|min_lr|eta_min)\b[^\n]{0,120}"
-    r"\b(periodic\w*|restart\w*|clamp\w*|climb\w*|ris(e|es|ing)|increas\w*|back up|stays?|holds?)\b",
+    r"\b(periodic\w*|restart\w*|clamp\w*|climb\w*|ris(e|es|ing)|increas\w*|back up|stays?|holds?)\b"
+    r"|\blearning_rate\s*=\s*\[",
     steps=6, lr_schedule=lambda opt: torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=3, eta_min=0.01)),
     lambda p: mnn.SGD(p, learning_rate=_cosine_rates(6))))

@@ -32,6 +32,16 @@ PHRASES = {
                                                    "interpolate raised"),
 }
 
+# Other phrasings a diagnosis could use (numbers and dotted names inside the span are allowed).
+ALSO = [
+    ("h4b_leaky_relu_functional_default_slope", "mindspore.ops.leaky_relu alpha 0.2 in MindSpore vs 0.01 in torch"),
+    ("h4b_functional_dropout_training_default", "mindspore.ops.dropout defaults to training=True, drops in eval mode"),
+    ("h4b_adagrad_accum_default", "MindSpore's accum defaults to 0.1, torch starts at 0"),
+    ("h4b_rmsprop_mean_square_starts_at_one", "RMSProp initializes the squared-gradient average to 1 instead of 0"),
+    ("h4b_cosine_annealing_past_t_max_as_cosine_decay", "mindspore.nn.SGD(params, learning_rate=[0.1, 0.0775])"),
+    ("h4b_port_cosine_classifier_l2normalize_axis", "L2Normalize normalises along axis 0; F.normalize uses dim=1"),
+]
+
 
 def _half_b():
     from evaluation.corpus import heldout4
@@ -64,6 +74,9 @@ def test_half_b_cause_patterns_take_the_precise_phrasing_only():
         good, vague = PHRASES[e.name]
         assert re.search(e.cause_pattern, good, re.IGNORECASE), e.name
         assert not re.search(e.cause_pattern, vague, re.IGNORECASE), e.name
+    patterns = {e.name: e.cause_pattern for e in _half_b()}
+    for name, text in ALSO:
+        assert re.search(patterns[name], text, re.IGNORECASE), name
 
 
 @pytest.mark.needs_torch
