@@ -17,3 +17,7 @@ ENTRIES += heldout4_a.ENTRIES
 from evaluation.corpus import heldout4_c  # noqa: E402
 
 ENTRIES += heldout4_c.ENTRIES
+
+from evaluation.corpus import heldout4_b, heldout4_b_ports, heldout4_b_train  # noqa: E402  (half b)
+
+ENTRIES += heldout4_b.ENTRIES + heldout4_b_train.ENTRIES + heldout4_b_ports.ENTRIES
