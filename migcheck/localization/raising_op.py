@@ -51,6 +51,8 @@ def counterpart_call(raised: RaisingCall, torch_owner: str, ms_position: int, to
 
 def side_by_side(raised: RaisingCall, torch_call: Optional[RaisingCall], how: str) -> str:
     text = f"the raising call: MindSpore {raised.text} in '{raised.owner or '<root>'}'"
+    if raised.after:  # a functional op in construct: placed as a value divergence between sub-cells is
+        text += f", after '{raised.after.removeprefix(raised.owner + '.') if raised.owner else raised.after}' output"
     if raised.message:
         text += f" ({raised.message})"
     if torch_call is None:

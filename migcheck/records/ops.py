@@ -100,3 +100,4 @@ class RaisingCall:
     text: str  # the call with its arguments: tensors as their shape and dtype
     message: str = ""  # the first line of what MindSpore said
     output: str = ""  # what it returned, as text (a call that ran through)
+    after: str = ""  # the owner's child that ran last before this call (its output is what came before)

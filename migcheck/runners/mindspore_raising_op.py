@@ -22,6 +22,13 @@ class _RaiseTape(RecordedOps):
         self.made: Dict[str, int] = {}  # owner -> calls its own construct made so far
         self.position = -1  # the raising call's place among its owner's calls
         self.before: List[RaisingCall] = []  # every call that ran through before it, with its output
+        self.last_child: Dict[str, str] = {}  # owner -> its child cell that finished last
+
+    def _leave(self, cell: Any, args: tuple, out: Any) -> None:
+        child = self._stack[-1] if self._stack else ""
+        super()._leave(cell, args, out)
+        if child and self._stack:
+            self.last_child[self._stack[-1]] = child
 
     def _wrap(self, name: str, fn: Callable) -> Callable:
         tape = self
@@ -40,7 +47,8 @@ class _RaiseTape(RecordedOps):
                 if tape.raised is None:
                     tape.position = tape.made[owner] - 1
                     tape.raised = RaisingCall(owner, name, call_text(name, args, kwargs),
-                                              (str(exc).strip().splitlines() or [""])[0][:200])
+                                              (str(exc).strip().splitlines() or [""])[0][:200],
+                                              after=tape.last_child.get(owner, ""))
                 raise
             finally:
                 tape._depth -= 1

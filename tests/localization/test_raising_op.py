@@ -257,3 +257,39 @@ def test_refused_argument_needs_the_same_value_on_torchs_side_and_a_message_nami
     assert "refuses alpha=0.5" in refused_argument(ms_call, RaisingCall("act", "elu", "F.elu(Tensor[5, 8] float32, alpha=0.5)"))
     assert refused_argument(ms_call, RaisingCall("act", "elu", "F.elu(Tensor[5, 8] float32, alpha=1.0)")) == ""
     assert refused_argument(ms_call, None) == ""
+
+
+def _functional_elu(ms_act):
+    class T(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = torch.nn.Linear(6, 4)
+            self.fc2 = torch.nn.Linear(4, 3)
+
+        def forward(self, x):
+            return self.fc2(torch.nn.functional.elu(self.fc1(x), alpha=0.5))
+
+    class M(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = ms.nn.Dense(6, 4)
+            self.fc2 = ms.nn.Dense(4, 3)
+
+        def construct(self, x):
+            return self.fc2(ms_act(self.fc1(x)))
+
+    case = PairedCase(name="felu", torch=T, mindspore=M, inputs={"x": given(X)}, checks=("forward",))
+    return run_item(Item(case, "forward", "pynative", "cpu"))
+
+
+def test_a_functional_op_that_raises_is_placed_after_the_sub_cell_whose_output_it_takes():
+    v = _functional_elu(lambda h: ops.elu(h, alpha=0.5))
+    assert v.status == "error"
+    (d,) = v.localization.defects
+    assert "in '<root>', after 'fc1' output" in d.evidence, d.evidence
+    assert "refuses alpha=0.5" in d.cause and d.confidence == "medium"
+
+
+def test_the_functional_elu_twin_passes():
+    v = _functional_elu(lambda h: ops.where(h > 0, h, 0.5 * (ops.exp(h) - 1)))
+    assert v.status == "pass", v.message
