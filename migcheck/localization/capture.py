@@ -5,7 +5,6 @@ paired *leaf* sub-cell once on torch's recorded inputs (about one more MindSpore
 """
 from __future__ import annotations
 
-import dataclasses
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
@@ -13,6 +12,7 @@ import numpy as np
 from migcheck.judging.compare import TensorComparison
 from migcheck.localization.confirm import explain
 from migcheck.localization.dataflow import Dataflow, descendants, pair_calls
+from migcheck.localization.defect_findings import findings_of, unique_findings
 from migcheck.localization.owners import (diagnose_pair as _diagnose_pair, first_in_backward_order as _first_in_backward_order,
                                           hidden_confirmer as _hidden_confirmer, owners_of as _owners_of, state_fix_checker as _state_fix_checker)
 from migcheck.localization.locate import Defect, Localization, SubcellRow, module_pairs, rows_from_flow, summarize
@@ -82,7 +82,7 @@ def locate(case: Any, check: str, ref: Any, cell: MindSporeProbe, mapping: Weigh
             owners = {d.torch_name for d in ops}
             bw_defects = sorted(ops + [d for d in bw_defects if d.torch_name not in owners], key=lambda d: d.order)
         defects = bw_defects or defects
-    findings: List[Finding] = _findings_of(defects)
+    findings: List[Finding] = findings_of(defects)
     failing = [t.name for t in tensors if not t.ok]
     confirm = _hidden_confirmer(case, check, ref, module, cell, mapping, t_calls, ms_state, tol)
     check_fix = _state_fix_checker(check, ref, module, cell, mapping, t_calls, tol)
@@ -98,7 +98,7 @@ def locate(case: Any, check: str, ref: Any, cell: MindSporeProbe, mapping: Weigh
         layer = cell.config(first.ms_name)[0] if first is not None and first.ms_name and "+" not in first.ms_name else ""
         peak = _peak(t_calls[first.order].inputs) if first is not None else 0.0
         findings += diagnose_precision(precision.dtype, cell.mode, [t.kind for t in tensors if not t.ok], layer, peak)
-    findings = _unique(findings)
+    findings = unique_findings(findings)
     summary = summarize(first, findings, rows)
     if between:
         summary = f"{summary.split(';')[0]}; {between}" + summary[len(summary.split(';')[0]):]
@@ -224,6 +224,12 @@ def _defects(module: TorchProbe, cell: MindSporeProbe, rows: Sequence[SubcellRow
         cost = dict(search_s=searched.seconds, search_tried=searched.tried) if searched is not None else {}
         out.append(Defect(row.order, row.torch_name, row.torch_kind, row.ms_name, row.ms_kind, evidence, cause, fix,
                           confidence, confirmed, rule, **cost))
+    if not out and not between:  # the first divergence could not be fed torch's inputs (another form: a packed
+        row = next((r for r in rows if r.inputs_ok and r.outputs_ok is False and r.isolated_ok is None), None)
+        if row is not None:  # sequence), so whether it is wrong on its own is unknown: named, at low confidence
+            out.append(Defect(row.order, row.torch_name, row.torch_kind, row.ms_name, row.ms_kind,
+                              "inputs agree, outputs differ; the isolated re-run could not feed it torch's inputs, so"
+                              " whether it is wrong on its own is not known", "", "", "low", False, ""))
     if between and not out:
         first = next(r for r in rows if between.startswith(f"inside torch '{r.torch_name or '<root>'}'"))
         match = _identify_op(op_values, tol)
@@ -406,41 +412,6 @@ def _signature_cause(torch_out: Any, ms_out: Any) -> Tuple[str, str]:
 
     found = describe(torch_out, ms_out)
     return (found.cause, found.rule) if found else ("", "")
-
-
-def _findings_of(defects: Sequence[Defect]) -> List[Finding]:
-    """One finding per distinct cause and fix, listing every layer it applies to."""
-    groups: Dict[Tuple[str, str, str], List[Defect]] = {}
-    for d in defects:
-        if d.cause:
-            groups.setdefault((d.rule, d.cause, d.fix), []).append(d)
-    out = []
-    for (rule, cause, fix), ds in groups.items():
-        layers = tuple(f"torch '{d.torch_name or '<root>'}' / MindSpore '{d.ms_name or '<root>'}'" for d in ds)
-        where = layers[0] if len(layers) == 1 else f"{len(layers)} layers: " + ", ".join(layers)
-        where = f"{where} ({ds[0].torch_kind} / {ds[0].ms_kind})"
-        confirmed = all(d.confirmed for d in ds)
-        out.append(Finding(rule, where, cause, fix or "none shown (no candidate fix re-ran to agreement)",
-                           "high" if confirmed else "medium" if ds[0].confidence != "low" else "low",
-                           confirmed, bool(fix), layers, ds[0].evidence))
-    return out
-
-
-def _unique(findings: Sequence[Finding]) -> List[Finding]:
-    """One finding per (rule, cause, fix): the same difference on many layers is listed once, with its layers."""
-    merged: Dict[Tuple[str, str, str], Finding] = {}
-    for f in findings:
-        key = (f.rule, f.cause, f.fix)
-        if key not in merged:
-            merged[key] = f if f.layers else dataclasses.replace(f, layers=(f.where,))
-            continue
-        have = merged[key]
-        extra = tuple(x for x in (f.layers or (f.where,)) if x not in have.layers)
-        if extra:
-            layers = have.layers + extra
-            merged[key] = dataclasses.replace(have, layers=layers, where=f"{len(layers)} layers: " + ", ".join(layers),
-                                              confirmed=have.confirmed and f.confirmed)
-    return list(merged.values())
 
 
 def _peak(inputs: Sequence[Any]) -> float:

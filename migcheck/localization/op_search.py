@@ -10,6 +10,8 @@ multi-result op's results in the other order (the op itself or the one feeding i
 """
 from __future__ import annotations
 
+import dataclasses
+
 import time
 from typing import Any, Callable, List, Mapping, Optional, Sequence, Tuple
 
@@ -62,7 +64,10 @@ def candidates(div: OpDivergence, ms_ops: Sequence[OpRecord]) -> List[Tuple[OpCh
     torch_c = Constructor("", True, ())
     if div.torch is not None:
         same_op = _base_name(div.torch.name).lower() == _base_name(div.ms.name).lower()
-        torch_c = as_constructor(div.torch, div.ms.names if same_op else ())[0]
+        # the same op with no names on MindSpore's side: both sides' positionals aligned by position, even where
+        # torch's docstring names them (Tensor.mul's `value`)
+        torch_op = dataclasses.replace(div.torch, names=()) if same_op and not div.ms.names else div.torch
+        torch_c = as_constructor(torch_op, div.ms.names if same_op else ())[0]
     out = []
     for cand in setting_candidates(torch_c, ms_c):
         change = {"arg": [], "pos": [], "init": []}

@@ -70,7 +70,7 @@ class RecordedOps:
             ) -> Tuple[np.ndarray, Tuple[np.ndarray, ...]]:
         """(output, input gradients) of recorded op `index` (or the function `replace` given the same
         arguments) on the given float inputs, for the given output gradient."""
-        fn, args, kwargs = self._calls[index]
+        fn, args, kwargs, pick = self._calls[index]
         fn = replace if replace is not None else fn
         count = [0]
 
@@ -84,7 +84,8 @@ class RecordedOps:
 
         def single(*fresh: Any) -> Any:
             count[0] = 0
-            return fn(*rebuild(args, fresh), **{k: rebuild(v, fresh) for k, v in kwargs.items()})
+            out = fn(*rebuild(args, fresh), **{k: rebuild(v, fresh) for k, v in kwargs.items()})
+            return out[pick] if pick is not None and isinstance(out, (tuple, list)) else out
 
         with pynative():
             tensors = [ms.Tensor(np.ascontiguousarray(x)) for x in inputs]
@@ -152,6 +153,11 @@ class RecordedOps:
     def _record(self, name: str, fn: Callable, args: tuple, kwargs: dict, result: Any) -> None:
         if self.keep is not None and self._stack[-1] not in self.keep:
             return
+        pick = None
+        if isinstance(result, (tuple, list)) and result and isinstance(result[0], ms.Tensor):
+            # a multi-result op (max with an axis: values and indices): its first result is the float one
+            # torch's single-result op pairs with (amax); its backward is run for that result alone
+            pick, result = 0, result[0]
         if not isinstance(result, ms.Tensor) or not ms.ops.is_floating_point(result):
             return
         floats = [t for t in _tensors(args, kwargs) if ms.ops.is_floating_point(t)]
@@ -164,7 +170,7 @@ class RecordedOps:
         self.records.append(OpRecord(len(self._calls), name, inputs=tuple(t.asnumpy() for t in floats),
                                      outputs=(result.asnumpy(),), owner=self._stack[-1],
                                      text=f"{name}({', '.join(shown)})", scalars=scalars))
-        self._calls.append((fn, args, kwargs))
+        self._calls.append((fn, args, kwargs, pick))
 
 
 def port_authored(network: Any) -> set:

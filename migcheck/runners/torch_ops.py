@@ -2,8 +2,10 @@
 kept (runners/torch_capture.py records it with a TorchFunctionMode; runners/torch_replay.RawOp)."""
 from __future__ import annotations
 
+import ast
 import inspect
-from typing import Any, List, Tuple
+import re
+from typing import Any, List, Optional, Tuple
 
 import numpy as np
 import torch
@@ -32,12 +34,51 @@ def _tensors(value: Any) -> List[np.ndarray]:
     return []
 
 
-def _names(func: Any) -> Tuple[str, ...]:
+def _signature(func: Any) -> Optional[inspect.Signature]:
+    """The function's signature; for a builtin without one (torch.linalg.cross), the one its docstring's first
+    line writes out: 'linalg.cross(input, other, *, dim=-1, out=None) -> Tensor'."""
     try:
-        params = inspect.signature(func).parameters.values()
+        return inspect.signature(func)
     except (TypeError, ValueError):
+        pass
+    first = ((getattr(func, "__doc__", None) or "").strip().splitlines() or [""])[0]
+    # a Tensor method's docstring leaves `self` out
+    return doc_signature(first, method=getattr(func, "__objclass__", None) is not None)
+
+
+def doc_signature(first_line: str, method: bool = False) -> Optional[inspect.Signature]:
+    """'linalg.cross(input, other, *, dim=-1, out=None) -> Tensor' as a Signature; None when the line is not a
+    call. Parsed as a def's parameters: only literal defaults are read, nothing is evaluated."""
+    match = re.match(r"^[\w.]+\((.*)\)\s*(->.*)?$", first_line)
+    if match is None:
+        return None
+    try:
+        args = ast.parse(f"def f({match.group(1)}): pass").body[0].args
+    except SyntaxError:
+        return None
+    if method:
+        args.args.insert(0, ast.arg(arg="self"))
+    kinds = [(a, inspect.Parameter.POSITIONAL_OR_KEYWORD) for a in args.args]
+    kinds += [(a, inspect.Parameter.KEYWORD_ONLY) for a in args.kwonlyargs]
+    defaults = [None] * (len(args.args) - len(args.defaults)) + list(args.defaults) + list(args.kw_defaults)
+    params = []
+    for (arg, kind), node in zip(kinds, defaults):
+        try:
+            default = inspect.Parameter.empty if node is None else ast.literal_eval(node)
+        except ValueError:  # a default written as a name (torch.float32): its value is not read
+            default = inspect.Parameter.empty
+        params.append(inspect.Parameter(arg.arg, kind, default=default))
+    try:
+        return inspect.Signature(params)
+    except ValueError:  # a required parameter after a defaulted one, as written
+        return None
+
+
+def _names(func: Any) -> Tuple[str, ...]:
+    sig = _signature(func)
+    if sig is None:
         return ()
-    return tuple(p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
+    return tuple(p.name for p in sig.parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
 
 
 def records(torch_module: Any, owner: str) -> List[OpRecord]:
@@ -58,9 +99,9 @@ def records(torch_module: Any, owner: str) -> List[OpRecord]:
 
 
 def _defaults(func: Any) -> Tuple[Tuple[str, Any], ...]:
-    try:
-        params = inspect.signature(func).parameters.values()
-    except (TypeError, ValueError):
+    sig = _signature(func)
+    if sig is None:
         return ()
+    params = sig.parameters.values()
     return tuple((p.name, p.default) for p in params if p.default is not p.empty
                  and (p.default is None or isinstance(p.default, (bool, int, float, str))))

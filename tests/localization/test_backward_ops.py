@@ -217,3 +217,28 @@ def test_the_op_is_placed_after_the_sub_module_whose_output_it_reads():
     case = PairedCase(name="after", torch=T, mindspore=M, inputs={"x": given(X)}, checks=("backward",))
     d = run_item(Item(case, "backward", "pynative", "cpu")).localization.defects[0]
     assert d.cause.startswith("the op after 'shift' output in '<root>': MindSpore's ops.clip_by_value gradient")
+
+
+def _torch_amax_of_ties(x):  # max(x, 0) as a reduction: X's 0.0 is a tie of the two
+    return torch.amax(torch.stack([x, torch.zeros_like(x)], -1), dim=-1)
+
+
+def _ms_max_of_ties(x):  # ops.max with an axis returns (values, indices); its gradient goes to one of the ties
+    return ops.max(ops.stack([x, ops.zeros_like(x)], -1), axis=-1)[0]
+
+
+def _ms_amax_of_ties(x):  # ops.amax splits the gradient between ties, as torch.amax does
+    return ops.amax(ops.stack([x, ops.zeros_like(x)], -1), axis=-1)
+
+
+def test_a_multi_result_op_is_paired_by_its_first_result_and_its_tie_gradient_located():
+    v = _run(_torch_amax_of_ties, _ms_max_of_ties)
+    assert v.status == "fail"
+    (d,) = v.localization.defects
+    assert "MindSpore's ops.max gradient differs from torch's torch.amax" in d.cause, d.cause
+    assert d.confirmed and d.fix.startswith("ops.amax(x, axis=-1) instead of ops.max(x, axis=-1)"), d.fix
+
+
+def test_the_amax_twin_passes():
+    v = _run(_torch_amax_of_ties, _ms_amax_of_ties)
+    assert v.status == "pass", v.message
