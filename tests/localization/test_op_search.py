@@ -295,3 +295,33 @@ def test_an_argument_the_port_left_at_its_default_is_a_candidate_too():
 def test_centered_twin_passes():
     v, defects = _run(_centered(True))
     assert v.status == "pass" and not defects
+
+
+def _torch_max_values(h):  # torch's max with a dim returns (values, indices): [0] takes the values
+    return h.view(-1, 2, 2).max(dim=2, keepdim=True)[0].expand(-1, -1, 2).reshape(-1, 4)
+
+
+def _ms_max_values(index_kept):
+    def construct(h):  # MindSpore's Tensor.max with an axis returns the values alone
+        values = h.view(-1, 2, 2).max(axis=2, keepdims=True)
+        return ops_broadcast(values[0] if index_kept else values)
+    return construct
+
+
+def ops_broadcast(values):
+    import mindspore.ops as ops
+
+    return ops.broadcast_to(values, (-1, -1, 2)).reshape(-1, 4) if values.ndim == 3 else \
+        ops.broadcast_to(values, (3, 2, 2)).reshape(-1, 4)
+
+
+def test_an_op_the_port_added_is_dropped_to_agreement():
+    v, defects = _run(_case(_torch_max_values, _ms_max_values(True), {"x": uniform(3, 4)}))
+    (d,) = defects
+    assert v.status == "fail" and d.confirmed and d.confidence == "high"
+    assert "'Tensor.__getitem__' dropped" in d.cause and d.fix == "remove the 'Tensor.__getitem__' call in construct"
+
+
+def test_max_values_twin_passes():
+    v, defects = _run(_case(_torch_max_values, _ms_max_values(False), {"x": uniform(3, 4)}))
+    assert v.status == "pass" and not defects, v.message
