@@ -83,7 +83,9 @@ def candidates(div: OpDivergence, ms_ops: Sequence[OpRecord]) -> List[Tuple[OpCh
     # dropped: an op the port added (an index [0] kept from torch's (values, indices) result); tried whatever
     # the shapes, since only the construct's re-run agreeing with torch confirms it
     if div.ms.inputs:
-        out.append((OpChange(div.ms.index, drop=True), f"'{div.ms.name}' dropped (its input handed on)"))
+        fed = [by_index[i] for i in div.producers if i in by_index]
+        source = f" on the result of {_call_words(fed[-1])}" if fed else ""
+        out.append((OpChange(div.ms.index, drop=True), f"'{_call_words(div.ms)}'{source} dropped (its input handed on)"))
     return out
 
 
@@ -254,6 +256,13 @@ def _shown(args: Sequence[Tuple[Any, Any]]) -> str:
     return ", ".join(f"{k}={v!r}" if isinstance(k, str) else f"argument {k}={v!r}" for k, v in args)
 
 
+def _call_words(r: OpRecord) -> str:
+    """'Tensor.__getitem__(0)': the call with its plain arguments (tensors left out)."""
+    plain = [repr(v) for v in r.positional if v != "<tensor>" and not isinstance(v, tuple)]
+    plain += [f"{k}={v!r}" for k, v in r.keywords if v != "<tensor>"]
+    return f"{r.name}({', '.join(plain)})"
+
+
 def _fix(div: OpDivergence, change: OpChange, ms_ops: Sequence[OpRecord]) -> str:
     name = next(r.name for r in ms_ops if r.index == change.index)
     if change.replace:
@@ -262,7 +271,7 @@ def _fix(div: OpDivergence, change: OpChange, ms_ops: Sequence[OpRecord]) -> str
     if change.swap_outputs:
         return f"take '{name}''s results in the other order (unpack them as torch's counterpart returns them reversed)"
     if change.drop:
-        return f"remove the '{name}' call in construct"
+        return f"remove the '{_call_words(div.ms)}' call in construct"
     if change.init:
         old = [(k, dict(div.ms.init).get(k)) for k, _ in change.init]
         return f"ops.{name}({_shown(old)}) -> ops.{name}({_shown(change.init)})"

@@ -319,7 +319,8 @@ def test_an_op_the_port_added_is_dropped_to_agreement():
     v, defects = _run(_case(_torch_max_values, _ms_max_values(True), {"x": uniform(3, 4)}))
     (d,) = defects
     assert v.status == "fail" and d.confirmed and d.confidence == "high"
-    assert "'Tensor.__getitem__' dropped" in d.cause and d.fix == "remove the 'Tensor.__getitem__' call in construct"
+    assert "'Tensor.__getitem__(0)' on the result of Tensor.max(" in d.cause, d.cause
+    assert d.fix == "remove the 'Tensor.__getitem__(0)' call in construct", d.fix
 
 
 def test_max_values_twin_passes():
