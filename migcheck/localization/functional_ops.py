@@ -87,7 +87,8 @@ def _families(x: np.ndarray, shape: Tuple[int, ...]) -> Iterator[Tuple[str, List
     yield "gelu", [("the exact erf form (approximate='none')", lambda v, s: 0.5 * v * (1 + _erf(v / math.sqrt(2)))),
                    ("the tanh approximation", lambda v, s: 0.5 * v * (1 + np.tanh(
                        math.sqrt(2 / math.pi) * (v + 0.044715 * v ** 3))))]
-    yield "leaky_relu", [(f"negative slope {k:g}", lambda v, s, k=k: np.where(v > 0, v, k * v))
+    yield "leaky_relu", [(f"negative_slope={k:g} (alpha={k:g} in mindspore.ops.leaky_relu)",
+                          lambda v, s, k=k: np.where(v > 0, v, k * v))
                          for k in (0.01, 0.2)]
     tiles = []
     for a in _axes(nd):
