@@ -11,6 +11,7 @@ os.environ.setdefault("GLOG_v", "3")
 import mindspore as ms  # noqa: E402
 import numpy as np  # noqa: E402
 
+from migcheck.knowledge.lookup import optimizer_names
 from migcheck.runners.base import Constructor, Gradients, Objective
 from migcheck.runners.construction import bound_arguments, built_with_calls, own_signature
 from migcheck.runners.mindspore_context import pynative, scratch_cwd
@@ -347,10 +348,9 @@ class MindSporeCell:
         named = [(n, p) for n, p in self._named if _trainable(p)]
         opt = PRESETS[optimizer]([p for _, p in named]) if isinstance(optimizer, str) else optimizer([p for _, p in named])
         common: Dict[str, Any] = {}
-        for torch_key, attrs in (("lr", ("learning_rate",)), ("eps", ("eps", "epsilon")), ("momentum", ("momentum",)),
-                                 ("alpha", ("decay",)), ("nesterov", ("use_nesterov", "nesterov")),
-                                 ("amsgrad", ("use_amsgrad", "amsgrad"))):
-            for attr in attrs:
+        names = optimizer_names()  # torch's setting -> MindSpore's names for it (the knowledge table)
+        for torch_key in ("lr", "eps", "momentum", "alpha", "nesterov", "amsgrad"):
+            for attr in names[torch_key]:
                 value = _scalar(getattr(opt, attr, None))
                 if value is not None:
                     common[torch_key] = value
