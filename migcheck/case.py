@@ -71,7 +71,7 @@ class PairedCase:
     adapt_mindspore: Optional[Adapter] = None
     expect: str = "pass"
     fails_with: Optional[str] = None
-    # For a known-bad case: the diagnosis rule id it must be explained by (migcheck.localization.rules.RULES).
+    # For a known-bad case: the diagnosis rule id it must be explained by (a knowledge table id: docs/localization.md).
     diagnosis: Optional[str] = None
     # Where the expected failure shows: checks ("train"), modes ("graph") or "check-mode"; the rest
     # must pass. None: everywhere.

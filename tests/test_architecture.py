@@ -13,7 +13,7 @@ OVERSIZE: Dict[str, str] = {}
 FRAMEWORKS = ("torch", "mindspore")
 # The package dependency order (CONTRIBUTING.md, "Dependency order"), bottom first: a unit (the first name
 # under migcheck/) imports only units listed before it. "__init__" is the lazy public facade, above all.
-ORDER = ("util", "vocab", "specs", "transforms", "tolerance", "precision", "records", "options",
+ORDER = ("util", "vocab", "specs", "transforms", "tolerance", "precision", "knowledge", "records", "options",
          "runners", "mapping", "case", "planning", "judging", "serialize", "localization", "golden", "report",
          "running", "pytest_items", "pytest_plugin", "cli", "__init__")
 

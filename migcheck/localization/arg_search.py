@@ -56,16 +56,16 @@ class _Budget:
 
 
 def _table_pairs(torch_kind: str, ms_kind: str) -> List[Tuple[str, str]]:
-    from migcheck.localization.correspondence import lookup
+    from migcheck.knowledge.lookup import lookup
 
     entry = lookup(torch_kind, ms_kind)
     return [(a.torch, a.ms) for a in entry.attrs] if entry is not None else []
 
 
 def _counterpart(torch_kind: str) -> List[str]:
-    from migcheck.localization.correspondence import TABLE
+    from migcheck.knowledge.lookup import counterparts
 
-    return [c.ms for c in TABLE if c.torch == torch_kind]
+    return [c.ms for c in counterparts(torch_kind)]
 
 
 def search(module: TorchProbe, cell: MindSporeProbe, torch_name: str, ms_name: str, inputs: Sequence[np.ndarray], torch_out: Any,

@@ -13,7 +13,9 @@ from typing import Any, Callable, Optional, Sequence, Tuple
 
 import numpy as np
 
-from migcheck.localization.correspondence import CONVERT, TABLE, Correspondence, Difference, corresponds
+from migcheck.knowledge.lookup import CLASS_SWAP_ID, counterparts, corresponds, ported_from
+from migcheck.knowledge.table import CONVERT, Correspondence
+from migcheck.localization.correspondence import Difference
 from migcheck.runners.probes import MindSporeProbe, TorchProbe
 
 TolFor = Callable[[str], Tuple[float, float]]
@@ -31,11 +33,11 @@ def class_swap(module: TorchProbe, cell: MindSporeProbe, torch_name: str, ms_nam
     # (an Identity right after the norm) with the port's BatchNorm2d, which is the norm itself.
     if getattr(cell, "has_parameters", None) and cell.has_parameters(ms_name):
         return None
-    counterpart = next((c for c in TABLE if c.torch == t_kind), None)
-    if counterpart is None or not any(c.ms == m_kind for c in TABLE):  # a port's own class is not a swap
+    counterpart = next(iter(counterparts(t_kind)), None)
+    if counterpart is None or not ported_from(m_kind):  # a port's own class is not a swap
         return None
     computes = ""
-    for entry in (c for c in TABLE if c.ms == m_kind and c.torch != t_kind):
+    for entry in (c for c in ported_from(m_kind) if c.torch != t_kind):
         try:
             got = module.run_class(entry.torch, {}, inputs)
         except Exception:  # not a torch.nn class, or one that needs arguments
@@ -54,7 +56,7 @@ def class_swap(module: TorchProbe, cell: MindSporeProbe, torch_name: str, ms_nam
     cause = (f"torch's {t_kind} was ported as MindSpore's {m_kind}"
              + (f", which computes torch's {computes} (re-run on the recorded input)" if computes else "")
              + f"; MindSpore's counterpart of {t_kind} is nn.{counterpart.ms}")
-    diff = Difference("class-swap", "class", "class", t_kind, m_kind, computes or m_kind, counterpart.ms, cause)
+    diff = Difference(CLASS_SWAP_ID, "class", "class", t_kind, m_kind, computes or m_kind, counterpart.ms, cause)
     return diff, bool(computes), fix, "torch" if computes else ""
 
 

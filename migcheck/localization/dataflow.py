@@ -90,10 +90,12 @@ def _words(name: str) -> set:
 
 
 def kind_family(kind: str) -> str:
-    """A class name reduced to what both frameworks call it: Linear/Dense -> dense, MaxPool2d -> maxpool."""
-    k = re.sub(r"(\d+d|Cell)$", "", kind).lower().replace("_", "")
-    return {"linear": "dense", "conv": "conv", "convtranspose": "convtranspose", "conv2dtranspose": "convtranspose",
-            "sequential": "sequential", "sequentialcell": "sequential", "modulelist": "list", "celllist": "list"}.get(k, k)
+    """A class name reduced to what both frameworks call it: the torch class it stands for (the knowledge
+    table: Dense -> Linear, Conv2dTranspose -> ConvTranspose2d, SequentialCell -> Sequential), without its
+    rank suffix or a port's "Cell" suffix, in lower case: linear, maxpool, convtranspose."""
+    from migcheck.knowledge.lookup import torch_name
+
+    return re.sub(r"(\d+d|Cell)$", "", torch_name(kind)).lower().replace("_", "")
 
 
 def descendants(names: Sequence[str], name: str) -> List[int]:
@@ -222,7 +224,7 @@ def _same_inputs(t_call: Any, m_call: Any, tol_for: TolFor) -> bool:
 
 
 def _compatible(t_kind: str, m_kind: str) -> bool:
-    from migcheck.localization.correspondence import corresponds
+    from migcheck.knowledge.lookup import corresponds
 
     return kind_family(t_kind) == kind_family(m_kind) or corresponds(t_kind, m_kind)
 

@@ -20,17 +20,13 @@ import numpy as np
 
 from migcheck.judging.budget import judge_budget
 from migcheck.judging.compare import compare_arrays
+from migcheck.knowledge.lookup import optimizer_names
 from migcheck.runners.base import Argument, Constructor
 from migcheck.tolerance import BUDGET
 
-# torch's setting -> the names MindSpore's optimizers give it (orders candidates and names them; a re-run decides)
-ALIGNED: Mapping[str, Tuple[str, ...]] = {
-    "lr": ("learning_rate", "lr"), "eps": ("eps", "epsilon"), "alpha": ("decay", "alpha"),
-    "nesterov": ("nesterov", "use_nesterov"), "amsgrad": ("amsgrad", "use_amsgrad"),
-    "initial_accumulator_value": ("accum", "initial_accumulator_value"), "momentum": ("momentum",),
-    "weight_decay": ("weight_decay",), "dampening": ("dampening",), "centered": ("centered",), "rho": ("rho",),
-    "lambd": ("lambd",), "maximize": ("maximize",),
-}
+# torch's setting -> the names MindSpore's optimizers give it, from the knowledge table's optimizer rows (orders
+# candidates and names them; a re-run decides)
+ALIGNED: Mapping[str, Tuple[str, ...]] = optimizer_names()
 MAX_CANDIDATES = 16
 SWAPS = 3  # other optimizer classes tried, nearest torch's class name first
 

@@ -2,14 +2,13 @@
 diffed (and confirmed through the failing state or gradients where a re-run can show it)."""
 from __future__ import annotations
 
-import dataclasses
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
 from migcheck.localization.confirm import _fix_text
 from migcheck.localization.correspondence import differences
-from migcheck.localization.rules import Finding, diagnose
+from migcheck.localization.rules import Finding
 from migcheck.mapping.transfer import WeightMapping, to_torch
 from migcheck.runners.probes import MindSporeProbe, TorchProbe
 
@@ -70,8 +69,9 @@ def diagnose_pair(module: TorchProbe, cell: MindSporeProbe, torch_name: str, ms_
                    confirm: Optional[Callable[[str, Any], bool]] = None,
                    check_fix: Optional[Callable[[str, str, Any], bool]] = None) -> List[Finding]:
     """Settings of a layer whose parameters or state differ: the correspondence table (padding judged by
-    the pads each side applies to the recorded input), else the older rules; high only when `confirm` shows
-    that torch's layer with MindSpore's value reproduces the failing state or gradients."""
+    the pads each side applies to the recorded input; a pair with no row of its own but of one family, such
+    as BatchNorm2d ported as BatchNorm1d, through torch's class's row); high only when `confirm` shows that
+    torch's layer with MindSpore's value reproduces the failing state or gradients."""
     try:
         t_kind, t_cfg = module.config(torch_name)
         m_kind, m_cfg = cell.config(ms_name)
@@ -81,7 +81,7 @@ def diagnose_pair(module: TorchProbe, cell: MindSporeProbe, torch_name: str, ms_
     shape = np.shape(call.inputs[0]) if call is not None and call.inputs else ()
     where = f"torch '{torch_name or '<root>'}' ({t_kind}) / MindSpore '{ms_name or '<root>'}' ({m_kind})"
     found = []
-    for d in differences(t_kind, t_cfg, m_kind, m_cfg, shape):
+    for d in differences(t_kind, t_cfg, m_kind, m_cfg, shape, by_family=True):
         if confirm is not None and confirm(torch_name, d):
             evidence = "re-running torch's layer with MindSpore's setting reproduces MindSpore's failing state or gradients"
             if check_fix is not None and check_fix(torch_name, ms_name, d):
@@ -92,10 +92,6 @@ def diagnose_pair(module: TorchProbe, cell: MindSporeProbe, torch_name: str, ms_
                                  f" {_fix_text(d)})", "high", True, False, evidence=evidence))
         else:
             found.append(Finding(d.rule, where, d.cause, _fix_text(d), "medium"))
-    rules = {f.rule for f in found}
-    # pad-mode needs the input size to judge; without a recorded input it cannot be told apart from equal padding
-    found += [dataclasses.replace(f, confidence="medium") for f in diagnose(torch_name, t_kind, t_cfg, ms_name, m_kind, m_cfg)
-              if f.rule not in rules and f.rule != "pad-mode"]
     return found
 
 

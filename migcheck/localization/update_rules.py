@@ -16,6 +16,8 @@ from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
+from migcheck.knowledge.lookup import update_rules
+
 
 @dataclass(frozen=True)
 class Hyper:
@@ -113,9 +115,8 @@ RULES: Dict[str, Tuple[str, Rule]] = {
     "adagrad-accumulator-0.1": ("Adagrad with the accumulator starting at 0.1 and no eps (mindspore.nn.Adagrad's"
                                 " default accum=0.1)", _adagrad_accumulator_0_1),
 }
-# torch's optimizer class -> the rule it must follow (how the torch side is recognised first)
-TORCH_RULES = {"SGD": ("sgd", "sgd-nesterov"), "Adam": ("adam",), "AdamW": ("adamw",), "RMSprop": ("rmsprop",),
-               "Adagrad": ("adagrad",)}
+# Which rule torch's optimizer class follows (how the torch side is recognised first) is the knowledge table's
+# update column (migcheck.knowledge.lookup.update_rules).
 
 
 @dataclass(frozen=True)
@@ -197,7 +198,7 @@ def blame_update(first_step: Mapping[str, Tuple[np.ndarray, np.ndarray, np.ndarr
 
     MindSpore's update is tried with torch's hyperparameters first (the port meant the same ones), then
     with those read off its own optimizer (ms_hypers), which catch a default that differs."""
-    order = TORCH_RULES.get(torch_class, ())
+    order = update_rules(torch_class)  # the knowledge table's update column
     torch_rules, ms_rules = {}, {}
     for name in differing:
         p0, g, p1_t, p1_m = first_step[name]

@@ -54,7 +54,7 @@ def diagnose(mapping: Any) -> List[str]:
 def _missing_on_ms(t: Any, ms_layer: str, ms_kind: str) -> str:
     what = f"the MindSpore {ms_kind} {_at(ms_layer)} has no {t.leaf}, but torch {_at(t.owner_path)} ({t.owner_kind}) has one"
     fam = family(ms_kind)
-    if t.leaf == "bias" and fam in ("conv", "conv-transpose"):
+    if t.leaf == "bias" and fam in ("conv", "convtranspose"):
         return f"{what} ('{t.name}' {list(t.shape)}): pass has_bias=True to the {ms_kind} (has_bias=False is its default)"
     if t.leaf == "bias" and fam == "linear":
         return f"{what} ('{t.name}' {list(t.shape)}): the port builds it with has_bias=False; pass has_bias=True"
@@ -65,7 +65,7 @@ def _extra_on_ms(m: Any, torch_layer: str, torch_kind: str) -> str:
     what = (f"the MindSpore {m.owner_kind} {_at(m.owner_path)} has {m.leaf} ('{m.name}' {list(m.shape)}),"
             f" which torch {_at(torch_layer)} ({torch_kind}) lacks")
     fam = family(kind_of(m))
-    if m.leaf == "bias" and fam in ("conv", "conv-transpose", "linear"):
+    if m.leaf == "bias" and fam in ("conv", "convtranspose", "linear"):
         return f"{what} (built with bias=False): pass has_bias=False to the {m.owner_kind}"
     if m.leaf in _NORM_AFFINE:
         return f"{what} (built with affine=False): " + _constant_hint(m)

@@ -3,33 +3,13 @@ from __future__ import annotations
 
 from typing import Tuple
 
+from migcheck.knowledge.lookup import leaf_renames
 from migcheck.mapping.families import kind_of
 from migcheck.runners.base import ParamInfo
 
-# (torch owner-kind prefix, torch leaf) -> MindSpore leaf. Tried before the unchanged name,
-# because MindSpore's nn layers rename these while mindspore.mint layers keep torch's names.
-# Linear<->Dense, Conv*, RNN/LSTM/GRU and MultiheadAttention keep torch's names (and layouts) in
-# MindSpore 2.x; tests/running/test_mapping_layers.py proves each against the real layers.
-LEAF_RULES: Tuple[Tuple[str, str, str], ...] = (
-    ("BatchNorm", "weight", "gamma"),
-    ("BatchNorm", "bias", "beta"),
-    ("BatchNorm", "running_mean", "moving_mean"),
-    ("BatchNorm", "running_var", "moving_variance"),
-    ("SyncBatchNorm", "weight", "gamma"),
-    ("SyncBatchNorm", "bias", "beta"),
-    ("SyncBatchNorm", "running_mean", "moving_mean"),
-    ("SyncBatchNorm", "running_var", "moving_variance"),
-    ("InstanceNorm", "weight", "gamma"),
-    ("InstanceNorm", "bias", "beta"),
-    ("InstanceNorm", "running_mean", "moving_mean"),
-    ("InstanceNorm", "running_var", "moving_variance"),
-    ("LayerNorm", "weight", "gamma"),
-    ("LayerNorm", "bias", "beta"),
-    ("GroupNorm", "weight", "gamma"),
-    ("GroupNorm", "bias", "beta"),
-    ("Embedding", "weight", "embedding_table"),
-    ("PReLU", "weight", "w"),
-)
+# (torch owner-kind prefix, torch leaf, MindSpore leaf), from the knowledge table's leaves column. Tried before
+# the unchanged name, because MindSpore's nn layers rename these while mindspore.mint layers keep torch's names.
+LEAF_RULES: Tuple[Tuple[str, str, str], ...] = leaf_renames()
 
 
 def ms_leaf(t: ParamInfo) -> str:

@@ -12,34 +12,19 @@ added a bias still has its weight transferred and the bias diagnosed (migcheck.m
 from __future__ import annotations
 
 import difflib
-import re
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
+from migcheck.knowledge.lookup import family as table_family
 from migcheck.runners.base import ParamInfo
 
-# Layer families: torch and MindSpore class names that are ports of each other.
-FAMILIES: Tuple[Tuple[str, str], ...] = (
-    (r"^(Linear|Dense)$", "linear"),
-    (r"^Conv(1d|2d|3d)$", "conv"),
-    (r"^Conv(Transpose|)(1d|2d|3d)(Transpose|)$", "conv-transpose"),
-    (r"^(Sync)?BatchNorm(1d|2d|3d)?$", "batchnorm"),
-    (r"^LayerNorm$", "layernorm"),
-    (r"^GroupNorm$", "groupnorm"),
-    (r"^InstanceNorm(1d|2d|3d)$", "instancenorm"),
-    (r"^Embedding$", "embedding"),
-    (r"^PReLU$", "prelu"),
-    (r"^(LSTM|GRU|RNN)$", "rnn"),
-    (r"^MultiheadAttention$", "attention"),
-)
 _OPTIONAL_LEAVES = ("bias", "beta")  # leaves a port may drop or add without changing the layer's kind
 
 
 def family(kind: str) -> str:
-    for pattern, name in FAMILIES:
-        if re.match(pattern, kind):
-            return name
-    return kind
+    """The layer family of a torch or MindSpore class (the knowledge table: Linear and Dense are "linear"),
+    else the class name itself."""
+    return table_family(kind) or kind
 
 
 @dataclass(frozen=True)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Tuple
 
-# Containers and the root classes say nothing about what a layer computes.
-_GENERIC = {"Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict",
-            "Cell", "SequentialCell", "CellList", "CellDict"}
+from migcheck.knowledge.table import CONTAINERS
+
+# Containers (the knowledge table's, both sides) and the root classes say nothing about what a layer computes.
+_GENERIC = {"Module", "ParameterList", "ParameterDict", "Cell"} | {name for pair in CONTAINERS for name in pair}
 
 
 def library_base(obj: Any, packages: Tuple[str, ...]) -> str:

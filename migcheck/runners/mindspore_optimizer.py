@@ -14,6 +14,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 import mindspore as ms
 import numpy as np
 
+from migcheck.knowledge.lookup import optimizer_names
 from migcheck.runners.arguments import MISSING, docstring, plain
 from migcheck.runners.base import Argument, Constructor
 from migcheck.runners.construction import bound_arguments, built_with_calls, own_signature
@@ -95,10 +96,9 @@ def hyperparameters(opt: Any, names: List[str]) -> Tuple[str, Dict[str, Dict[str
     """(optimizer class, MindSpore parameter name -> its hyperparameters in torch's names), read off a built
     optimizer; per-parameter weight decay follows its decay flags (a name filter)."""
     common: Dict[str, Any] = {}
-    for torch_key, attrs in (("lr", ("learning_rate",)), ("eps", ("eps", "epsilon")), ("momentum", ("momentum",)),
-                             ("alpha", ("decay",)), ("nesterov", ("use_nesterov", "nesterov")),
-                             ("amsgrad", ("use_amsgrad", "amsgrad"))):
-        for attr in attrs:
+    names = optimizer_names()  # torch's setting -> MindSpore's names for it (the knowledge table)
+    for torch_key in ("lr", "eps", "momentum", "alpha", "nesterov", "amsgrad"):
+        for attr in names[torch_key]:
             value = scalar_of(getattr(opt, attr, None))
             if value is not None:
                 common[torch_key] = value

@@ -6,6 +6,7 @@ from typing import Dict, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
+from migcheck.knowledge.lookup import is_normalization
 from migcheck.runners.base import ParamInfo
 from migcheck.util.seeding import rng_for
 from migcheck.specs import InputSpec
@@ -38,7 +39,6 @@ def make_inputs(case_name: str, specs: Sequence[Tuple[str, InputSpec]]) -> Dict[
 
 _VARIANCE = ("running_var", "moving_variance")
 _MEAN = ("running_mean", "moving_mean")
-_NORM_KINDS = ("BatchNorm", "LayerNorm", "GroupNorm", "InstanceNorm", "LocalResponseNorm", "RMSNorm")
 
 
 def make_weight(info: ParamInfo, *, case_name: str, fill: Union[str, float] = "seeded") -> np.ndarray:
@@ -52,7 +52,7 @@ def make_weight(info: ParamInfo, *, case_name: str, fill: Union[str, float] = "s
             value = abs(value) or 1.0  # a variance must stay positive
         return np.full(info.shape, value, dtype=dtype)
     rng = rng_for(case_name, "weight", info.name)
-    is_norm = any(k in info.owner_kind for k in _NORM_KINDS)
+    is_norm = is_normalization(info.owner_kind)
     if info.leaf in _VARIANCE:
         values = rng.uniform(0.5, 1.5, info.shape)
     elif info.leaf in _MEAN:
