@@ -18,7 +18,7 @@ from typing import Any, Iterator, List, Optional
 
 import pytest
 
-from migcheck.planning.patterns import DEFAULT_PATTERNS, defines_cases, matches, split_patterns, uncollected_hint
+from migcheck.planning.patterns import DEFAULT_PATTERNS, is_case_file, split_patterns, uncollected_hints
 from migcheck.options import add_pytest_options
 from migcheck.pytest_items import SESSION, VERDICT_PROPERTY, CaseDefinitionItem, CaseFile, CaseItem, verdict_properties
 from migcheck.vocab import item_id, parse_item_id
@@ -83,9 +83,8 @@ class MigcheckHooks:
 
     def __init__(self, config: pytest.Config) -> None:
         from migcheck.options import OptionError, from_pytest
-        from migcheck.report.outdir import OutputError
         from migcheck.runners import auto_backend
-        from migcheck.running.session import RunSession
+        from migcheck.running.session import OutputError, RunSession
 
         self.config = config
         try:
@@ -98,7 +97,7 @@ class MigcheckHooks:
                                     " with --migcheck-report DIR")
         self.patterns = split_patterns(list(config.getini("migcheck_case_patterns"))
                                        + [f"{d.rstrip('/')}/" for d in config.getini("migcheck_case_dirs")])
-        self.explicit = _explicit_files(config)
+        self.named = _named_args(config)
         self.collected_files: set = set()
         self.shard = None
         if config.getoption("--migcheck-shard"):
@@ -149,21 +148,9 @@ class MigcheckHooks:
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         self.session.plan([i.planned for i in session.items if isinstance(i, CaseItem)])
 
-    def is_case_file(self, path: Path) -> bool:
-        if path.resolve() in self.explicit and path.suffix == ".py" and defines_cases(path):
-            return True  # named on the command line: its name does not matter
-        # Folders from the rootdir down: a checkout that merely lives under some 'cases' folder
-        # must not turn its helper modules into case files.
-        root = self.config.rootpath
-        try:
-            folders = (root.name,) + path.parent.relative_to(root).parts
-        except ValueError:  # outside the rootdir
-            folders = path.parent.parts
-        return matches(path, folders, self.patterns)
-
     @pytest.hookimpl
     def pytest_collect_file(self, file_path: Path, parent: pytest.Collector) -> Optional[pytest.Collector]:
-        if self.is_case_file(file_path):
+        if is_case_file(file_path, self.config.rootpath, self.named, self.patterns):
             self.collected_files.add(file_path.resolve())
             return CaseFile.from_parent(parent, path=file_path)
         return None
@@ -172,17 +159,9 @@ class MigcheckHooks:
     def pytest_report_collectionfinish(self, config: pytest.Config) -> List[str]:
         """A hint for each file named on the command line (or inside a folder named there) that defines
         cases but was not collected: pytest alone would only say "no tests ran"."""
-        if hasattr(config, "workerinput"):
+        if self.worker:
             return []
-        hints = []
-        for path in _named_py_files(config):
-            if path not in self.collected_files and defines_cases(path):
-                try:
-                    shown = path.relative_to(config.invocation_params.dir)
-                except ValueError:
-                    shown = path
-                hints.append(uncollected_hint(shown, self.patterns))
-        return hints
+        return uncollected_hints(self.named, self.collected_files, self.patterns, config.invocation_params.dir)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
@@ -295,27 +274,6 @@ def _named_args(config: pytest.Config) -> List[Path]:
         return []
     base = config.invocation_params.dir
     return [(base / arg.split("::", 1)[0]).resolve() for arg in config.args]
-
-
-def _explicit_files(config: pytest.Config) -> set:
-    return {p for p in _named_args(config) if p.suffix == ".py"}
-
-
-def _named_py_files(config: pytest.Config) -> List[Path]:
-    """Files named on the command line, and the .py files below folders named there (bounded, so that
-    `pytest .` in a big tree stays quick: only files that mention PairedCase are parsed anyway)."""
-    out: List[Path] = []
-    for path in _named_args(config):
-        if path.is_file() and path.suffix == ".py":
-            out.append(path)
-        elif path.is_dir():
-            for i, p in enumerate(sorted(path.rglob("*.py"))):
-                if i >= 2000:
-                    break
-                if not any(part.startswith(".") or part in ("__pycache__", "site-packages")
-                           for part in p.relative_to(path).parts):
-                    out.append(p)
-    return out
 
 
 THREADS_ENV = "MIGCHECK_XDIST_THREADS"

@@ -32,7 +32,7 @@ from migcheck.judging.verdict import Verdict
 from migcheck.options import RunOptions
 from migcheck.planning.items import Item
 from migcheck.report.journal import JOURNAL, Journal, command_line
-from migcheck.report.outdir import OutputError
+from migcheck.report.outdir import OutputError  # raised by check_folder(): the front ends catch it from here
 from migcheck.running import changed
 from migcheck.util import signals
 from migcheck.vocab import STATUSES
