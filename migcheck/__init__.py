@@ -14,7 +14,7 @@ _HOMES = {"PairedCase": "migcheck.case", "FrameworkPair": "migcheck.case", "Tole
           "InputSpec": "migcheck.specs", "uniform": "migcheck.specs", "normal": "migcheck.specs",
           "integers": "migcheck.specs", "mask": "migcheck.specs", "given": "migcheck.specs",
           "Precision": "migcheck.precision", "with_precision": "migcheck.case",
-          "run": "migcheck.running.session", "RunResult": "migcheck.running.session", "RunOptions": "migcheck.options"}
+          "run": "migcheck.running.api", "RunResult": "migcheck.running.session", "RunOptions": "migcheck.options"}
 
 
 def __getattr__(name: str) -> Any:

@@ -173,14 +173,6 @@ def report_dir(args: argparse.Namespace) -> str:
     return args.report or os.environ.get(REPORT_ENV) or DEFAULT_REPORT
 
 
-def _torch_cache(args: argparse.Namespace) -> Optional[str]:
-    if getattr(args, "no_torch_cache", True) or getattr(args, "golden", None):
-        return None
-    from migcheck.running.torch_cache import default_dir
-
-    return str(default_dir())
-
-
 def _last_failed(items: list, directory: str) -> list:
     """The items the last report found not as expected; all items (and a note) when there are none."""
     from migcheck.report.jsonfile import read_run
@@ -373,19 +365,20 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _compare(args: argparse.Namespace) -> int:
-    from migcheck.util import signals
     from migcheck.options import from_cli
     from migcheck.runners import auto_backend
     from migcheck.report.console import NORMAL, QUIET, VERBOSE, Console
     from migcheck.report.terminal import summary_table
     from migcheck.report.outdir import OutputError
-    from migcheck.running.session import run
+    from migcheck.running.api import run
+    from migcheck.running.session import with_torch_cache
 
     try:
-        options = from_cli(args, execution={"capture_logs": not args.show_framework_logs,
-                                            "torch_cache": _torch_cache(args)}, auto_backend=auto_backend)
+        options = from_cli(args, execution={"capture_logs": not args.show_framework_logs}, auto_backend=auto_backend)
     except OptionError as exc:
         raise UsageError(str(exc)) from None
+    if not args.no_torch_cache:
+        options = with_torch_cache(options)
     if args.keyword:
         from migcheck.planning.keyword import keyword_matcher
 
@@ -435,8 +428,8 @@ def _compare(args: argparse.Namespace) -> int:
     print(out.summary(verdicts, errors, index, elapsed=elapsed,
                       interrupted=f"{result.stopped_by} after {len(verdicts)} of {len(items)} item(s), partial results"
                       if result.interrupted else f"stopped: {result.write_error}" if result.write_error else ""))
-    if result.interrupted:
-        return signals.EXIT_TERMINATED if result.terminated else signals.EXIT_INTERRUPTED
+    if result.signal_exit is not None:
+        return result.signal_exit
     if errors or result.write_error:  # a report folder that cannot be written: an error of the run (exit 2)
         return EXIT_USAGE
     if not items:  # a hash split can leave a shard empty: not an error (its empty report still merges)

@@ -1,17 +1,23 @@
 """The pytest items of migcheck's plugin: a case file, each planned item of it, and a case that could not
-be used. The item runs its check in setup (an error verdict is a pytest error, as JUnit counts it) and
-raises a wrong result from runtest (a failure); its verdict travels as JUnit properties."""
+be used. The item runs its check in setup, through the process's RunSession (an error verdict is a pytest
+error, as JUnit counts it) and raises a wrong result from runtest (a failure); its verdict travels as JUnit
+properties."""
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Iterator, List, Optional
+from typing import TYPE_CHECKING, Any, Iterator, List, Optional
 
 import pytest
 
 from migcheck.vocab import Status, plain
 
+if TYPE_CHECKING:  # pragma: no cover (the engine is imported when the first item runs, not with the plugin)
+    from migcheck.running.session import RunSession
+
 VERDICT_PROPERTY = "migcheck_verdict"
+# The process's RunSession (one per pytest process: the controller's, each xdist worker's), set by the plugin.
+SESSION = pytest.StashKey["RunSession"]()
 
 
 class CaseFile(pytest.File):
@@ -23,13 +29,11 @@ class CaseFile(pytest.File):
         file_errors = [e for e in loaded.errors if not e.case]
         if file_errors:
             raise self.CollectError("; ".join(e.problem for e in file_errors))
-        session = self.config.pluginmanager.get_plugin("migcheck-session")  # pytest_plugin.MigcheckSession
         for error in loaded.errors:  # a broken case fails alone; its neighbours still run
             name = f"{error.case}[definition]"
             yield CaseDefinitionItem.from_parent(self, name=name, nodeid=item_nodeid(self, name), problem=error.problem)
-        for item in plan(loaded.cases, session.options):
-            yield CaseItem.from_parent(self, name=item.id, nodeid=item_nodeid(self, item.id), planned=item,
-                                       options=session.options)
+        for item in plan(loaded.cases, self.config.stash[SESSION].options):
+            yield CaseItem.from_parent(self, name=item.id, nodeid=item_nodeid(self, item.id), planned=item)
 
 
 def item_nodeid(parent: pytest.File, name: str) -> str:
@@ -42,11 +46,12 @@ def item_nodeid(parent: pytest.File, name: str) -> str:
 
 
 def verdict_properties(verdict: Any, report_dir: Optional[str]) -> List[tuple]:
-    """The JUnit properties of one verdict (every status, crashed included)."""
+    """The JUnit properties of one verdict (every status, crashed included). The verdict leaves out its error
+    samples: the report's plots come from the journals, and --junitxml stays small."""
     from migcheck.report.jsonfile import safe_name
     from migcheck.serialize import verdict_to_json
 
-    props = [(VERDICT_PROPERTY, json.dumps(verdict_to_json(verdict))),
+    props = [(VERDICT_PROPERTY, json.dumps(verdict_to_json(verdict, error_samples=False))),
              ("migcheck_status", plain(verdict.status)), ("migcheck_kind", plain(verdict.kind or ""))]
     worst = verdict.worst
     if worst is not None:
@@ -63,10 +68,9 @@ class MigcheckFailure(Exception):
 
 
 class CaseItem(pytest.Item):
-    def __init__(self, *, planned: Any, options: Any, **kwargs: Any) -> None:
+    def __init__(self, *, planned: Any, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.planned = planned
-        self.options = options
         self.add_marker("migcheck")
         for tag in planned.case.tags:
             self.add_marker(tag.replace("-", "_"))
@@ -77,24 +81,21 @@ class CaseItem(pytest.Item):
     def setup(self) -> None:
         """The item runs here: an error, crash or timeout verdict is raised now, so that pytest and
         --junitxml count it as an error (with its message), while a wrong result is a failure (runtest)."""
-        from migcheck.running.pipeline import run_item
-
         self.verdict = None
         option = self.config.option
         if getattr(option, "setuponly", False) or getattr(option, "setupplan", False):  # --setup-only runs nothing
             return
-        from migcheck.running import changed
-
+        session = self.config.stash[SESSION]
         try:
-            report = self.config.getoption("--migcheck-report")
-            verdict = (changed.reused_in(self.planned, self.options, report) if self.options.changed else None) \
-                or changed.stamp(run_item(self.planned, self.options), self.planned, self.options)
+            verdict = session.step(self.planned)
         except pytest.fail.Exception as exc:  # pytest-timeout ("signal" method) stopped a hung item
             if "pytest-timeout" not in str(exc) and not str(exc).startswith("Timeout"):
                 raise
-            verdict = self._timed_out(str(exc))
+            verdict = session.timed_out(self.planned, str(exc))
+        if session.write_error:  # the journal cannot be written: stop, keeping what was journaled
+            self.session.shouldstop = session.write_error
         self.verdict = verdict
-        self.user_properties += verdict_properties(verdict, self.config.getoption("--migcheck-report"))
+        self.user_properties += verdict_properties(verdict, session.report)
         # Raised in the item's setup, so that pytest and --junitxml count them as errors, not failures.
         status = Status.of(verdict.status)
         if status is not None and status.unjudged and not verdict.as_expected:
@@ -110,14 +111,6 @@ class CaseItem(pytest.Item):
             pytest.xfail(verdict.message)
         if not verdict.as_expected:
             raise MigcheckFailure(verdict)
-
-    def _timed_out(self, message: str) -> Any:
-        from migcheck.running.outcome import Outcome, verdict_for
-
-        case = self.planned.case
-        text = f"timed out: {message}" + (f" (the case's timeout={case.timeout:g} s, applied per item in pytest)"
-                                          if case.timeout is not None else "")
-        return verdict_for(self.planned, self.options, Outcome("timeout", text), status="timeout")
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Optional[str] = None) -> str:
         if isinstance(excinfo.value, MigcheckFailure):

@@ -28,9 +28,14 @@ READABLE_SCHEMA_VERSIONS = (1, 2, 3, 4)
 _NONFINITE = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
 
 
-def verdict_to_json(verdict: Verdict, lean: bool = False) -> Dict[str, Any]:
+def verdict_to_json(verdict: Verdict, lean: bool = False, error_samples: bool = True) -> Dict[str, Any]:
     """A JSON-ready dict: the dataclass fields, the item id, non-finite floats as strings.
-    lean: fields (of the verdict and everything in it) at their default are left out; reading fills them in."""
+    lean: fields (of the verdict and everything in it) at their default are left out; reading fills them in.
+    error_samples False: each tensor's error_sample (the report's plot data, the bulk of a failing verdict) left
+    out, as where the verdict only travels to be read (JUnit properties)."""
+    if not error_samples:
+        verdict = dataclasses.replace(verdict, tensors=tuple(dataclasses.replace(t, error_sample=None)
+                                                             for t in verdict.tensors))
     data = _lean(verdict) if lean else dataclasses.asdict(verdict)
     data["item"] = verdict.item
     return json_safe(data)

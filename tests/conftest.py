@@ -21,6 +21,11 @@ if "MIGCHECK_CACHE_DIR" not in os.environ:
     os.environ["MIGCHECK_CACHE_DIR"] = tempfile.mkdtemp(prefix="migcheck-test-cache-")
     atexit.register(shutil.rmtree, os.environ["MIGCHECK_CACHE_DIR"], ignore_errors=True)
 
+# Subprocess runs (pytester's, `python -m migcheck.cli` in a temporary folder) import this checkout's migcheck,
+# not the one the environment's editable install points at (a git worktree shares its main checkout's .venv).
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    p for p in (str(Path(__file__).resolve().parents[1]), os.environ.get("PYTHONPATH", "")) if p)
+
 # `migcheck compare` writes reports/latest/ unless told otherwise: each test's runs write theirs in a
 # folder of the test's own (a report folder is locked while a run writes it; xdist workers share an env).
 @pytest.fixture(autouse=True)

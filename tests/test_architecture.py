@@ -141,3 +141,20 @@ def test_test_files_that_run_a_framework_say_so_with_a_marker():
     unmarked = [str(p.relative_to(PACKAGE.parent)) for p in sorted((PACKAGE.parent / "tests").rglob("test_*.py"))
                 if _RUNS_A_FRAMEWORK.search(text := p.read_text()) and not re.search(r"\bneeds_(torch|mindspore)\b", text)]
     assert not unmarked, f"add pytest.mark.needs_torch / needs_mindspore to the tests that run one in: {unmarked}"
+
+
+# The pytest plugin is a thin adapter over running.session.RunSession, the object that owns a run for every front
+# end: it reaches what makes, journals or reports a verdict, and the signal handling, only through the session.
+SESSION_OWNS = ("migcheck.running.outcome", "migcheck.running.pipeline", "migcheck.running.changed",
+                "migcheck.running.isolation", "migcheck.report.journal", "migcheck.report", "migcheck.report.outdir",
+                "migcheck.util.signals", "migcheck.judging.verdict")
+
+
+def test_the_pytest_plugin_builds_no_verdict_and_writes_no_journal_or_report_itself():
+    offenders = []
+    for name in ("migcheck.pytest_plugin", "migcheck.pytest_items"):
+        path = _modules()[name]
+        offenders += [f"{name} imports {m}" for m in _imports(path, name) if m in SESSION_OWNS]
+        offenders += [f"{name} calls {call}" for call in re.findall(r"\b(Verdict|Journal|verdict_for)\(",
+                                                                        path.read_text())]
+    assert not offenders, "\n".join(offenders)

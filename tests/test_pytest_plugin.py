@@ -249,9 +249,14 @@ def test_run_the_cli_and_pytest_give_the_same_verdicts_journal_and_report(projec
     assert reports["api"][1] == reports["cli"][1] == reports["pyt"][1]
     assert len(reports["api"][1]) == 3
     assert reports["api"][0]["counts"] == reports["cli"][0]["counts"] == reports["pyt"][0]["counts"]
-    journals = {name: {(v.item, v.status, v.kind, v.message) for v in read_journal(root / name).verdicts}
-                for name in ("api", "cli", "pyt")}
+    # The same order (the plan's), the same run record: planned items, ended, not partial.
+    order = {name: [v["item"] for v in reports[name][0]["verdicts"]] for name in reports}
+    assert order["api"] == order["cli"] == order["pyt"]
+    runs = {name: read_journal(root / name) for name in ("api", "cli", "pyt")}
+    journals = {name: {(v.item, v.status, v.kind, v.message) for v in run.verdicts} for name, run in runs.items()}
     assert journals["api"] == journals["cli"] == journals["pyt"] == reports["api"][1]
+    assert [(run.planned, run.ended, run.partial, run.errors) for run in runs.values()] == [
+        (tuple(order["api"]), True, False, ())] * 3
     for name in ("cli", "pyt"):
         assert sorted(p.name for p in (root / name / "cells").iterdir()) == sorted(
             p.name for p in (root / "api" / "cells").iterdir())

@@ -44,20 +44,24 @@ def write_report(directory: PathLike, verdicts: Sequence[Verdict], errors: Seque
     return Path(directory)
 
 
-def write_report_from_journal(directory: PathLike, sort: bool = False, partial: Optional[bool] = None,
+def write_report_from_journal(directory: PathLike, in_plan_order: bool = False, partial: Optional[bool] = None,
                               run_info: Optional[Dict[str, Any]] = None) -> Path:
     """The whole report (summary, cells, HTML) rendered from directory's journal(s) (migcheck.report.journal): at the
     end of a run, or afterwards for a run that died. A journal without its end record gives a partial report
     listing the planned items that never finished. The live run passes partial itself (its end is not
-    journaled yet); sort orders the verdicts by file and item (pytest-xdist finishes them in any order)."""
+    journaled yet); in_plan_order lists the verdicts in the order their items were planned, whatever order they
+    finished in (reused ones first, pytest-xdist's workers), those of no planned item last."""
     from migcheck.report.journal import read_journal
 
-    return _write_journal_run(directory, read_journal(directory), sort, partial, run_info)
+    return _write_journal_run(directory, read_journal(directory), in_plan_order, partial, run_info)
 
 
-def _write_journal_run(directory: PathLike, run: Any, sort: bool = False, partial: Optional[bool] = None,
+def _write_journal_run(directory: PathLike, run: Any, in_plan_order: bool = False, partial: Optional[bool] = None,
                        run_info: Optional[Dict[str, Any]] = None) -> Path:
-    verdicts = sorted(run.verdicts, key=lambda v: (v.file, v.item)) if sort else run.verdicts
+    verdicts = run.verdicts
+    if in_plan_order:
+        position = {item: n for n, item in enumerate(run.planned)}
+        verdicts = tuple(sorted(verdicts, key=lambda v: position.get(v.item, len(position))))
     return write_report(directory, verdicts, run.errors, partial=run.partial if partial is None else partial,
                         not_run=run.not_run, created=run.created, run_info=run_info)
 

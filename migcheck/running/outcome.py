@@ -1,8 +1,10 @@
-"""What running one item found, before expectations: the outcome, and the one place it becomes a Verdict."""
+"""What running one item found, before expectations: the outcome, and the one place it becomes a Verdict (the
+engine's, isolation's, and those of a pytest item that pytest-timeout stopped or whose xdist worker died)."""
 from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Optional, Sequence, Tuple
 
 from migcheck.judging.compare import TensorComparison
@@ -12,7 +14,7 @@ from migcheck.planning.items import Item
 from migcheck.records.findings import Localization
 from migcheck.mapping.transfer import WeightMapping
 from migcheck.tolerance import choose_mode, default_profile
-from migcheck.vocab import Kind, word
+from migcheck.vocab import Kind, Status, parse_item_id, word
 
 
 @dataclass(frozen=True)
@@ -88,3 +90,32 @@ def unloaded_verdict(case: str, check: str, mode: str, backend: str, file: str, 
     the case file does not import in the controller): what its id says, the outcome, no expectation."""
     return Verdict(case=case, check=check, mode=mode, backend=backend, status=status, kind=outcome.kind,
                    message=outcome.message, file=file, notes=tuple(outcome.notes))
+
+
+def timed_out_verdict(item: Item, options: RunOptions, message: str) -> Verdict:
+    """pytest-timeout stopped the item (its "signal" method raises inside the item): a `timeout` verdict."""
+    case = item.case
+    text = f"timed out: {message}" + (f" (the case's timeout={case.timeout:g} s, applied per item in pytest)"
+                                      if case.timeout is not None else "")
+    return verdict_for(item, options, Outcome(Kind.TIMEOUT, text), status=Status.TIMEOUT)
+
+
+def worker_died_verdict(path: Path, item_text: str, detail: str, options: RunOptions) -> Optional[Verdict]:
+    """A `crashed` verdict for the item a pytest-xdist worker was running when it died (xdist restarts it; the
+    rest run on); None when item_text is no item id. The expectation is the case's own, its file loaded here;
+    where it cannot be loaded, what the id says is all there is."""
+    parsed = parse_item_id(item_text)
+    if parsed is None:
+        return None
+    case_name, check, mode, backend = parsed
+    outcome = Outcome(Kind.CRASHED, f"the pytest-xdist worker running this item died ({detail}); xdist started a new"
+                                    " worker for the other items. `migcheck compare --isolate` names the signal and"
+                                    " shows the last lines of the process's stderr",
+                      notes=("reported by pytest-xdist: the worker process exited while running this item",))
+    try:
+        from migcheck.planning.discovery import load_file
+
+        case = next(c for c in load_file(path).cases if c.name == case_name)
+        return verdict_for(Item(case, check, mode, backend), options, outcome, status=Status.CRASHED)
+    except Exception:  # the case cannot be loaded here
+        return unloaded_verdict(case_name, check, mode, backend, str(path), outcome, Status.CRASHED)

@@ -14,7 +14,7 @@ import pytest
 from migcheck import PairedCase, Tolerance, uniform
 from migcheck.case import case_problems
 
-ENV = {**os.environ, "GLOG_v": "3", "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+ENV = {**os.environ, "GLOG_v": "3", "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
 
 CASES = '''
 from migcheck import PairedCase, uniform

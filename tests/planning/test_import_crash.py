@@ -31,7 +31,7 @@ def ms_dense():
 good = PairedCase(torch=torch_linear, mindspore=ms_dense, inputs={"x": uniform(4, 3)}, checks=("forward",),
                   modes=("pynative",))
 '''
-ENV = {**os.environ, "GLOG_v": "3", "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+ENV = {**os.environ, "GLOG_v": "3", "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
 EXITS = "cases/exits.py: importing it ended the process with exit code 3 (os._exit?); the other files still run."
 SEGV = "cases/segv.py: importing it killed the process (SIGSEGV, signal 11); the other files still run."
 

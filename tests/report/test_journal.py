@@ -16,7 +16,7 @@ from migcheck.judging.verdict import Verdict
 
 CASE = ("from migcheck import PairedCase, uniform\n"
         "c = PairedCase(torch=lambda: None, mindspore=lambda: None, inputs={'x': uniform(2)}, checks=('forward',))\n")
-ENV = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+ENV = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
 
 
 def _verdict(case: str, status: str = "pass", err: float = 0.0) -> Verdict:

@@ -90,3 +90,17 @@ def test_compare_and_report_on_a_full_disk_end_with_one_line_and_lose_nothing_wr
     assert again.returncode == 0, again.stderr
     data = json.loads((tmp_path / "r" / "summary.json").read_text())
     assert len(data["verdicts"]) == kept and data["partial"] and len(data["not_run"]) == 6 - kept
+
+
+def test_pytest_on_a_full_disk_stops_as_compare_does_with_one_line_and_exit_2(tmp_path):
+    """The plugin's session is compare's: a journal that cannot be written stops the run, says why in one line,
+    keeps what was journaled, and exits 2 (pytest stops as with -x)."""
+    (tmp_path / "m.py").write_text(CASES)
+    run = subprocess.run([sys.executable, "-m", "pytest", "-p", "migcheck.pytest_plugin", "m.py", "--migcheck-report",
+                          "r", "-p", "no:cacheprovider", "-q"], capture_output=True, text=True, env=ENV, cwd=tmp_path,
+                         preexec_fn=_limited(1400))
+    assert run.returncode == 2 and "Traceback" not in run.stdout + run.stderr, run.stdout + run.stderr
+    line = next(x for x in run.stdout.splitlines() if x.startswith("migcheck: cannot write the report folder r"))
+    assert "(File too large" in line and re.search(r"the run stopped after \d of 6 item\(s\)", line), line
+    assert sorted(p.name for p in (tmp_path / "r").iterdir()) == [".migcheck.lock", "journal.jsonl"]
+    assert "skipped" in run.stdout and "6 skipped" not in run.stdout  # it stopped before the last items
