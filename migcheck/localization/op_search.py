@@ -11,6 +11,7 @@ multi-result op's results in the other order (the op itself or the one feeding i
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from typing import Any, Callable, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
@@ -18,8 +19,9 @@ import numpy as np
 from migcheck.localization.arg_candidates import setting_candidates
 from migcheck.localization.arg_search import MAX_CANDIDATES, MAX_SECONDS, SearchOutcome
 from migcheck.localization.confirm import agree
-from migcheck.localization.op_align import OpDivergence, diverging_ops, same_value
-from migcheck.records.ops import OpChange, OpRecord
+from migcheck.localization.op_align import (OpDivergence, differing_outputs, diverging_ops, outputs_differ,
+                                            said_outputs, same_value)
+from migcheck.records.ops import UNCHANGED, OpChange, OpRecord
 from migcheck.runners.base import Argument, Constructor
 from migcheck.runners.probes import MindSporeProbe, TorchProbe
 
@@ -116,10 +118,23 @@ def api_candidates(div: OpDivergence, functions: Sequence[Tuple[str, Tuple[Tuple
                 ok = False
                 break
         if ok and tensors:
-            shown = ", ".join([p for p, _ in tensors] + [f"{k}={v!r}" for k, v in kwargs.items()])
-            out.append((OpChange(div.ms.index, tuple(kwargs.items()), replace=name, tensors=tuple(tensors)),
-                        f"ops.{name}({shown}) in its place, called as torch calls {t.name}"))
+            shown = f"ops.{name}({_in_order(params, dict(tensors), kwargs)})"
+            out.append((OpChange(div.ms.index, tuple(kwargs.items()), replace=name, tensors=tuple(tensors), shown=shown),
+                        f"{shown} in its place, called as torch calls {t.name}"))
     return out
+
+
+def _in_order(params: Sequence[Tuple[str, bool]], tensors: Mapping[str, int], kwargs: Mapping[str, Any]) -> str:
+    """The arguments in the function's order: tensors by their parameter's name, positionally until the first
+    keyword (ops.gather_elements(input, dim=1, index=index))."""
+    out, keyword = [], False
+    for name, _ in params:
+        if name in tensors:
+            out.append(f"{name}={name}" if keyword else name)
+        elif name in kwargs:
+            out.append(f"{name}={kwargs[name]!r}")
+            keyword = True
+    return ", ".join(out)
 
 
 def search_ops(module: TorchProbe, cell: MindSporeProbe, torch_owner: str, ms_name: str, inputs: Sequence[np.ndarray],
@@ -131,16 +146,20 @@ def search_ops(module: TorchProbe, cell: MindSporeProbe, torch_owner: str, ms_na
     started = time.monotonic()
     tried: List[str] = []
     try:
-        traced, base = cell.trace_ops(ms_name, inputs)
         torch_ops = module.op_records(torch_owner)
-    except Exception:  # a cell that cannot run alone on these inputs, or nothing recorded
+        traced, base = _traced(cell, ms_name, inputs)
+    except Exception:  # nothing recorded
         return None
     ms_ops = [r for r in traced if r.index >= 0]
-    if agree(torch_out, base, tol_for):
+    if base is not None and agree(torch_out, base, tol_for):
         return None
     rtol, atol = tol_for("float32")
     same = same_value(rtol, atol)
-    divergences = diverging_ops(ms_ops, torch_ops, list(torch_values) + list(inputs), same)
+    known = list(torch_values) + list(inputs)
+    divergences = diverging_ops(ms_ops, torch_ops, known, same)
+    if base is None:  # the construct raised: first the ops whose results differ in shape or kind, or that raised
+        first = differing_outputs(ms_ops, torch_ops, known, same)
+        divergences = first + [d for d in divergences if d.ms.index not in {f.ms.index for f in first}]
     for div in divergences[:MAX_OPS]:
         alternatives = []
         if div.torch is not None:
@@ -150,7 +169,7 @@ def search_ops(module: TorchProbe, cell: MindSporeProbe, torch_owner: str, ms_na
                 alternatives = []
         for change, words in candidates(div, ms_ops) + alternatives:
             if len(tried) >= max_count or time.monotonic() - started > max_seconds:
-                return _none(div, tried, started)
+                return _none(div, tried, started, base is None)
             tried.append(f"op {div.ms.index} '{div.ms.name}': {words}")
             try:
                 changed, got = cell.trace_ops(ms_name, inputs, change)
@@ -158,10 +177,23 @@ def search_ops(module: TorchProbe, cell: MindSporeProbe, torch_owner: str, ms_na
                 continue
             whole = agree(torch_out, got, tol_for)
             if whole or _op_agrees(div, changed, same):
-                return SearchOutcome(_cause(div, ms_name, words + _scale_words(div, change), len(tried), whole)
+                return SearchOutcome(_cause(div, ms_name, words + _scale_words(div, change), len(tried), whole,
+                                             base is None)
                                      + _between_children(traced, div, ms_name, torch_names), _fix(div, change, ms_ops), True,
                                      tuple(tried), round(time.monotonic() - started, 3), RULE)
-    return _none(divergences[0] if divergences else None, tried, started)
+    none = _none(divergences[0] if divergences else None, tried, started, base is None)
+    if divergences and none.cause:
+        return replace(none, cause=none.cause + _between_children(traced, divergences[0], ms_name, torch_names))
+    return none
+
+
+def _traced(cell: MindSporeProbe, ms_name: str, inputs: Sequence[np.ndarray]) -> Tuple[List[OpRecord], Any]:
+    """(the construct's op records, its output); a construct that raises: the records up to the call that
+    raised (that one included, records/ops.OpRecord.raised) and None."""
+    try:
+        return cell.trace_ops(ms_name, inputs)
+    except Exception:  # the port raises on torch's inputs too
+        return cell.trace_ops(ms_name, inputs, UNCHANGED)
 
 
 def _between_children(traced: Sequence[OpRecord], div: OpDivergence, ms_name: str,
@@ -226,21 +258,33 @@ def _op_agrees(div: OpDivergence, changed: Sequence[OpRecord], same: Any) -> boo
     return all(same(a, b) for a, b in zip(now.outputs, t.outputs))
 
 
-def _none(div: Optional[OpDivergence], tried: List[str], started: float) -> SearchOutcome:
+def _none(div: Optional[OpDivergence], tried: List[str], started: float, raised: bool = False) -> SearchOutcome:
     said = ""
-    if div is not None:
+    if div is not None and raised and outputs_differ(div.ms, div.torch):
+        said = f"op '{div.ms.name}' is the first whose inputs agree with torch's values and that {_differs(div)}"
+    elif div is not None:
         said = (f"op '{div.ms.name}' is the first whose inputs agree with torch's values and whose output does not"
                 + (f" (torch's counterpart: '{div.torch.name}')" if div.torch is not None else ""))
     return SearchOutcome(said, "", False, tuple(tried), round(time.monotonic() - started, 3), RULE)
 
 
-def _cause(div: OpDivergence, ms_name: str, words: str, count: int, whole: bool) -> str:
+def _differs(div: OpDivergence) -> str:
+    """How the op's results differ from its counterpart's where their shapes or kinds differ, or it raised."""
+    torch_side = (f"torch's '{div.torch.name}' returned {said_outputs(div.torch.outputs)} from the same inputs"
+                  if div.torch is not None else "torch made no counterpart call")
+    if div.ms.raised:
+        return f"raised where {torch_side}"
+    return f"returned {said_outputs(div.ms.outputs)} where {torch_side}"
+
+
+def _cause(div: OpDivergence, ms_name: str, words: str, count: int, whole: bool, raised: bool = False) -> str:
     torch_side = f" (torch's counterpart: '{div.torch.name}')" if div.torch is not None else ""
+    how = (_differs(div) if raised and outputs_differ(div.ms, div.torch)
+           else f"inputs agree with torch's, output does not{torch_side}")
     what = (f"'{ms_name or '<root>'}' agrees with torch" if whole
             else f"the op's output equals torch's '{div.torch.name}' output on the same inputs")
-    return (f"op '{div.ms.name}' inside '{ms_name or '<root>'}': inputs agree with torch's, output does not"
-            f"{torch_side}; with {words}, re-run through the construct on torch's recorded inputs, {what}"
-            f" ({count} candidates tried)")
+    return (f"op '{div.ms.name}' inside '{ms_name or '<root>'}': {how}; with {words}, re-run through the construct"
+            f" on torch's recorded inputs, {what} ({count} candidates tried)")
 
 
 def _shown(args: Sequence[Tuple[Any, Any]]) -> str:
@@ -250,8 +294,8 @@ def _shown(args: Sequence[Tuple[Any, Any]]) -> str:
 def _fix(div: OpDivergence, change: OpChange, ms_ops: Sequence[OpRecord]) -> str:
     name = next(r.name for r in ms_ops if r.index == change.index)
     if change.replace:
-        shown = ", ".join([p for p, _ in change.tensors] + [f"{k}={v!r}" for k, v in change.arguments])
-        return f"use ops.{change.replace}({shown}) in place of {name}"
+        shown = change.shown or f"ops.{change.replace}(...)"
+        return f"use {shown} in place of {name}"
     if change.swap_outputs:
         return f"take '{name}''s results in the other order (unpack them as torch's counterpart returns them reversed)"
     if change.drop:

@@ -129,6 +129,14 @@ def _wrap(name: str, original: Callable, names: Tuple[str, ...], primitive: bool
                 out = original(target, *run_args, **run_kwargs)
             else:
                 out = original(*run_args, **run_kwargs)
+        except Exception:  # kept with its inputs (the op that raised), then raised on
+            st.ops -= 1
+            _keep(st, OpRecord(index, name, tuple(_plain(a) for a in call_args), _keywords(kwargs, names, call_args,
+                                                                                           defaults),
+                               tuple(a for v in list(call_args) + list(kwargs.values()) for a in _tensors(v)), (),
+                               names, init, doc, raised=True))
+            raise
+        try:
             if change is not None and change.swap_outputs and isinstance(out, (tuple, list)):
                 out = type(out)(reversed(out))
             if change is not None and change.drop:
@@ -137,15 +145,23 @@ def _wrap(name: str, original: Callable, names: Tuple[str, ...], primitive: bool
             outputs = tuple(_tensors(out))
         finally:
             st.ops -= 1
-        if (inputs or outputs) and len(st.records) < st.limit:
-            given = set(names[:len(call_args)]) | set(kwargs)
-            unpassed = tuple((k, v) for k, v in defaults if k not in given)  # what the call used without saying
-            st.records.append(OpRecord(index, name, tuple(_plain(a) for a in call_args),
-                                       tuple((k, _plain(v)) for k, v in kwargs.items()) + unpassed, inputs, outputs,
-                                       names, init, doc))
+        _keep(st, OpRecord(index, name, tuple(_plain(a) for a in call_args),
+                           _keywords(kwargs, names, call_args, defaults), inputs, outputs, names, init, doc))
         return out
 
     return wrapper
+
+
+def _keywords(kwargs: dict, names: Tuple[str, ...], call_args: tuple, defaults: Tuple[Tuple[str, Any], ...]
+              ) -> Tuple[Tuple[str, Any], ...]:
+    """The call's keywords, then the defaults it used without saying."""
+    given = set(names[:len(call_args)]) | set(kwargs)
+    return tuple((k, _plain(v)) for k, v in kwargs.items()) + tuple((k, v) for k, v in defaults if k not in given)
+
+
+def _keep(st: _State, record: OpRecord) -> None:
+    if (record.inputs or record.outputs) and len(st.records) < st.limit:
+        st.records.append(record)
 
 
 def _cell_call(original: Callable) -> Callable:
@@ -247,7 +263,15 @@ def functions_like(base: str, limit: int = 6) -> List[Tuple[str, Tuple[Tuple[str
                 params = inspect.signature(fn).parameters.values()
             except (TypeError, ValueError):
                 continue
-            found.append((name != base, -alike, name, tuple((p.name, p.default is not p.empty) for p in params
+            found.append((name != base, _defers(fn), -alike, name, tuple((p.name, p.default is not p.empty) for p in params
                                                            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD,
                                                                          p.KEYWORD_ONLY))))
-    return [(name, params) for _, _, name, params in sorted(found)[:limit]]
+    return [(name, params) for _, _, _, name, params in sorted(found)[:limit]]
+
+
+def _defers(fn: Callable) -> bool:
+    """Its documentation sends the reader to another mindspore.ops function ("Refer to :func:`mindspore.ops.
+    gather_elements` for more details"): an alias, tried after the function it names."""
+    import re
+
+    return re.search(r"Refer to :func:`mindspore\.ops\.\w+`", inspect.getdoc(fn) or "") is not None
