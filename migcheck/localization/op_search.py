@@ -66,6 +66,8 @@ def candidates(div: OpDivergence, ms_ops: Sequence[OpRecord]) -> List[Tuple[OpCh
         same_op = _base_name(div.torch.name).lower() == _base_name(div.ms.name).lower()
         torch_c = as_constructor(div.torch, div.ms.names if same_op else ())[0]
     out = []
+    if div.ms.unchanged_self:
+        out.append((OpChange(div.ms.index, write_back=True), f"'{div.ms.name}' updating its tensor in place"))
     for cand in setting_candidates(torch_c, ms_c):
         change = {"arg": [], "pos": [], "init": []}
         for name, value in cand.changes:
@@ -100,27 +102,36 @@ def api_candidates(div: OpDivergence, functions: Sequence[Tuple[str, Tuple[Tuple
         tensor = v == "<tensor>"
         torch_args.append((t.names[k] if k < len(t.names) else f"#{k}", ("tensor", j) if tensor else v))
         j += tensor
+    in_order = [v for _, v in torch_args]  # torch's positional arguments, by position
     torch_args += [(k, v) for k, v in t.keywords if v != "<tensor>"]
-    out = []
-    for name, params in functions:
-        kwargs, tensors, ok = {}, [], True
-        for k, (param, has_default) in enumerate(params):
-            hit = next((v for n, v in torch_args if n == f"#{k}" or (not n.startswith("#") and similarity(n, param) >= 0.8)),
-                       None)
-            if isinstance(hit, tuple) and len(hit) == 2 and hit[0] == "tensor":
-                if ms_of.get(hit[1]) is None:
+    port_own = dict(zip(div.ms.names, div.ms.positional))
+    port_own.update(dict(div.ms.keywords))
+    out: List[Tuple[OpChange, str]] = []
+    seen = set()
+    # first torch's arguments alone; then, for what torch's call does not say, its argument at the same place
+    # or the port's own argument of the same name (ops.norm(h, ord=1) -> ops.vector_norm(x, ord=1))
+    for fallback in (lambda k, param: None, lambda k, param: in_order[k] if k < len(in_order) else port_own.get(param)):
+        for name, params in functions:
+            kwargs, tensors, ok = {}, [], True
+            for k, (param, has_default) in enumerate(params):
+                hit = next((v for n, v in torch_args
+                            if n == f"#{k}" or (not n.startswith("#") and similarity(n, param) >= 0.8)), fallback(k, param))
+                if isinstance(hit, tuple) and len(hit) == 2 and hit[0] == "tensor":
+                    if ms_of.get(hit[1]) is None:
+                        ok = False
+                        break
+                    tensors.append((param, ms_of[hit[1]]))
+                elif hit is not None and _value_ok(hit):
+                    kwargs[param] = hit
+                elif not has_default:
                     ok = False
                     break
-                tensors.append((param, ms_of[hit[1]]))
-            elif hit is not None and _value_ok(hit):
-                kwargs[param] = hit
-            elif not has_default:
-                ok = False
-                break
-        if ok and tensors:
-            shown = f"ops.{name}({_in_order(params, dict(tensors), kwargs)})"
-            out.append((OpChange(div.ms.index, tuple(kwargs.items()), replace=name, tensors=tuple(tensors), shown=shown),
-                        f"{shown} in its place, called as torch calls {t.name}"))
+            key = (name, tuple(tensors), tuple(sorted(kwargs.items(), key=lambda kv: kv[0])))
+            if ok and tensors and repr(key) not in seen:
+                seen.add(repr(key))
+                shown = f"ops.{name}({_in_order(params, dict(tensors), kwargs)})"
+                out.append((OpChange(div.ms.index, tuple(kwargs.items()), replace=name, tensors=tuple(tensors),
+                                     shown=shown), f"{shown} in its place, called as torch calls {t.name}"))
     return out
 
 
@@ -156,15 +167,18 @@ def search_ops(module: TorchProbe, cell: MindSporeProbe, torch_owner: str, ms_na
     rtol, atol = tol_for("float32")
     same = same_value(rtol, atol)
     known = list(torch_values) + list(inputs)
-    divergences = diverging_ops(ms_ops, torch_ops, known, same)
-    if base is None:  # the construct raised: first the ops whose results differ in shape or kind, or that raised
-        first = differing_outputs(ms_ops, torch_ops, known, same)
-        divergences = first + [d for d in divergences if d.ms.index not in {f.ms.index for f in first}]
+    computed = list(inputs) + [a for r in traced for a in r.outputs]
+    divergences = diverging_ops(ms_ops, torch_ops, known, same, computed)
+    # first the ops that raised, returned another shape or kind than torch's op, or did nothing in place
+    first = [d for d in differing_outputs(ms_ops, torch_ops, known, same, computed)
+             if base is None or d.ms.unchanged_self]
+    divergences = first + [d for d in divergences if d.ms.index not in {f.ms.index for f in first}]
     for div in divergences[:MAX_OPS]:
         alternatives = []
         if div.torch is not None:
             try:
-                alternatives = api_candidates(div, cell.functions_like(_base_name(div.torch.name)), same)
+                wanted = tuple(div.ms.names) + tuple(k for k, _ in div.ms.keywords + div.torch.keywords)
+                alternatives = api_candidates(div, cell.functions_like(_base_name(div.torch.name), wanted), same)
             except Exception:  # no function list on this side
                 alternatives = []
         for change, words in candidates(div, ms_ops) + alternatives:
@@ -280,6 +294,8 @@ def _differs(div: OpDivergence) -> str:
 def _cause(div: OpDivergence, ms_name: str, words: str, count: int, whole: bool, raised: bool = False) -> str:
     torch_side = f" (torch's counterpart: '{div.torch.name}')" if div.torch is not None else ""
     how = (_differs(div) if raised and outputs_differ(div.ms, div.torch)
+           else f"an in-place call that returned its result but left its tensor as it was, so later ops see the old"
+                f" value{torch_side}" if div.ms.unchanged_self
            else f"inputs agree with torch's, output does not{torch_side}")
     what = (f"'{ms_name or '<root>'}' agrees with torch" if whole
             else f"the op's output equals torch's '{div.torch.name}' output on the same inputs")
@@ -296,6 +312,11 @@ def _fix(div: OpDivergence, change: OpChange, ms_ops: Sequence[OpRecord]) -> str
     if change.replace:
         shown = change.shown or f"ops.{change.replace}(...)"
         return f"use {shown} in place of {name}"
+    if change.write_back:
+        method = name[len("Tensor."):-1]
+        shown = ", ".join(repr(v) for v in div.ms.positional[1:])
+        return (f"x = x.{method}({shown}) in place of x.{method}_({shown}): assign the out-of-place form (the"
+                f" in-place call returned its result and left x unchanged)")
     if change.swap_outputs:
         return f"take '{name}''s results in the other order (unpack them as torch's counterpart returns them reversed)"
     if change.drop:

@@ -58,6 +58,7 @@ class OpRecord:
     text: str = ""  # the call as shown, e.g. "ops.clip_by_value(-0.5, 0.5)"
     scalars: Tuple[float, ...] = ()  # its number arguments (bounds, slopes)
     raised: bool = False  # the call raised (no outputs): a forward that stops there still shows its inputs
+    unchanged_self: bool = False  # an in-place method (Tensor.mul_) returned its result but left its tensor as it was
 
     @property
     def output(self) -> np.ndarray:
@@ -76,6 +77,7 @@ class OpChange:
     drop: bool = False  # the op's first tensor argument handed on in place of its result
     replace: str = ""  # another mindspore.ops function called in its place, with `arguments` as keywords
     tensors: Tuple[Tuple[str, int], ...] = ()  # that function's tensor parameters: which of the op's tensor inputs
+    write_back: bool = False  # the op's result written into its first tensor argument (what an in-place call means)
     shown: str = ""  # that call as code, its arguments in the function's order ("ops.gather_elements(x, dim=1, index=index)")
 
 
