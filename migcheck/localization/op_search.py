@@ -19,8 +19,8 @@ import numpy as np
 from migcheck.localization.arg_candidates import setting_candidates
 from migcheck.localization.arg_search import MAX_CANDIDATES, MAX_SECONDS, SearchOutcome
 from migcheck.localization.confirm import agree
-from migcheck.localization.op_align import (OpDivergence, differing_outputs, diverging_ops, outputs_differ,
-                                            said_outputs, same_value)
+from migcheck.localization.op_align import (OpDivergence, counterpart, differing_outputs, diverging_ops,
+                                            outputs_differ, said_outputs, same_value)
 from migcheck.records.ops import UNCHANGED, OpChange, OpRecord
 from migcheck.runners.base import Argument, Constructor
 from migcheck.runners.probes import MindSporeProbe, TorchProbe
@@ -75,6 +75,11 @@ def candidates(div: OpDivergence, ms_ops: Sequence[OpRecord]) -> List[Tuple[OpCh
             change[kind].append((key, value))
         out.append((OpChange(div.ms.index, tuple(change["arg"]), tuple(change["pos"]), tuple(change["init"])),
                     f"{cand.label()}"))
+    tensor_at = [k for k, v in enumerate(div.ms.positional) if v == "<tensor>"]
+    for j, k in enumerate(tensor_at[:len(div.ms.inputs)]):
+        if div.ms.inputs[j].dtype == np.bool_:  # a mask: the other convention (True = keep vs True = fill)
+            name = div.ms.names[k] if k < len(div.ms.names) else f"argument {k}"
+            out.append((OpChange(div.ms.index, negate=(k,)), f"its {name} argument negated (logical_not)"))
     by_index = {r.index: r for r in ms_ops}
     for index in (div.ms.index,) + div.producers:
         if len(by_index[index].outputs) >= 2:
@@ -173,9 +178,15 @@ def search_ops(module: TorchProbe, cell: MindSporeProbe, torch_owner: str, ms_na
     first = [d for d in differing_outputs(ms_ops, torch_ops, known, same, computed)
              if base is None or d.ms.unchanged_self]
     divergences = first + [d for d in divergences if d.ms.index not in {f.ms.index for f in first}]
-    for div in divergences[:MAX_OPS]:
+    # then every other call of the construct in turn: where torch computes the region in fewer calls (one fused
+    # scaled_dot_product_attention), no value places the difference, and only a re-run can
+    placed = {d.ms.index for d in divergences[:MAX_OPS]}
+    sites = [(d, False) for d in divergences[:MAX_OPS]] + [
+        (OpDivergence(r, counterpart(r, torch_ops, same), ()), True) for r in ms_ops
+        if r.index not in placed and not r.raised and r.outputs]
+    for div, swept in sites:
         alternatives = []
-        if div.torch is not None:
+        if div.torch is not None and not swept:
             try:
                 wanted = tuple(div.ms.names) + tuple(k for k, _ in div.ms.keywords + div.torch.keywords)
                 alternatives = api_candidates(div, cell.functions_like(_base_name(div.torch.name), wanted), same)
@@ -183,19 +194,26 @@ def search_ops(module: TorchProbe, cell: MindSporeProbe, torch_owner: str, ms_na
                 alternatives = []
         for change, words in candidates(div, ms_ops) + alternatives:
             if len(tried) >= max_count or time.monotonic() - started > max_seconds:
-                return _none(div, tried, started, base is None)
+                return _located(_none(divergences[0] if divergences else None, tried, started, base is None),
+                                traced, divergences, ms_name, torch_names)
             tried.append(f"op {div.ms.index} '{div.ms.name}': {words}")
             try:
                 changed, got = cell.trace_ops(ms_name, inputs, change)
             except Exception:  # a change the op refuses
                 continue
             whole = agree(torch_out, got, tol_for)
-            if whole or _op_agrees(div, changed, same):
+            if whole or (not swept and _op_agrees(div, changed, same)):
                 return SearchOutcome(_cause(div, ms_name, words + _scale_words(div, change), len(tried), whole,
-                                             base is None)
+                                             base is None, swept)
                                      + _between_children(traced, div, ms_name, torch_names), _fix(div, change, ms_ops), True,
                                      tuple(tried), round(time.monotonic() - started, 3), RULE)
-    none = _none(divergences[0] if divergences else None, tried, started, base is None)
+    return _located(_none(divergences[0] if divergences else None, tried, started, base is None), traced, divergences,
+                    ms_name, torch_names)
+
+
+def _located(none: SearchOutcome, traced: Sequence[OpRecord], divergences: Sequence[OpDivergence], ms_name: str,
+             torch_names: Mapping[str, str]) -> SearchOutcome:
+    """The unconfirmed outcome, with where the first diverging op sits among the construct's children."""
     if divergences and none.cause:
         return replace(none, cause=none.cause + _between_children(traced, divergences[0], ms_name, torch_names))
     return none
@@ -291,9 +309,13 @@ def _differs(div: OpDivergence) -> str:
     return f"returned {said_outputs(div.ms.outputs)} where {torch_side}"
 
 
-def _cause(div: OpDivergence, ms_name: str, words: str, count: int, whole: bool, raised: bool = False) -> str:
+def _cause(div: OpDivergence, ms_name: str, words: str, count: int, whole: bool, raised: bool = False,
+           swept: bool = False) -> str:
     torch_side = f" (torch's counterpart: '{div.torch.name}')" if div.torch is not None else ""
-    how = (_differs(div) if raised and outputs_differ(div.ms, div.torch)
+    how = ("no value torch computed places the difference (torch's calls there do not compute the port's"
+           f" intermediate values{', ' + repr(div.torch.name) + ' computes them in one call' if div.torch else ''}),"
+           " so each call was changed in turn" if swept
+           else _differs(div) if raised and outputs_differ(div.ms, div.torch)
            else f"an in-place call that returned its result but left its tensor as it was, so later ops see the old"
                 f" value{torch_side}" if div.ms.unchanged_self
            else f"inputs agree with torch's, output does not{torch_side}")
@@ -312,6 +334,10 @@ def _fix(div: OpDivergence, change: OpChange, ms_ops: Sequence[OpRecord]) -> str
     if change.replace:
         shown = change.shown or f"ops.{change.replace}(...)"
         return f"use {shown} in place of {name}"
+    if change.negate:
+        k = change.negate[0]
+        param = div.ms.names[k] if k < len(div.ms.names) else f"argument {k}"
+        return f"{name}(..., {param}=ops.logical_not({param}), ...): hand {name} the negated {param}"
     if change.write_back:
         method = name[len("Tensor."):-1]
         shown = ", ".join(repr(v) for v in div.ms.positional[1:])

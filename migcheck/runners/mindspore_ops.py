@@ -102,6 +102,8 @@ def _apply(change: OpChange, names: Tuple[str, ...], args: tuple, kwargs: dict) 
             kwargs[name] = value
     for position, value in change.positions:
         args[position] = value
+    for position in change.negate:
+        args[position] = ms.ops.logical_not(args[position])
     return tuple(args), kwargs
 
 
