@@ -38,13 +38,17 @@ def enclosing(ms_owner: str) -> List[str]:
 
 def search_raise(module: TorchProbe, cell: MindSporeProbe, t_calls: Sequence[Any], ms_owner: str,
                  torch_owner_of: Callable[[str], Optional[str]], tol: TolFor,
-                 torch_names: Mapping[str, str] = {}) -> Optional[RaiseSearch]:
+                 torch_names: Mapping[str, str] = {}, library: Callable[[str], bool] = lambda name: False
+                 ) -> Optional[RaiseSearch]:
     """The first construct, from the raising call's cell outwards, where an op is located (confirmed or not);
-    None when no construct has an op to blame. t_calls: torch's capture with ops (module.capture_with_ops)."""
+    None when no construct has an op to blame. t_calls: torch's capture with ops (module.capture_with_ops);
+    library: whether a cell is the framework's own (mindspore.nn's construct is no call the port wrote)."""
     from migcheck.localization.op_search import search_ops
 
     located: Optional[RaiseSearch] = None
     for ms_name in enclosing(ms_owner):
+        if _library(library, ms_name):
+            continue
         torch_name = "" if ms_name == "" else torch_owner_of(ms_name)
         call = next((c for c in t_calls if c.name == torch_name), None)
         if torch_name is None or call is None or not call.inputs:
@@ -60,3 +64,10 @@ def search_raise(module: TorchProbe, cell: MindSporeProbe, t_calls: Sequence[Any
         if found.cause and located is None:
             located = RaiseSearch(torch_name, ms_name, found)
     return located
+
+
+def _library(library: Callable[[str], bool], ms_name: str) -> bool:
+    try:
+        return library(ms_name)
+    except Exception:  # no constructor to read: searched as the port's own
+        return False

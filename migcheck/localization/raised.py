@@ -96,7 +96,7 @@ def _locate(module: TorchProbe, cell: MindSporeProbe, inputs: Sequence[Any], dty
     except Exception:  # torch cannot run it either: nothing to compare against
         return RaiseSite(ms_name, ms_kind)
     torch_name = _counterpart(ms_name, ms_kind, t_calls, mapping_pairs)
-    shown = ""
+    shown, earlier = "", None
     if op is not None:
         def torch_owner_of(owner: str) -> Optional[str]:
             return _counterpart(owner, cell.subcell_kind(owner), t_calls, mapping_pairs)
@@ -105,7 +105,13 @@ def _locate(module: TorchProbe, cell: MindSporeProbe, inputs: Sequence[Any], dty
         if earlier is not None:  # the wrong call is upstream: its cell is the place, not the one that raised
             ms_name, ms_kind = earlier.owner, cell.subcell_kind(earlier.owner)
             torch_name = torch_owner_of(earlier.owner)
-        searched = _search(module, cell, t_calls, ms_name, torch_owner_of, tol, mapping_pairs)
+    if torch_name is not None:  # a setting of the sub-cell whose fix re-runs clean
+        call = next(c for c in t_calls if c.name == torch_name)
+        for diff, fix in _checked_fixes(module, cell, torch_name, ms_name, call, tol):
+            return RaiseSite(ms_name, ms_kind, torch_name, call.kind, diff.cause, fix, diff.rule, shown)
+    if op is not None:  # else the call that went wrong, searched in the port's own constructs (raise_search.py)
+        searched = _search(module, cell, t_calls, op[0].owner if earlier is None else earlier.owner, torch_owner_of,
+                           tol, mapping_pairs)
         if searched is not None:
             found = searched.outcome
             return RaiseSite(searched.ms_name, cell.subcell_kind(searched.ms_name), searched.torch_name,
@@ -114,20 +120,19 @@ def _locate(module: TorchProbe, cell: MindSporeProbe, inputs: Sequence[Any], dty
                              found.seconds, found.tried or ("(none)",))
     if torch_name is None:
         return RaiseSite(ms_name, ms_kind, call=shown)
-    call = next(c for c in t_calls if c.name == torch_name)
-    site = RaiseSite(ms_name, ms_kind, torch_name, call.kind, call=shown)
-    for diff, fix in _checked_fixes(module, cell, torch_name, ms_name, call, tol):
-        return RaiseSite(ms_name, ms_kind, torch_name, call.kind, diff.cause, fix, diff.rule, shown)
-    return site
+    return RaiseSite(ms_name, ms_kind, torch_name, next(c.kind for c in t_calls if c.name == torch_name), call=shown)
 
 
 def _search(module: TorchProbe, cell: MindSporeProbe, t_calls: Sequence[Any], ms_owner: str,
             torch_owner_of: Callable[[str], Optional[str]], tol: TolFor, mapping_pairs: Sequence[Tuple[str, str]]
             ) -> Optional[RaiseSearch]:
     """The op-level search from the raising call's construct outwards (raise_search.py); None when it fails."""
+    def library(ms_name: str) -> bool:
+        return bool(cell.constructor(ms_name).library)
+
     try:
         return search_raise(module, cell, t_calls, ms_owner, torch_owner_of, tol,
-                            {m: t for t, m in mapping_pairs})
+                            {m: t for t, m in mapping_pairs}, library)
     except Exception:  # a construct that cannot be traced: the call-level location stands alone
         return None
 
