@@ -206,6 +206,9 @@ def _cell_call(original: Callable) -> Callable:
         st.cells += 1
         try:
             out = original(self, *args, **kwargs)
+        except Exception:  # a changed re-run that breaks: the cell's mixed precision is undone, then raised on
+            _undo_precision(self)
+            raise
         finally:
             st.cells -= 1
         if marker is not None:  # what the child returned: a value the construct computed, not a constant
@@ -213,6 +216,17 @@ def _cell_call(original: Callable) -> Callable:
         return out
 
     return wrapper
+
+
+def _undo_precision(cell: Any) -> None:
+    """Cell.__call__ sets PYNATIVE's mixed-precision type (to_float) before construct and resets it only when
+    construct returns (no finally): a construct that raised would leave every later op of the process, other
+    cases included, in float16. Reset as Cell.__call__ itself does (MindSpore 2.10 has no public call for it)."""
+    kind = getattr(cell, "mixed_precision_type", None)
+    if kind is not None:
+        import mindspore.nn.cell as cell_module
+
+        cell_module._pynative_executor.set_mixed_precision_type(type(kind).NOTSET, False)
 
 
 def _subclasses(cls: type) -> List[type]:
