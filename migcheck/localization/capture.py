@@ -269,9 +269,9 @@ def _defects(module: TorchProbe, cell: MindSporeProbe, rows: Sequence[SubcellRow
 
 def _search(module: TorchProbe, cell: MindSporeProbe, torch_name: str, ms_name: str, inputs: Sequence[Any], torch_out: Any,
             ms_out: Any, tol: Callable[[str], Tuple[float, float]], train: bool) -> Any:
-    from migcheck.localization.arg_search import search
+    from migcheck.localization.cell_search import search_layer
 
-    return search(module, cell, torch_name, ms_name, inputs, torch_out, ms_out, tol, train=train)
+    return search_layer(module, cell, torch_name, ms_name, inputs, torch_out, ms_out, tol, train=train)
 
 
 def _search_ops(module: TorchProbe, cell: MindSporeProbe, first: SubcellRow, t_calls: Sequence[Any],

@@ -67,12 +67,21 @@ class _Known:
         return any(self.same(np.asarray(v), k) for k in self.by_shape.get(tuple(np.shape(v)), []))
 
 
+def _given(known: _Known, computed: Optional[Sequence[np.ndarray]], same: Same) -> Callable[[np.ndarray], bool]:
+    """Whether an op's input may be taken as given: torch computed the same value, or (with `computed`: what the
+    construct computed itself, its inputs, its children's and its ops' results) the construct did not compute
+    it at all: a constant the port built (MirrorPad's paddings tensor, where torch's F.pad takes a tuple)."""
+    made = _Known(computed, same) if computed is not None else None
+    return lambda x: known.has(x) or (made is not None and not made.has(x))
+
+
 def diverging_ops(ms_ops: Sequence[OpRecord], torch_ops: Sequence[OpRecord], torch_values: Sequence[np.ndarray],
-                  same: Same) -> List[OpDivergence]:
+                  same: Same, computed: Optional[Sequence[np.ndarray]] = None) -> List[OpDivergence]:
     known = _Known(list(torch_values) + [a for r in torch_ops for a in r.inputs + r.outputs], same)
+    given = _given(known, computed, same)
     out = []
     for i, r in enumerate(ms_ops):
-        if not r.outputs or not all(known.has(x) for x in r.inputs):
+        if not r.outputs or not all(given(x) for x in r.inputs):
             continue
         if all(known.has(y) for y in r.outputs):
             continue
@@ -95,3 +104,43 @@ def counterpart(r: OpRecord, torch_ops: Sequence[OpRecord], same: Same) -> Optio
         if (shared or (not r.inputs and alike >= 0.8)) and (shared, alike) > key:
             best, key = t, (shared, alike)
     return best
+
+
+def _signature(a: np.ndarray) -> Tuple[Tuple[int, ...], str]:
+    return tuple(np.shape(a)), _kind(np.asarray(a))
+
+
+def said_outputs(arrays: Sequence[np.ndarray]) -> str:
+    """'Tensor[2, 3] float32, Tensor[2, 3] int64': what an op returned, as its shapes and dtypes."""
+    return ", ".join(f"Tensor{list(np.shape(a))} {np.asarray(a).dtype}" for a in arrays) or "nothing"
+
+
+def outputs_differ(ms_op: OpRecord, torch_op: Optional[OpRecord]) -> bool:
+    """The op raised, or its results set beside torch's counterpart's in order differ in number, shape or kind
+    of number (an index where torch returns a value: ArgMaxWithValue's (index, value) against max's (values,
+    indices))."""
+    if ms_op.raised:
+        return True
+    if torch_op is None or not ms_op.outputs:
+        return False
+    if len(ms_op.outputs) != len(torch_op.outputs):
+        return True
+    return any(a.shape != b.shape or not _kinds_match(a, b) for a, b in zip(ms_op.outputs, torch_op.outputs))
+
+
+def differing_outputs(ms_ops: Sequence[OpRecord], torch_ops: Sequence[OpRecord], torch_values: Sequence[np.ndarray],
+                      same: Same, computed: Optional[Sequence[np.ndarray]] = None) -> List[OpDivergence]:
+    """Every op whose inputs all agree with torch's values and which raised, or returned results of another
+    shape or kind than its counterpart's (outputs_differ): where an error that surfaces later starts. Also
+    every in-place call that left its tensor as it was (OpRecord.unchanged_self): later ops see the old value."""
+    known = _Known(list(torch_values) + [a for r in torch_ops for a in r.inputs + r.outputs], same)
+    given = _given(known, computed, same)
+    out = []
+    for i, r in enumerate(ms_ops):
+        if not all(given(x) for x in r.inputs):
+            continue
+        t = counterpart(r, torch_ops, same)
+        if r.unchanged_self or outputs_differ(r, t):
+            producers = tuple(p.index for p in ms_ops[:i] if any(same(y, x) for y in p.outputs for x in r.inputs))
+            out.append(OpDivergence(r, t, producers))
+    return out

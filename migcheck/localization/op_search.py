@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 
 import time
+from dataclasses import replace
 from typing import Any, Callable, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
@@ -20,8 +21,9 @@ import numpy as np
 from migcheck.localization.arg_candidates import setting_candidates
 from migcheck.localization.arg_search import MAX_CANDIDATES, MAX_SECONDS, SearchOutcome
 from migcheck.localization.confirm import agree
-from migcheck.localization.op_align import OpDivergence, diverging_ops, same_value
-from migcheck.records.ops import OpChange, OpRecord
+from migcheck.localization.op_align import (OpDivergence, counterpart, differing_outputs, diverging_ops,
+                                            outputs_differ, said_outputs, same_value)
+from migcheck.records.ops import UNCHANGED, OpChange, OpRecord
 from migcheck.runners.base import Argument, Constructor
 from migcheck.runners.probes import MindSporeProbe, TorchProbe
 
@@ -69,6 +71,8 @@ def candidates(div: OpDivergence, ms_ops: Sequence[OpRecord]) -> List[Tuple[OpCh
         torch_op = dataclasses.replace(div.torch, names=()) if same_op and not div.ms.names else div.torch
         torch_c = as_constructor(torch_op, div.ms.names if same_op else ())[0]
     out = []
+    if div.ms.unchanged_self:
+        out.append((OpChange(div.ms.index, write_back=True), f"'{div.ms.name}' updating its tensor in place"))
     for cand in setting_candidates(torch_c, ms_c):
         change = {"arg": [], "pos": [], "init": []}
         for name, value in cand.changes:
@@ -76,6 +80,11 @@ def candidates(div: OpDivergence, ms_ops: Sequence[OpRecord]) -> List[Tuple[OpCh
             change[kind].append((key, value))
         out.append((OpChange(div.ms.index, tuple(change["arg"]), tuple(change["pos"]), tuple(change["init"])),
                     f"{cand.label()}"))
+    tensor_at = [k for k, v in enumerate(div.ms.positional) if v == "<tensor>"]
+    for j, k in enumerate(tensor_at[:len(div.ms.inputs)]):
+        if div.ms.inputs[j].dtype == np.bool_:  # a mask: the other convention (True = keep vs True = fill)
+            name = div.ms.names[k] if k < len(div.ms.names) else f"argument {k}"
+            out.append((OpChange(div.ms.index, negate=(k,)), f"its {name} argument negated (logical_not)"))
     by_index = {r.index: r for r in ms_ops}
     for index in (div.ms.index,) + div.producers:
         if len(by_index[index].outputs) >= 2:
@@ -107,28 +116,50 @@ def api_candidates(div: OpDivergence, functions: Sequence[Tuple[str, Tuple[Tuple
         tensor = v == "<tensor>"
         torch_args.append((t.names[k] if k < len(t.names) else f"#{k}", ("tensor", j) if tensor else v))
         j += tensor
+    in_order = [v for _, v in torch_args]  # torch's positional arguments, by position
     torch_args += [(k, v) for k, v in t.keywords if v != "<tensor>"]
-    out = []
-    for name, params in functions:
-        kwargs, tensors, ok = {}, [], True
-        for k, (param, has_default) in enumerate(params):
-            hit = next((v for n, v in torch_args if n == f"#{k}" or (not n.startswith("#") and similarity(n, param) >= 0.8)),
-                       None)
-            if isinstance(hit, tuple) and len(hit) == 2 and hit[0] == "tensor":
-                if ms_of.get(hit[1]) is None:
+    port_own = dict(zip(div.ms.names, div.ms.positional))
+    port_own.update(dict(div.ms.keywords))
+    out: List[Tuple[OpChange, str]] = []
+    seen = set()
+    # first torch's arguments alone; then, for what torch's call does not say, its argument at the same place
+    # or the port's own argument of the same name (ops.norm(h, ord=1) -> ops.vector_norm(x, ord=1))
+    for fallback in (lambda k, param: None, lambda k, param: in_order[k] if k < len(in_order) else port_own.get(param)):
+        for name, params in functions:
+            kwargs, tensors, ok = {}, [], True
+            for k, (param, has_default) in enumerate(params):
+                hit = next((v for n, v in torch_args
+                            if n == f"#{k}" or (not n.startswith("#") and similarity(n, param) >= 0.8)), fallback(k, param))
+                if isinstance(hit, tuple) and len(hit) == 2 and hit[0] == "tensor":
+                    if ms_of.get(hit[1]) is None:
+                        ok = False
+                        break
+                    tensors.append((param, ms_of[hit[1]]))
+                elif hit is not None and _value_ok(hit):
+                    kwargs[param] = hit
+                elif not has_default:
                     ok = False
                     break
-                tensors.append((param, ms_of[hit[1]]))
-            elif hit is not None and _value_ok(hit):
-                kwargs[param] = hit
-            elif not has_default:
-                ok = False
-                break
-        if ok and tensors:
-            shown = ", ".join([p for p, _ in tensors] + [f"{k}={v!r}" for k, v in kwargs.items()])
-            out.append((OpChange(div.ms.index, tuple(kwargs.items()), replace=name, tensors=tuple(tensors)),
-                        f"ops.{name}({shown}) in its place, called as torch calls {t.name}"))
+            key = (name, tuple(tensors), tuple(sorted(kwargs.items(), key=lambda kv: kv[0])))
+            if ok and tensors and repr(key) not in seen:
+                seen.add(repr(key))
+                shown = f"ops.{name}({_in_order(params, dict(tensors), kwargs)})"
+                out.append((OpChange(div.ms.index, tuple(kwargs.items()), replace=name, tensors=tuple(tensors),
+                                     shown=shown), f"{shown} in its place, called as torch calls {t.name}"))
     return out
+
+
+def _in_order(params: Sequence[Tuple[str, bool]], tensors: Mapping[str, int], kwargs: Mapping[str, Any]) -> str:
+    """The arguments in the function's order: tensors by their parameter's name, positionally until the first
+    keyword (ops.gather_elements(input, dim=1, index=index))."""
+    out, keyword = [], False
+    for name, _ in params:
+        if name in tensors:
+            out.append(f"{name}={name}" if keyword else name)
+        elif name in kwargs:
+            out.append(f"{name}={kwargs[name]!r}")
+            keyword = True
+    return ", ".join(out)
 
 
 def search_ops(module: TorchProbe, cell: MindSporeProbe, torch_owner: str, ms_name: str, inputs: Sequence[np.ndarray],
@@ -140,37 +171,70 @@ def search_ops(module: TorchProbe, cell: MindSporeProbe, torch_owner: str, ms_na
     started = time.monotonic()
     tried: List[str] = []
     try:
-        traced, base = cell.trace_ops(ms_name, inputs)
         torch_ops = module.op_records(torch_owner)
-    except Exception:  # a cell that cannot run alone on these inputs, or nothing recorded
+        traced, base = _traced(cell, ms_name, inputs)
+    except Exception:  # nothing recorded
         return None
     ms_ops = [r for r in traced if r.index >= 0]
-    if agree(torch_out, base, tol_for):
+    if base is not None and agree(torch_out, base, tol_for):
         return None
     rtol, atol = tol_for("float32")
     same = same_value(rtol, atol)
-    divergences = diverging_ops(ms_ops, torch_ops, list(torch_values) + list(inputs), same)
-    for div in divergences[:MAX_OPS]:
+    known = list(torch_values) + list(inputs)
+    computed = list(inputs) + [a for r in traced for a in r.outputs]
+    divergences = diverging_ops(ms_ops, torch_ops, known, same, computed)
+    # first the ops that raised, returned another shape or kind than torch's op, or did nothing in place
+    first = [d for d in differing_outputs(ms_ops, torch_ops, known, same, computed)
+             if base is None or d.ms.unchanged_self]
+    divergences = first + [d for d in divergences if d.ms.index not in {f.ms.index for f in first}]
+    # then every other call of the construct in turn: where torch computes the region in fewer calls (one fused
+    # scaled_dot_product_attention), no value places the difference, and only a re-run can
+    placed = {d.ms.index for d in divergences[:MAX_OPS]}
+    sites = [(d, False) for d in divergences[:MAX_OPS]] + [
+        (OpDivergence(r, counterpart(r, torch_ops, same), ()), True) for r in ms_ops
+        if r.index not in placed and not r.raised and r.outputs]
+    for div, swept in sites:
         alternatives = []
-        if div.torch is not None:
+        if div.torch is not None and not swept:
             try:
-                alternatives = api_candidates(div, cell.functions_like(_base_name(div.torch.name)), same)
+                wanted = tuple(div.ms.names) + tuple(k for k, _ in div.ms.keywords + div.torch.keywords)
+                alternatives = api_candidates(div, cell.functions_like(_base_name(div.torch.name), wanted), same)
             except Exception:  # no function list on this side
                 alternatives = []
         for change, words in candidates(div, ms_ops) + alternatives:
             if len(tried) >= max_count or time.monotonic() - started > max_seconds:
-                return _none(div, tried, started)
+                return _located(_none(divergences[0] if divergences else None, tried, started, base is None),
+                                traced, divergences, ms_name, torch_names)
             tried.append(f"op {div.ms.index} '{div.ms.name}': {words}")
             try:
                 changed, got = cell.trace_ops(ms_name, inputs, change)
             except Exception:  # a change the op refuses
                 continue
             whole = agree(torch_out, got, tol_for)
-            if whole or _op_agrees(div, changed, same):
-                return SearchOutcome(_cause(div, ms_name, words + _scale_words(div, change), len(tried), whole)
+            if whole or (not swept and _op_agrees(div, changed, same)):
+                return SearchOutcome(_cause(div, ms_name, words + _scale_words(div, change), len(tried), whole,
+                                             base is None, swept)
                                      + _between_children(traced, div, ms_name, torch_names), _fix(div, change, ms_ops), True,
                                      tuple(tried), round(time.monotonic() - started, 3), RULE)
-    return _none(divergences[0] if divergences else None, tried, started)
+    return _located(_none(divergences[0] if divergences else None, tried, started, base is None), traced, divergences,
+                    ms_name, torch_names)
+
+
+def _located(none: SearchOutcome, traced: Sequence[OpRecord], divergences: Sequence[OpDivergence], ms_name: str,
+             torch_names: Mapping[str, str]) -> SearchOutcome:
+    """The unconfirmed outcome, with where the first diverging op sits among the construct's children."""
+    if divergences and none.cause:
+        return replace(none, cause=none.cause + _between_children(traced, divergences[0], ms_name, torch_names))
+    return none
+
+
+def _traced(cell: MindSporeProbe, ms_name: str, inputs: Sequence[np.ndarray]) -> Tuple[List[OpRecord], Any]:
+    """(the construct's op records, its output); a construct that raises: the records up to the call that
+    raised (that one included, records/ops.OpRecord.raised) and None."""
+    try:
+        return cell.trace_ops(ms_name, inputs)
+    except Exception:  # the port raises on torch's inputs too
+        return cell.trace_ops(ms_name, inputs, UNCHANGED)
 
 
 def _between_children(traced: Sequence[OpRecord], div: OpDivergence, ms_name: str,
@@ -235,21 +299,39 @@ def _op_agrees(div: OpDivergence, changed: Sequence[OpRecord], same: Any) -> boo
     return all(same(a, b) for a, b in zip(now.outputs, t.outputs))
 
 
-def _none(div: Optional[OpDivergence], tried: List[str], started: float) -> SearchOutcome:
+def _none(div: Optional[OpDivergence], tried: List[str], started: float, raised: bool = False) -> SearchOutcome:
     said = ""
-    if div is not None:
+    if div is not None and raised and outputs_differ(div.ms, div.torch):
+        said = f"op '{div.ms.name}' is the first whose inputs agree with torch's values and that {_differs(div)}"
+    elif div is not None:
         said = (f"op '{div.ms.name}' is the first whose inputs agree with torch's values and whose output does not"
                 + (f" (torch's counterpart: '{div.torch.name}')" if div.torch is not None else ""))
     return SearchOutcome(said, "", False, tuple(tried), round(time.monotonic() - started, 3), RULE)
 
 
-def _cause(div: OpDivergence, ms_name: str, words: str, count: int, whole: bool) -> str:
+def _differs(div: OpDivergence) -> str:
+    """How the op's results differ from its counterpart's where their shapes or kinds differ, or it raised."""
+    torch_side = (f"torch's '{div.torch.name}' returned {said_outputs(div.torch.outputs)} from the same inputs"
+                  if div.torch is not None else "torch made no counterpart call")
+    if div.ms.raised:
+        return f"raised where {torch_side}"
+    return f"returned {said_outputs(div.ms.outputs)} where {torch_side}"
+
+
+def _cause(div: OpDivergence, ms_name: str, words: str, count: int, whole: bool, raised: bool = False,
+           swept: bool = False) -> str:
     torch_side = f" (torch's counterpart: '{div.torch.name}')" if div.torch is not None else ""
+    how = ("no value torch computed places the difference (torch's calls there do not compute the port's"
+           f" intermediate values{', ' + repr(div.torch.name) + ' computes them in one call' if div.torch else ''}),"
+           " so each call was changed in turn" if swept
+           else _differs(div) if raised and outputs_differ(div.ms, div.torch)
+           else f"an in-place call that returned its result but left its tensor as it was, so later ops see the old"
+                f" value{torch_side}" if div.ms.unchanged_self
+           else f"inputs agree with torch's, output does not{torch_side}")
     what = (f"'{ms_name or '<root>'}' agrees with torch" if whole
             else f"the op's output equals torch's '{div.torch.name}' output on the same inputs")
-    return (f"op '{div.ms.name}' inside '{ms_name or '<root>'}': inputs agree with torch's, output does not"
-            f"{torch_side}; with {words}, re-run through the construct on torch's recorded inputs, {what}"
-            f" ({count} candidates tried)")
+    return (f"op '{div.ms.name}' inside '{ms_name or '<root>'}': {how}; with {words}, re-run through the construct"
+            f" on torch's recorded inputs, {what} ({count} candidates tried)")
 
 
 def _shown(args: Sequence[Tuple[Any, Any]]) -> str:
@@ -266,8 +348,17 @@ def _call_words(r: OpRecord) -> str:
 def _fix(div: OpDivergence, change: OpChange, ms_ops: Sequence[OpRecord]) -> str:
     name = next(r.name for r in ms_ops if r.index == change.index)
     if change.replace:
-        shown = ", ".join([p for p, _ in change.tensors] + [f"{k}={v!r}" for k, v in change.arguments])
-        return f"use ops.{change.replace}({shown}) in place of {name}"
+        shown = change.shown or f"ops.{change.replace}(...)"
+        return f"use {shown} in place of {name}"
+    if change.negate:
+        k = change.negate[0]
+        param = div.ms.names[k] if k < len(div.ms.names) else f"argument {k}"
+        return f"{name}(..., {param}=ops.logical_not({param}), ...): hand {name} the negated {param}"
+    if change.write_back:
+        method = name[len("Tensor."):-1]
+        shown = ", ".join(repr(v) for v in div.ms.positional[1:])
+        return (f"x = x.{method}({shown}) in place of x.{method}_({shown}): assign the out-of-place form (the"
+                f" in-place call returned its result and left x unchanged)")
     if change.swap_outputs:
         return f"take '{name}''s results in the other order (unpack them as torch's counterpart returns them reversed)"
     if change.drop:

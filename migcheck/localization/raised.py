@@ -15,6 +15,7 @@ from typing import Any, Callable, List, Optional, Sequence, Tuple
 from migcheck.localization.confirm import _fix_text, agree
 from migcheck.localization.correspondence import corresponds, differences, same_named_differences
 from migcheck.localization.locate import Defect, Localization, module_pairs
+from migcheck.localization.raise_search import RaiseSearch, search_raise
 from migcheck.localization.raising_op import explain_raise, raising_call_site
 from migcheck.localization.rules import Finding
 from migcheck.runners.probes import MindSporeProbe, TorchProbe
@@ -32,6 +33,10 @@ class RaiseSite:
     fix: str = ""
     rule: str = ""
     call: str = ""  # the raising call beside torch's corresponding call (localization/raising_op.py)
+    confirmed: bool = True  # a cause from a re-run that ran and agreed; False: an op located, its fix not found
+    checked: str = "the rebuilt sub-cell runs and agrees with torch"  # what the fix's re-run showed
+    search_s: float = 0.0  # the op-level search's cost (raise_search.py)
+    search_tried: Tuple[str, ...] = ()
     refused: str = ""  # the setting MindSpore's error refuses, read off both calls (not re-run: [medium])
 
     def describe(self) -> str:
@@ -39,8 +44,10 @@ class RaiseSite:
                  else f"raised in MindSpore's {self.ms_kind} itself (the network; no sub-cell of it was running)")
         if self.torch_name is not None:
             where += f", torch's '{self.torch_name or '<root>'}' ({self.torch_kind}) ran on the same inputs"
-        if self.cause:
-            where += f"; cause: {self.cause} -> fix: {self.fix} (re-run: the rebuilt sub-cell runs and agrees with torch)"
+        if self.cause and self.fix:
+            where += f"; cause: {self.cause} -> fix: {self.fix} (re-run: {self.checked})"
+        elif self.cause:
+            where += f"; {self.cause} -> fix: none shown (no candidate fix re-ran to agreement)"
         elif self.refused:
             where += f"; likely cause: {self.refused} [medium]"
         return where + (f"; {self.call}" if self.call else "")
@@ -52,13 +59,19 @@ class RaiseSite:
                  f" ({self.torch_kind} / {self.ms_kind})" if self.torch_name is not None
                  else f"MindSpore '{self.ms_name or '<root>'}' ({self.ms_kind})")
         evidence = "the sub-cell that started and never finished in a PYNATIVE forward with hooks" + (
-            f"; {self.call}" if self.call else "")
-        findings = ((Finding(self.rule, where, self.cause, self.fix, "high", True, True, (where,), evidence),)
-                    if self.cause else (Finding("refused-argument", where, self.refused, "", "medium", False, False,
-                                                (where,), evidence),) if self.refused else ())
-        defect = Defect(0, self.torch_name or "", self.torch_kind, self.ms_name, self.ms_kind, evidence,
-                        self.cause or self.refused, self.fix, "high" if self.cause else "medium" if self.refused else "low",
-                        bool(self.cause), self.rule or ("refused-argument" if self.refused else ""))
+            f"; {self.call}" if self.call else "") + (f"; {self.cause}" if self.search_tried else "")
+        if not self.cause and self.refused:  # read off the two calls and MindSpore's message, not re-run
+            finding = Finding("refused-argument", where, self.refused, "", "medium", False, False, (where,), evidence)
+            defect = Defect(0, self.torch_name or "", self.torch_kind, self.ms_name, self.ms_kind, evidence,
+                            self.refused, "", "medium", False, "refused-argument")
+            return Localization((), self.torch_name, self.ms_name, (finding,), self.describe(), (defect,))
+        confidence = ("high" if self.confirmed else "medium") if self.cause else "low"
+        confirmed = bool(self.cause) and self.confirmed
+        findings = ((Finding(self.rule, where, self.cause, self.fix, confidence, confirmed, confirmed and bool(self.fix), (where,),
+                             evidence),) if self.cause else ())
+        cost = dict(search_s=self.search_s, search_tried=self.search_tried) if self.search_tried else {}
+        defect = Defect(0, self.torch_name or "", self.torch_kind, self.ms_name, self.ms_kind, evidence, self.cause,
+                        self.fix, confidence, confirmed, self.rule, **cost)
         return Localization((), self.torch_name, self.ms_name, findings, self.describe(), (defect,))
 
 
@@ -87,11 +100,11 @@ def _locate(module: TorchProbe, cell: MindSporeProbe, inputs: Sequence[Any], dty
     if op is not None and op[0].owner != ms_name:  # drained after every call: the op's own cell raised
         ms_name, ms_kind = op[0].owner, cell.subcell_kind(op[0].owner)
     try:
-        t_calls = module.capture(inputs, dtypes)
+        t_calls = module.capture_with_ops(inputs, dtypes)[0]
     except Exception:  # torch cannot run it either: nothing to compare against
         return RaiseSite(ms_name, ms_kind)
     torch_name = _counterpart(ms_name, ms_kind, t_calls, mapping_pairs)
-    shown = refused = ""
+    shown, earlier, refused = "", None, ""
     if op is not None:
         def torch_owner_of(owner: str) -> Optional[str]:
             return _counterpart(owner, cell.subcell_kind(owner), t_calls, mapping_pairs)
@@ -100,13 +113,37 @@ def _locate(module: TorchProbe, cell: MindSporeProbe, inputs: Sequence[Any], dty
         if earlier is not None:  # the wrong call is upstream: its cell is the place, not the one that raised
             ms_name, ms_kind = earlier.owner, cell.subcell_kind(earlier.owner)
             torch_name = torch_owner_of(earlier.owner)
+    if torch_name is not None:  # a setting of the sub-cell whose fix re-runs clean
+        call = next(c for c in t_calls if c.name == torch_name)
+        for diff, fix in _checked_fixes(module, cell, torch_name, ms_name, call, tol):
+            return RaiseSite(ms_name, ms_kind, torch_name, call.kind, diff.cause, fix, diff.rule, shown)
+    if op is not None:  # else the call that went wrong, searched in the port's own constructs (raise_search.py)
+        searched = _search(module, cell, t_calls, op[0].owner if earlier is None else earlier.owner, torch_owner_of,
+                           tol, mapping_pairs)
+        if searched is not None:
+            found = searched.outcome
+            return RaiseSite(searched.ms_name, cell.subcell_kind(searched.ms_name), searched.torch_name,
+                             next(c.kind for c in t_calls if c.name == searched.torch_name), found.cause, found.fix,
+                             found.rule, shown, found.confirmed, "the construct runs and agrees with torch",
+                             found.seconds, found.tried or ("(none)",))
     if torch_name is None:
         return RaiseSite(ms_name, ms_kind, call=shown, refused=refused)
-    call = next(c for c in t_calls if c.name == torch_name)
-    site = RaiseSite(ms_name, ms_kind, torch_name, call.kind, call=shown, refused=refused)
-    for diff, fix in _checked_fixes(module, cell, torch_name, ms_name, call, tol):
-        return RaiseSite(ms_name, ms_kind, torch_name, call.kind, diff.cause, fix, diff.rule, shown)
-    return site
+    return RaiseSite(ms_name, ms_kind, torch_name, next(c.kind for c in t_calls if c.name == torch_name), call=shown,
+                     refused=refused)
+
+
+def _search(module: TorchProbe, cell: MindSporeProbe, t_calls: Sequence[Any], ms_owner: str,
+            torch_owner_of: Callable[[str], Optional[str]], tol: TolFor, mapping_pairs: Sequence[Tuple[str, str]]
+            ) -> Optional[RaiseSearch]:
+    """The op-level search from the raising call's construct outwards (raise_search.py); None when it fails."""
+    def library(ms_name: str) -> bool:
+        return bool(cell.constructor(ms_name).library)
+
+    try:
+        return search_raise(module, cell, t_calls, ms_owner, torch_owner_of, tol,
+                            {m: t for t, m in mapping_pairs}, library)
+    except Exception:  # a construct that cannot be traced: the call-level location stands alone
+        return None
 
 
 def _counterpart(ms_name: str, ms_kind: str, t_calls: Sequence[Any], mapping_pairs: Sequence[Tuple[str, str]]

@@ -51,9 +51,11 @@ def _shown(rates: Sequence[float]) -> str:
 
 
 def schedule_finding(case: Any, ref: Any, module: TorchProbe, cell: MindSporeProbe, ms_results: Mapping[str, Any],
-                     failing: Sequence[str], tolerance_for: Callable[[str, str], Any], loss: Any) -> Optional[Finding]:
+                     failing: Sequence[str], tolerance_for: Callable[[str, str], Any], loss: Any,
+                     fixer: Optional[Callable[[Sequence[float]], Optional[str]]] = None) -> Optional[Finding]:
     """The confirmed schedule difference of a failing step check; None when the rates agree or torch's steps
-    with MindSpore's rates do not reproduce MindSpore's."""
+    with MindSpore's rates do not reproduce MindSpore's. fixer: torch's rates -> the port's optimizer call with
+    them, when stepping it agrees with torch (schedule_fix.py); its answer is the checked fix."""
     from migcheck.localization.optimizer_state import reproduces
     from migcheck.runners.torch_side import PRESETS
     from migcheck.runners.torch_schedule import torch_rates
@@ -82,6 +84,12 @@ def schedule_finding(case: Any, ref: Any, module: TorchProbe, cell: MindSporePro
              f" ({pattern(m_rates)})")
     evidence = (f"torch's steps re-run with MindSpore's lr at every step reproduce MindSpore's steps"
                 f" ({count} steps, {time.perf_counter() - started:.2f}s)")
+    checked = fixer(t_rates) if fixer is not None else None
+    if checked is not None:
+        evidence += (f"; the port's optimizer rebuilt with torch's rate per step and stepped {count} steps agrees with"
+                     f" torch's steps ({time.perf_counter() - started:.2f}s in all)")
+        return Finding("lr-schedule", f"optimizer schedule (torch {t_desc} / MindSpore {m_desc})", cause, checked,
+                       "high", True, True, evidence=evidence)
     fix = (f"none shown (not re-run on the port): give MindSpore's optimizer torch's rates, e.g."
            f" learning_rate={[round(x, 8) for x in t_rates]} (a list: one rate per step)")
     return Finding("lr-schedule", f"optimizer schedule (torch {t_desc} / MindSpore {m_desc})", cause, fix, "high",

@@ -71,9 +71,11 @@ def blame_step(case: Any, ref: Any, cell: MindSporeProbe, mapping: WeightMapping
     evidence = (f"the loss and all {len(compared)} gradients agree at the initial weights (max abs err {agree:.3g}),"
                 " so forward and backward are right")
     if getattr(case, "lr_schedule", None) is not None or case.steps > 1:
+        from migcheck.localization.schedule_fix import schedule_fixer
         from migcheck.localization.schedules import schedule_finding
 
-        scheduled = schedule_finding(case, ref, module, cell, ms_results, failing, tolerance_for, loss_t)
+        scheduled = schedule_finding(case, ref, module, cell, ms_results, failing, tolerance_for, loss_t,
+                                     schedule_fixer(case, ref, cell, mapping, tolerance_for, loss_m))
         if scheduled is not None:
             return StageBlame("optimizer", f"{evidence}; {scheduled.cause}", (scheduled,))
     if not first:

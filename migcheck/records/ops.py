@@ -57,6 +57,8 @@ class OpRecord:
     owner: str = ""  # the cell whose own construct made the call ("" is the root)
     text: str = ""  # the call as shown, e.g. "ops.clip_by_value(-0.5, 0.5)"
     scalars: Tuple[float, ...] = ()  # its number arguments (bounds, slopes)
+    raised: bool = False  # the call raised (no outputs): a forward that stops there still shows its inputs
+    unchanged_self: bool = False  # an in-place method (Tensor.mul_) returned its result but left its tensor as it was
 
     @property
     def output(self) -> np.ndarray:
@@ -75,6 +77,14 @@ class OpChange:
     drop: bool = False  # the op's first tensor argument handed on in place of its result
     replace: str = ""  # another mindspore.ops function called in its place, with `arguments` as keywords
     tensors: Tuple[Tuple[str, int], ...] = ()  # that function's tensor parameters: which of the op's tensor inputs
+    negate: Tuple[int, ...] = ()  # positional boolean tensor arguments handed over negated (logical_not)
+    write_back: bool = False  # the op's result written into its first tensor argument (what an in-place call means)
+    shown: str = ""  # that call as code, its arguments in the function's order ("ops.gather_elements(x, dim=1, index=index)")
+
+
+# A re-run that changes no call (no op has index -1) but, as every changed re-run, keeps the calls recorded up
+# to an error instead of raising it: the op trace of a forward that raises.
+UNCHANGED = OpChange(-1)
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ name, a primitive's constructor argument, its results swapped, or the op dropped
 from __future__ import annotations
 
 import inspect
+from dataclasses import replace
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import mindspore as ms
@@ -101,6 +102,8 @@ def _apply(change: OpChange, names: Tuple[str, ...], args: tuple, kwargs: dict) 
             kwargs[name] = value
     for position, value in change.positions:
         args[position] = value
+    for position in change.negate:
+        args[position] = ms.ops.logical_not(args[position])
     return tuple(args), kwargs
 
 
@@ -111,9 +114,12 @@ def _wrap(name: str, original: Callable, names: Tuple[str, ...], primitive: bool
         if st is None or st.ops or st.cells != 1:
             return original(*args, **kwargs)
         index, st.count = st.count, st.count + 1
+        op_name = type(args[0]).__name__ if primitive and args else name  # MirrorPad, not the Primitive it inherits from
+        op_doc = (inspect.getdoc(type(args[0])) or doc) if primitive and args else doc
         change = st.change if st.change is not None and st.change.index == index else None
         prim, call_args = (args[0], args[1:]) if primitive else (None, args)
         init = tuple((k, _plain(v)) for k, v in getattr(prim, "init_attrs", {}).items()) if primitive else ()
+        kept = _inplace(name, call_args)
         st.ops += 1
         try:
             run_args, run_kwargs = (call_args, kwargs) if change is None or change.replace else _apply(
@@ -129,23 +135,63 @@ def _wrap(name: str, original: Callable, names: Tuple[str, ...], primitive: bool
                 out = original(target, *run_args, **run_kwargs)
             else:
                 out = original(*run_args, **run_kwargs)
+        except Exception:  # kept with its inputs (the op that raised), then raised on
+            st.ops -= 1
+            _keep(st, OpRecord(index, op_name, tuple(_plain(a) for a in call_args), _keywords(kwargs, names, call_args,
+                                                                                           defaults),
+                               tuple(a for v in list(call_args) + list(kwargs.values()) for a in _tensors(v)), (),
+                               names, init, op_doc, raised=True))
+            raise
+        try:
             if change is not None and change.swap_outputs and isinstance(out, (tuple, list)):
                 out = type(out)(reversed(out))
             if change is not None and change.drop:
                 out = next(a for a in call_args if isinstance(a, ms.Tensor))
             inputs = tuple(a for v in list(call_args) + list(kwargs.values()) for a in _tensors(v))
             outputs = tuple(_tensors(out))
+            unchanged = kept is not None and _unchanged(kept, call_args[0], out)
+            if change is not None and change.write_back and isinstance(out, ms.Tensor):
+                call_args[0].assign_value(out)  # what the in-place call was meant to do
         finally:
             st.ops -= 1
-        if (inputs or outputs) and len(st.records) < st.limit:
-            given = set(names[:len(call_args)]) | set(kwargs)
-            unpassed = tuple((k, v) for k, v in defaults if k not in given)  # what the call used without saying
-            st.records.append(OpRecord(index, name, tuple(_plain(a) for a in call_args),
-                                       tuple((k, _plain(v)) for k, v in kwargs.items()) + unpassed, inputs, outputs,
-                                       names, init, doc))
+        if kept is not None:  # an in-place call's input is its tensor before the call
+            inputs = (kept,) + inputs[1:]
+        _keep(st, OpRecord(index, op_name, tuple(_plain(a) for a in call_args),
+                           _keywords(kwargs, names, call_args, defaults), inputs, outputs, names, init, op_doc,
+                           unchanged_self=unchanged))
         return out
 
     return wrapper
+
+
+def _inplace(name: str, call_args: tuple) -> Optional[np.ndarray]:
+    """An in-place Tensor method's tensor before the call (`Tensor.mul_`: named with one trailing underscore)."""
+    method = name[len("Tensor."):] if name.startswith("Tensor.") else ""
+    if not method.endswith("_") or method.endswith("__") or not call_args or not isinstance(call_args[0], ms.Tensor):
+        return None
+    before = _tensors(call_args[0])
+    return before[0] if before else None
+
+
+def _unchanged(before: np.ndarray, tensor: Any, out: Any) -> bool:
+    """The in-place call returned another value and left its tensor as it was (PYNATIVE in-place methods that
+    return a new tensor)."""
+    after, result = _tensors(tensor), _tensors(out)
+    return (len(after) == 1 and len(result) == 1 and after[0].shape == before.shape
+            and np.array_equal(after[0], before, equal_nan=True)
+            and not (result[0].shape == before.shape and np.array_equal(result[0], before, equal_nan=True)))
+
+
+def _keywords(kwargs: dict, names: Tuple[str, ...], call_args: tuple, defaults: Tuple[Tuple[str, Any], ...]
+              ) -> Tuple[Tuple[str, Any], ...]:
+    """The call's keywords, then the defaults it used without saying."""
+    given = set(names[:len(call_args)]) | set(kwargs)
+    return tuple((k, _plain(v)) for k, v in kwargs.items()) + tuple((k, v) for k, v in defaults if k not in given)
+
+
+def _keep(st: _State, record: OpRecord) -> None:
+    if (record.inputs or record.outputs) and len(st.records) < st.limit:
+        st.records.append(record)
 
 
 def _cell_call(original: Callable) -> Callable:
@@ -153,15 +199,34 @@ def _cell_call(original: Callable) -> Callable:
         st = _STATE
         if st is None or st.ops:
             return original(self, *args, **kwargs)
+        marker = None
         if st.cells == 1 and id(self) in st.children:  # a child called by the traced construct: a marker
+            marker = len(st.records)
             st.records.append(OpRecord(-1, f"{CHILD}{st.children[id(self)]}", (), (), (), ()))
         st.cells += 1
         try:
-            return original(self, *args, **kwargs)
+            out = original(self, *args, **kwargs)
+        except Exception:  # a changed re-run that breaks: the cell's mixed precision is undone, then raised on
+            _undo_precision(self)
+            raise
         finally:
             st.cells -= 1
+        if marker is not None:  # what the child returned: a value the construct computed, not a constant
+            st.records[marker] = replace(st.records[marker], outputs=tuple(_tensors(out)))
+        return out
 
     return wrapper
+
+
+def _undo_precision(cell: Any) -> None:
+    """Cell.__call__ sets PYNATIVE's mixed-precision type (to_float) before construct and resets it only when
+    construct returns (no finally): a construct that raised would leave every later op of the process, other
+    cases included, in float16. Reset as Cell.__call__ itself does (MindSpore 2.10 has no public call for it)."""
+    kind = getattr(cell, "mixed_precision_type", None)
+    if kind is not None:
+        import mindspore.nn.cell as cell_module
+
+        cell_module._pynative_executor.set_mixed_precision_type(type(kind).NOTSET, False)
 
 
 def _subclasses(cls: type) -> List[type]:
@@ -232,8 +297,11 @@ def trace(cell: Any, inputs: Sequence[np.ndarray], to_numpy: Callable[[Any], Any
 
 
 
-def functions_like(base: str, limit: int = 6) -> List[Tuple[str, Tuple[Tuple[str, bool], ...]]]:
-    """mindspore.ops functions named like `base` (torch's op): (name, ((parameter, has a default), ...))."""
+def functions_like(base: str, wanted: Sequence[str] = (), limit: int = 6
+                   ) -> List[Tuple[str, Tuple[Tuple[str, bool], ...]]]:
+    """mindspore.ops functions named like `base` (torch's op): the same name, names starting with it, names close
+    to it, and names that hold it as a word (`vector_norm` for `norm`); those that take more of the parameters in
+    `wanted` (the two calls' argument names) first. Each as (name, ((parameter, has a default), ...))."""
     import difflib
 
     found = []
@@ -242,12 +310,20 @@ def functions_like(base: str, limit: int = 6) -> List[Tuple[str, Tuple[Tuple[str
         if name.startswith("_") or not inspect.isfunction(fn):
             continue
         alike = difflib.SequenceMatcher(None, name, base).ratio()
-        if name == base or name.startswith(base + "_") or alike >= 0.85:
+        if name == base or name.startswith(base + "_") or name.endswith("_" + base) or alike >= 0.85:
             try:
-                params = inspect.signature(fn).parameters.values()
+                params = tuple((p.name, p.default is not p.empty) for p in inspect.signature(fn).parameters.values()
+                               if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
             except (TypeError, ValueError):
                 continue
-            found.append((name != base, -alike, name, tuple((p.name, p.default is not p.empty) for p in params
-                                                           if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD,
-                                                                         p.KEYWORD_ONLY))))
-    return [(name, params) for _, _, name, params in sorted(found)[:limit]]
+            takes = sum(p in wanted for p, _ in params)
+            found.append((name != base, _defers(fn), -takes, -alike, name, params))
+    return [(name, params) for *_, name, params in sorted(found)[:limit]]
+
+
+def _defers(fn: Callable) -> bool:
+    """Its documentation sends the reader to another mindspore.ops function ("Refer to :func:`mindspore.ops.
+    gather_elements` for more details"): an alias, tried after the function it names."""
+    import re
+
+    return re.search(r"Refer to :func:`mindspore\.ops\.\w+`", inspect.getdoc(fn) or "") is not None

@@ -289,10 +289,10 @@ class MindSporeCell:
 
         return trace(self.subcell(name), inputs, to_numpy, change)
 
-    def functions_like(self, base: str) -> List[Any]:
+    def functions_like(self, base: str, wanted: Sequence[str] = ()) -> List[Any]:
         from migcheck.runners.mindspore_ops import functions_like
 
-        return functions_like(base)
+        return functions_like(base, wanted)
 
     def has_parameters(self, name: str) -> bool:
         prefix = f"{name}." if name else ""

@@ -104,7 +104,8 @@ class MindSporeProbe(SideProbe, Protocol):
     def trace_ops(self, name: str, inputs: Arrays, change: Any = None) -> Tuple[List[Any], Any]:
         """(the op calls the sub-cell's own construct made, its output), in PYNATIVE."""
 
-    def functions_like(self, base: str) -> List[Any]: ...
+    def functions_like(self, base: str, wanted: Sequence[str] = ()) -> List[Any]:
+        """mindspore.ops functions named like torch's op `base`, those taking more of `wanted` first."""
 
     def record_ops(self, inputs: Arrays, dtypes: Sequence[str], *, train: bool = False) -> Any: ...
 

@@ -108,8 +108,8 @@ def test_a_container_s_differing_setting_that_changes_nothing_is_never_named():
     assert not any(f.rule == "label" or "label" in f.cause for f in findings)
     # what is confirmed is the port's extra multiply by its scale, found by re-running construct without it
     (d,) = v.localization.defects
-    assert d.confidence == "high" and d.rule == "op-argument-search" and "'Tensor.__mul__' dropped" in d.cause
-    assert d.fix == "remove the 'Tensor.__mul__' call in construct"
+    assert d.confidence == "high" and d.rule == "op-argument-search" and "'Tensor.__mul__(2.0)' on the result of" in d.cause
+    assert d.fix == "remove the 'Tensor.__mul__(2.0)' call in construct"
 
 
 def test_the_container_s_correct_twin_passes():

@@ -43,11 +43,14 @@ def test_step_decay_ported_as_exponential_decay_is_named_and_confirmed():
     v = _run(_step_lr, lambda: ms.nn.ExponentialDecayLR(0.1, 0.5, 1))
     assert v.status == "fail"
     (f,) = v.localization.findings
-    assert f.rule == "lr-schedule" and f.confirmed and f.confidence == "high" and not f.fix_checked
+    assert f.rule == "lr-schedule" and f.confirmed and f.confidence == "high" and f.fix_checked
     assert "from step 2" in f.cause and "StepLR(step_size=2, gamma=0.5" in f.cause
     assert "[0.1, 0.1, 0.05, 0.05] (multiplied by 0.5 every 2 steps (step decay))" in f.cause
     assert "[0.1, 0.05, 0.025, 0.0125] (multiplied by 0.5 every step (exponential))" in f.cause
     assert "ExponentialDecayLR" in f.cause and "reproduce MindSpore's steps" in f.evidence
+    # the fix, stepped on the port: its optimizer with torch's rate per step agrees with torch's steps
+    assert f.fix.endswith("learning_rate=mindspore.nn.piecewise_constant_lr([2, 4], [0.1, 0.05]))")
+    assert "the port's optimizer rebuilt with torch's rate per step and stepped 4 steps agrees" in f.evidence
 
 
 def test_the_stair_exponential_twin_passes():
@@ -59,6 +62,7 @@ def test_a_warm_up_one_step_late_is_named_from_the_first_step():
     (f,) = v.localization.findings
     assert f.rule == "lr-schedule" and f.confirmed and "from step 1" in f.cause
     assert "[0.025, 0.05, 0.075, 0.1]" in f.cause and "[0, 0.025, 0.05, 0.075]" in f.cause
+    assert f.fix_checked and f.fix.endswith("learning_rate=[0.025, 0.05, 0.075, 0.1])")
 
 
 def test_the_warm_up_twin_as_a_list_of_rates_passes():
@@ -72,3 +76,12 @@ def test_patterns_are_read_off_the_rates():
     assert pattern([0.025, 0.05, 0.075, 0.1, 0.1]) == "rising linearly for 3 steps (warm-up), then constant"
     assert pattern([0.0, 0.05, 0.1, 0.075, 0.05]) == "rising linearly for 2 steps (warm-up), then changing linearly by -0.025 per step"
     assert pattern([0.3, 0.1, 0.7]) == "no simple rule"
+
+
+def test_a_piecewise_constant_schedule_is_written_with_its_milestones():
+    from migcheck.localization.schedule_fix import piecewise, schedule_code
+
+    assert piecewise([0.1, 0.1, 0.05, 0.05]) == ([2, 4], [0.1, 0.05])
+    assert schedule_code("learning_rate", [0.1, 0.1, 0.05]) == (
+        "learning_rate=mindspore.nn.piecewise_constant_lr([2, 3], [0.1, 0.05])")
+    assert schedule_code("learning_rate", [0.0, 0.05]) == "learning_rate=[0.0, 0.05]"

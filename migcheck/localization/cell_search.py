@@ -1,0 +1,37 @@
+"""The search on one layer wrong on its own: first its constructor's arguments (arg_search.py); then, for a layer
+of the port's own class (a hand-written attention or upsampling cell) that no argument explains, the op-level
+search inside its construct (op_search.py): its ops traced on torch's recorded inputs, aligned with torch's
+values, and the first diverging op's call changed until the layer agrees with torch.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Callable, Sequence, Tuple
+
+import numpy as np
+
+from migcheck.localization.arg_search import SearchOutcome, search
+from migcheck.runners.probes import MindSporeProbe, TorchProbe
+
+TolFor = Callable[[str], Tuple[float, float]]
+
+
+def search_layer(module: TorchProbe, cell: MindSporeProbe, torch_name: str, ms_name: str, inputs: Sequence[np.ndarray],
+                 torch_out: Any, ms_out: Any, tol_for: TolFor, train: bool = False) -> SearchOutcome:
+    from migcheck.localization.op_search import search_ops
+
+    outcome = search(module, cell, torch_name, ms_name, inputs, torch_out, ms_out, tol_for, train=train)
+    if outcome.confirmed or _library(cell, ms_name):
+        return outcome
+    values = [v for v in list(inputs) + [torch_out] if isinstance(v, np.ndarray)]
+    found = search_ops(module, cell, torch_name, ms_name, inputs, torch_out, values, tol_for)
+    if found is None or not found.confirmed:  # an op located but not confirmed: the replay of torch's calls
+        return outcome                        # (capture.py) may still confirm a cause, so it is not said here
+    return replace(found, tried=outcome.tried + found.tried, seconds=round(outcome.seconds + found.seconds, 3))
+
+
+def _library(cell: MindSporeProbe, ms_name: str) -> bool:
+    try:
+        return bool(cell.constructor(ms_name).library)
+    except (AttributeError, KeyError):  # no constructor to read: not searched inside
+        return True

@@ -1,0 +1,54 @@
+"""The fix for a learning-rate schedule difference, re-run on the port: its optimizer, rebuilt from its own
+factory call (runners/mindspore_optimizer.py) with torch's rate for every step as its learning rate (a piecewise
+constant list, as mindspore.nn.piecewise_constant_lr builds it), is stepped from the initial weights; the fix is
+printed only when those steps then agree with torch's, judged as the verdict judges them."""
+from __future__ import annotations
+
+from typing import Any, Callable, List, Optional, Sequence, Tuple
+
+from migcheck.case import optimizer_for
+from migcheck.localization.optimizer_search import steps_agree
+from migcheck.mapping.transfer import WeightMapping, to_mindspore, to_torch
+from migcheck.runners.probes import MindSporeProbe
+
+
+def piecewise(rates: Sequence[float]) -> Tuple[List[int], List[float]]:
+    """(milestones, rates) for mindspore.nn.piecewise_constant_lr: the step each constant run ends at, and its rate."""
+    milestones: List[int] = []
+    values: List[float] = []
+    for k, rate in enumerate(rates):
+        if values and rate == values[-1]:
+            milestones[-1] = k + 1
+        else:
+            milestones.append(k + 1)
+            values.append(float(rate))
+    return milestones, values
+
+
+def schedule_code(name: str, rates: Sequence[float]) -> str:
+    milestones, values = piecewise([round(float(r), 8) for r in rates])
+    if len(values) < len(rates):
+        return f"{name}=mindspore.nn.piecewise_constant_lr({milestones}, {values})"
+    return f"{name}={values}"
+
+
+def schedule_fixer(case: Any, ref: Any, cell: MindSporeProbe, mapping: WeightMapping,
+                   tolerance_for: Callable[[str, str], Any], loss: Any) -> Callable[[Sequence[float]], Optional[str]]:
+    """rates -> the port's optimizer call with those rates, as code, when stepping it agrees with torch; else None."""
+    def fix(rates: Sequence[float]) -> Optional[str]:
+        optimizer = optimizer_for(case, "mindspore")
+        try:
+            port, _ = cell.optimizer_constructor(optimizer)
+            name = next((a.name for a in port.arguments if a.name in ("learning_rate", "lr")), "learning_rate")
+            milestones, values = piecewise([round(float(r), 8) for r in rates])
+            per_step = [values[next(i for i, end in enumerate(milestones) if k < end)] for k in range(len(rates))]
+            cell.load(to_mindspore(ref.weights, mapping))
+            rebuilt = cell.rebuilt_optimizer(optimizer, "", {name: per_step})
+            records = cell.steps(ref.inputs, ref.input_dtypes, ref.objective, loss, rebuilt, len(rates))
+        except Exception:  # the port's optimizer refuses a list of rates: no fix shown
+            return None
+        stepped = [{"state": to_torch(r["state"], mapping)} for r in records]
+        if not steps_agree(stepped, ref.results, tolerance_for, getattr(ref, "oracle", None)):
+            return None
+        return f"mindspore.nn.{port.kind}(params, ..., {schedule_code(name, rates)})"
+    return fix

@@ -1,0 +1,114 @@
+"""A layer of the port's own class that no constructor argument explains is searched inside its construct
+(cell_search.py -> op_search.py): a hand-written upsampling cell's ResizeLinear1D mode, and a hand-written
+attention whose boolean mask means the opposite of torch's attn_mask (found by changing each call in turn, as
+torch computes the region in one fused call). Each bad port has a correct twin that passes."""
+import math
+
+import numpy as np
+import pytest
+
+from migcheck import PairedCase, mask, uniform
+from migcheck.planning.items import Item
+from migcheck.running.pipeline import run_item
+
+pytestmark = [pytest.mark.needs_torch, pytest.mark.needs_mindspore]
+torch = pytest.importorskip("torch")
+ms = pytest.importorskip("mindspore")
+F = torch.nn.functional
+ops = ms.ops
+
+
+def _run(t_cls, m_cls, inputs):
+    case = PairedCase(name="net", torch=t_cls, mindspore=m_cls, inputs=inputs, checks=("forward",))
+    v = run_item(Item(case, "forward", "pynative", "cpu"))
+    return v, (v.localization.defects if v.localization else ())
+
+
+class TorchUp(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(4, 4)
+        self.up = torch.nn.Upsample(scale_factor=2, mode="linear")
+
+    def forward(self, x):
+        return self.up(self.fc(x))
+
+
+def _ms_up(mode):
+    class Resize(ms.nn.Cell):  # the port's own upsampling cell
+        def __init__(self):
+            super().__init__()
+            self.resize = ops.ResizeLinear1D(coordinate_transformation_mode=mode)
+
+        def construct(self, x):
+            return self.resize(x, ms.Tensor(np.array([x.shape[-1] * 2], np.int64)))
+
+    class Net(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc = ms.nn.Dense(4, 4)
+            self.up = Resize()
+
+        def construct(self, x):
+            return self.up(self.fc(x))
+    return Net
+
+
+def test_a_hand_written_upsampling_cell_is_searched_inside_its_construct():
+    v, (d,) = _run(TorchUp, _ms_up("align_corners"), {"x": uniform(2, 3, 4)})
+    assert d.ms_name == "up" and d.confirmed and d.confidence == "high"
+    assert "op 'ResizeLinear1D' inside 'up'" in d.cause
+    assert d.fix == ("ops.ResizeLinear1D(coordinate_transformation_mode='align_corners') -> "
+                     "ops.ResizeLinear1D(coordinate_transformation_mode='half_pixel')")
+
+
+def test_the_half_pixel_twin_passes():
+    assert _run(TorchUp, _ms_up("half_pixel"), {"x": uniform(2, 3, 4)})[0].status == "pass"
+
+
+class TorchSdpa(torch.nn.Module):
+    def forward(self, q, keep):
+        return F.scaled_dot_product_attention(q, q, q, attn_mask=keep)
+
+
+class TorchAttn(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(4, 4)
+        self.attn = TorchSdpa()
+
+    def forward(self, x, m):
+        keep = m | torch.eye(3, dtype=torch.bool)
+        return self.attn(self.fc(x), keep)
+
+
+def _ms_attn(invert):
+    class Attention(ms.nn.Cell):  # the port's own attention
+        def construct(self, q, keep):
+            scores = ops.matmul(q, q.swapaxes(-1, -2)) / math.sqrt(q.shape[-1])
+            return ops.matmul(ops.softmax(ops.masked_fill(scores, ops.logical_not(keep) if invert else keep, -1e9), -1), q)
+
+    class Net(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc = ms.nn.Dense(4, 4)
+            self.attn = Attention()
+
+        def construct(self, x, m):
+            return self.attn(self.fc(x), ops.logical_or(m, ops.eye(3, 3, ms.bool_)))
+    return Net
+
+
+ATTN_INPUTS = {"x": uniform(2, 3, 4), "m": mask(2, 3, 3, p=0.6)}
+
+
+def test_a_hand_written_attention_with_the_mask_meaning_reversed_gets_the_mask_negated():
+    v, (d,) = _run(TorchAttn, _ms_attn(False), ATTN_INPUTS)
+    assert d.ms_name == "attn" and d.confirmed
+    assert "op 'masked_fill' inside 'attn': no value torch computed places the difference" in d.cause
+    assert "'scaled_dot_product_attention' computes them in one call" in d.cause
+    assert d.fix == "masked_fill(..., mask=ops.logical_not(mask), ...): hand masked_fill the negated mask"
+
+
+def test_the_negated_mask_twin_passes():
+    assert _run(TorchAttn, _ms_attn(True), ATTN_INPUTS)[0].status == "pass"

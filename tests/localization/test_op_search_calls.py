@@ -1,0 +1,92 @@
+"""The op-level search's other ways of changing one call (op_search.py), each on a bad port and its correct twin:
+an in-place call that left its tensor unchanged (re-run with its result written back), a primitive fed a
+constant tensor the port built (MirrorPad's paddings: still searched, its mode enumeration tried), and another
+mindspore.ops function named like torch's op called with the port's own arguments (norm -> vector_norm)."""
+import numpy as np
+import pytest
+
+from migcheck import PairedCase, uniform
+from migcheck.planning.items import Item
+from migcheck.running.pipeline import run_item
+
+pytestmark = [pytest.mark.needs_torch, pytest.mark.needs_mindspore]
+torch = pytest.importorskip("torch")
+ms = pytest.importorskip("mindspore")
+F = torch.nn.functional
+ops = ms.ops
+
+
+def _run(forward, construct, width=4):
+    class T(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = torch.nn.Linear(4, 4)
+            self.out = torch.nn.Linear(width, 3)
+
+        def forward(self, x):
+            return self.out(forward(self.fc(x)))
+
+    class M(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc = ms.nn.Dense(4, 4)
+            self.out = ms.nn.Dense(width, 3)
+
+        def construct(self, x):
+            return self.out(construct(self.fc(x)))
+
+    case = PairedCase(name="net", torch=T, mindspore=M, inputs={"x": uniform(2, 4)}, checks=("forward",))
+    v = run_item(Item(case, "forward", "pynative", "cpu"))
+    return v, (v.localization.defects if v.localization else ())
+
+
+def _t_mul_(h):
+    h.mul_(2.0)
+    return h
+
+
+def _m_mul_(h):
+    h.mul_(2.0)  # MindSpore 2.10 PYNATIVE: returns h * 2, leaves h as it was
+    return h
+
+
+def test_an_in_place_call_that_left_its_tensor_unchanged_is_written_back():
+    v, (d,) = _run(_t_mul_, _m_mul_)
+    assert v.status == "fail" and d.confirmed and d.confidence == "high"
+    assert "op 'Tensor.mul_' inside '<root>': an in-place call that returned its result but left its tensor" in d.cause
+    assert d.fix.startswith("x = x.mul(2.0) in place of x.mul_(2.0): assign the out-of-place form")
+
+
+def test_the_out_of_place_twin_passes():
+    assert _run(_t_mul_, lambda h: h.mul(2.0))[0].status == "pass"
+
+
+_PADS = ms.Tensor(np.array([[0, 0], [0, 0], [2, 2]], np.int64))
+
+
+def _t_pad(h):
+    return F.pad(h.view(-1, 1, 4), (2, 2), mode="reflect").flatten(1)
+
+
+def _m_pad(mode):
+    return lambda h: ops.flatten(ops.MirrorPad(mode=mode)(ops.reshape(h, (-1, 1, 4)), _PADS))
+
+
+def test_a_primitive_fed_a_constant_tensor_is_searched_through_its_mode():
+    v, (d,) = _run(_t_pad, _m_pad("SYMMETRIC"), 8)
+    assert d.confirmed and "op 'MirrorPad' inside '<root>'" in d.cause
+    assert d.fix == "ops.MirrorPad(mode='SYMMETRIC') -> ops.MirrorPad(mode='REFLECT')"
+
+
+def test_the_reflect_twin_passes():
+    assert _run(_t_pad, _m_pad("REFLECT"), 8)[0].status == "pass"
+
+
+def test_a_matrix_norm_where_torch_takes_the_vector_norm_gets_the_function_named_like_it():
+    v, (d,) = _run(lambda h: h / torch.norm(h, p=1), lambda h: h / ops.norm(h, ord=1))
+    assert d.confirmed
+    assert d.fix == "use ops.vector_norm(x, ord=1, keepdims=False) in place of norm"
+
+
+def test_the_vector_norm_twin_passes():
+    assert _run(lambda h: h / torch.norm(h, p=1), lambda h: h / ops.norm(ops.reshape(h, (-1,)), ord=1))[0].status == "pass"

@@ -1,0 +1,108 @@
+"""An error blamed downstream is traced to the call that went wrong (localization/raise_search.py): the first op
+whose inputs agree with torch's values and which raised, or returned results of another shape or dtype than
+torch's paired op, is changed one way at a time and the construct re-run on torch's recorded inputs; a change
+after which it runs and agrees is the confirmed cause and its fix. Each bad port has a correct twin that passes."""
+import numpy as np
+import pytest
+
+from migcheck import PairedCase, given
+from migcheck.planning.items import Item
+from migcheck.running.pipeline import run_item
+
+pytestmark = [pytest.mark.needs_torch, pytest.mark.needs_mindspore]
+torch = pytest.importorskip("torch")
+ms = pytest.importorskip("mindspore")
+ops = ms.ops
+
+X = np.linspace(-1, 1, 8, dtype=np.float32).reshape(2, 4)
+I = np.array([[3, 0, 1], [2, 2, 0]], dtype=np.int64)
+
+
+def _pair(torch_body, ms_body, name, width, extra=()):
+    class T(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = torch.nn.Linear(4, 4)
+            self.fc2 = torch.nn.Linear(width, 3)
+
+        def forward(self, x, *more):
+            return self.fc2(torch_body(self.fc1(x), *more))
+
+    class M(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = ms.nn.Dense(4, 4)
+            self.fc2 = ms.nn.Dense(width, 3)
+
+        def construct(self, x, *more):
+            return self.fc2(ms_body(self.fc1(x), *more))
+
+    inputs = {"x": given(X), **{f"i{k}": given(v) for k, v in enumerate(extra)}}
+    case = PairedCase(name=name, torch=T, mindspore=M, inputs=inputs, checks=("forward",))
+    return run_item(Item(case, "forward", "pynative", "cpu"))
+
+
+def _defect(v):
+    assert v.status == "error"
+    (d,) = v.localization.defects
+    return d
+
+
+def test_gather_ported_as_index_select_is_replaced_by_the_element_gather():
+    v = _pair(lambda h, i: torch.gather(h, 1, i).reshape(2, -1), lambda h, i: ops.gather(h, i, 1).reshape(2, -1),
+              "gather", 3, (I,))
+    d = _defect(v)
+    assert d.confirmed and d.confidence == "high"
+    assert "op 'gather' inside '<root>': returned Tensor[2, 2, 3] float32 where torch's 'gather' returned" in d.cause
+    assert "the op sits between 'fc1' output and 'fc2' input" in d.cause
+    assert d.fix == "use ops.gather_elements(input, dim=1, index=index) in place of gather"
+    assert d.search_tried and d.search_s >= 0
+
+
+def test_the_element_gather_twin_passes():
+    assert _pair(lambda h, i: torch.gather(h, 1, i).reshape(2, -1),
+                 lambda h, i: ops.gather_elements(h, 1, i).reshape(2, -1), "gather_ok", 3, (I,)).status == "pass"
+
+
+def _t_max(h):
+    return h.view(-1, 2, 2).max(-1)[0].reshape(2, 2)
+
+
+def test_argmax_with_value_taken_as_if_values_came_first_gets_its_results_swapped():
+    v = _pair(_t_max, lambda h: ops.ArgMaxWithValue(axis=-1)(ops.reshape(h, (-1, 2, 2)))[0], "amax", 2)
+    d = _defect(v)
+    assert d.confirmed
+    assert "op 'ArgMaxWithValue' inside '<root>': returned Tensor[2, 2] int" in d.cause
+    assert "where torch's 'max' returned Tensor[2, 2] float32, Tensor[2, 2] int64" in d.cause
+    assert d.fix.startswith("take 'ArgMaxWithValue''s results in the other order")
+
+
+def test_the_argmax_with_value_twin_passes():
+    assert _pair(_t_max, lambda h: ops.ArgMaxWithValue(axis=-1)(ops.reshape(h, (-1, 2, 2)))[1], "amax_ok",
+                 2).status == "pass"
+
+
+def test_a_concat_that_raises_itself_gets_torchs_axis():
+    v = _pair(lambda h: torch.cat([h[:, 2:], h[:, :1]], dim=1), lambda h: ops.concat((h[:, 2:], h[:, :1]), axis=0),
+              "cat", 3)
+    d = _defect(v)
+    assert d.confirmed
+    assert "op 'concat' inside '<root>': raised where torch's 'cat' returned Tensor[2, 3] float32" in d.cause
+    assert d.fix == "concat(..., axis=0) -> concat(..., axis=1)"
+
+
+def test_an_arange_of_another_length_is_located_at_medium_without_a_fix():
+    # 13 values in torch (the length computed in double), 12 in MindSpore 2.10: no call of its own agrees
+    v = _pair(lambda h: h.sum(1, keepdim=True) * torch.arange(1.0, 2.2, 0.1),
+              lambda h: h.sum(1, keepdims=True) * ops.arange(1.0, 2.2, 0.1), "arange", 13)
+    d = _defect(v)
+    assert not d.confirmed and d.confidence == "medium" and d.fix == ""
+    assert "op 'arange' is the first whose inputs agree with torch's values and that returned Tensor[12] float32" \
+        " where torch's 'arange' returned Tensor[13] float32" in d.cause
+    assert "fix: none shown" in v.localization.summary
+
+
+def test_the_arange_twin_passes():
+    assert _pair(lambda h: h.sum(1, keepdim=True) * torch.arange(1.0, 2.2, 0.1),
+                 lambda h: h.sum(1, keepdims=True) * (ops.arange(0, 13).astype(ms.float32) * 0.1 + 1.0), "arange_ok",
+                 13).status == "pass"
