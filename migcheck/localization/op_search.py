@@ -80,22 +80,26 @@ def candidates(div: OpDivergence, ms_ops: Sequence[OpRecord]) -> List[Tuple[OpCh
             change[kind].append((key, value))
         out.append((OpChange(div.ms.index, tuple(change["arg"]), tuple(change["pos"]), tuple(change["init"])),
                     f"{cand.label()}"))
+    by_index = {r.index: r for r in ms_ops}
+    drop = []
+    if div.ms.inputs:  # an op the port added (an index [0] kept from torch's (values, indices) result)
+        fed = [by_index[i] for i in div.producers if i in by_index]
+        source = f" on the result of {_call_words(fed[-1])}" if fed else ""
+        drop = [(OpChange(div.ms.index, drop=True), f"'{_call_words(div.ms)}'{source} dropped (its input handed on)")]
+    # an op whose output has its input's shape is dropped before its inputs are negated or its results swapped
+    # (a logical_not the port added: dropping it is the simpler fix); otherwise dropping is tried last
+    same_shape = any(x.shape == y.shape for x in div.ms.inputs[:1] for y in div.ms.outputs[:1])
+    out += drop if same_shape else []
     tensor_at = [k for k, v in enumerate(div.ms.positional) if v == "<tensor>"]
     for j, k in enumerate(tensor_at[:len(div.ms.inputs)]):
         if div.ms.inputs[j].dtype == np.bool_:  # a mask: the other convention (True = keep vs True = fill)
             name = div.ms.names[k] if k < len(div.ms.names) else f"argument {k}"
             out.append((OpChange(div.ms.index, negate=(k,)), f"its {name} argument negated (logical_not)"))
-    by_index = {r.index: r for r in ms_ops}
     for index in (div.ms.index,) + div.producers:
         if len(by_index[index].outputs) >= 2:
             out.append((OpChange(index, swap_outputs=True), f"'{by_index[index].name}' results in the other order"))
-    # dropped: an op the port added (an index [0] kept from torch's (values, indices) result); tried whatever
-    # the shapes, since only the construct's re-run agreeing with torch confirms it
-    if div.ms.inputs:
-        fed = [by_index[i] for i in div.producers if i in by_index]
-        source = f" on the result of {_call_words(fed[-1])}" if fed else ""
-        out.append((OpChange(div.ms.index, drop=True), f"'{_call_words(div.ms)}'{source} dropped (its input handed on)"))
-    return out
+    # whatever the shapes: only the construct's re-run agreeing with torch confirms a drop
+    return out + ([] if same_shape else drop)
 
 
 def api_candidates(div: OpDivergence, functions: Sequence[Tuple[str, Tuple[Tuple[str, bool], ...]]], same: Any
@@ -342,7 +346,7 @@ def _call_words(r: OpRecord) -> str:
     """'Tensor.__getitem__(0)': the call with its plain arguments (tensors left out)."""
     plain = [repr(v) for v in r.positional if v != "<tensor>" and not isinstance(v, tuple)]
     plain += [f"{k}={v!r}" for k, v in r.keywords if v != "<tensor>"]
-    return f"{r.name}({', '.join(plain)})"
+    return f"{r.name}({', '.join(plain)})" if plain else r.name
 
 
 def _fix(div: OpDivergence, change: OpChange, ms_ops: Sequence[OpRecord]) -> str:

@@ -122,8 +122,10 @@ def _locate(module: TorchProbe, cell: MindSporeProbe, inputs: Sequence[Any], dty
                            tol, mapping_pairs)
         if searched is not None:
             found = searched.outcome
+            # an op located but no change confirmed: the argument MindSpore's message refuses leads the cause
+            cause = f"{refused}; {found.cause}" if refused and not found.confirmed else found.cause
             return RaiseSite(searched.ms_name, cell.subcell_kind(searched.ms_name), searched.torch_name,
-                             next(c.kind for c in t_calls if c.name == searched.torch_name), found.cause, found.fix,
+                             next(c.kind for c in t_calls if c.name == searched.torch_name), cause, found.fix,
                              found.rule, shown, found.confirmed, "the construct runs and agrees with torch",
                              found.seconds, found.tried or ("(none)",))
     if torch_name is None:

@@ -51,4 +51,4 @@ def test_candidates_take_torchs_value_by_meaning_then_swaps_and_the_drop():
     assert first.init == (("keep_dims", True),) and "torch's keepdim" in words
     assert any(c.swap_outputs and c.index == 1 for c, _ in changes)
     # dropped is tried whatever the shapes, last: only the construct's re-run agreeing with torch confirms it
-    assert [c.drop for c, _ in changes][-1] and sum(c.drop for c, _ in changes) == 1
+    assert [c.drop for c, _ in changes][-1] and sum(c.drop for c, _ in changes) == 1  # (2, 3) in, (2,) out: last

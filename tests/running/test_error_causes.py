@@ -134,5 +134,7 @@ def test_a_raise_in_the_network_s_own_construct_names_no_setting():
     v = _verdict(ShapeBug, "pynative")
     assert v.localization is not None, (v.message, v.notes)
     where = v.localization.summary
-    assert not v.localization.findings
-    assert "raised in MindSpore's ShapeBug itself (the network; no sub-cell of it was running)" in where and "fix:" not in where
+    # the raising op may be named (medium, from the op-level search), but no setting and nothing confirmed
+    assert not any(f.confirmed or f.fix_checked for f in v.localization.findings)
+    assert "raised in MindSpore's ShapeBug itself (the network; no sub-cell of it was running)" in where
+    assert "(re-run:" not in where  # no fix was checked
