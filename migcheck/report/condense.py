@@ -41,6 +41,15 @@ def shared_tolerance(tensors: Sequence[Any]) -> Optional[str]:
     return f"rtol {rtol:g}, atol {atol:g} ({source or 'default'})"
 
 
+def shared_source(tensors: Sequence[Any]) -> Optional[str]:
+    """The tolerance source every tensor of a big table shares (the error budget's description), said once above
+    the table instead of in each row's tolerance cell; None when they differ or the table is small."""
+    if len(tensors) < FOLD_FROM:
+        return None
+    sources = {t.tolerance_source or "default" for t in tensors}
+    return sources.pop() if len(sources) == 1 else None
+
+
 @dataclass(frozen=True)
 class Fold:
     """Consecutive sub-cell rows alike in every flag, none of them the first divergence or unpaired."""
