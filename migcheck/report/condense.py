@@ -127,6 +127,24 @@ def pair_groups(mapping: Sequence[Any]) -> Tuple[List[Any], List[Tuple[str, List
     return [p for p in mapping if id(p) not in listed], list(groups.items())
 
 
+def renamed_suffix(pairs: Sequence[Any]) -> Optional[Tuple[str, str]]:
+    """(torch suffix, MindSpore suffix) when every pair of a listed group is `<layer>.<torch suffix>` ->
+    `<layer>.<MindSpore suffix>` (a BatchNorm rule: `bn1.running_mean` -> `bn1.moving_mean`): the list then names
+    each layer once and says the two suffixes once, which spells every pair's two names; None otherwise."""
+    found = set()
+    for p in pairs:
+        t_layer, _, t_leaf = p.torch_name.rpartition(".")
+        m_layer, _, m_leaf = p.ms_name.rpartition(".")
+        if not t_layer or t_layer != m_layer or t_leaf == m_leaf:
+            return None
+        found.add((t_leaf, m_leaf))
+    return found.pop() if len(found) == 1 else None
+
+
+def layer_of(name: str) -> str:
+    return name.rpartition(".")[0]
+
+
 def shown_rows(localization: Any) -> Tuple[Any, ...]:
     """What the localization table shows of each row (names, kinds, flags, the error to 3 digits)."""
     return tuple((r.order, r.torch_name, r.torch_kind, r.ms_name, r.ms_kind, r.inputs_ok, r.outputs_ok, r.isolated_ok,
