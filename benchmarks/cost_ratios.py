@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -31,11 +32,20 @@ from report_size import sizes  # noqa: E402
 PYTHON = sys.executable
 
 
+CPU_S: list = []  # CPU seconds (user + system) of each timed_run, in order: less moved by other jobs than wall time
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def timed_run(args, env, expect=(0, 1)) -> float:
-    """Wall seconds of `python -m migcheck.cli ARGS` in a fresh process."""
-    started = time.perf_counter()
+    """Wall seconds of `python -m migcheck.cli ARGS` in a fresh process (its CPU seconds appended to CPU_S)."""
+    started, cpu = time.perf_counter(), _children_cpu()
     done = subprocess.run([PYTHON, "-m", "migcheck.cli", *args], cwd=ROOT, env=env, capture_output=True, text=True)
     took = time.perf_counter() - started
+    CPU_S.append(_children_cpu() - cpu)
     if done.returncode not in expect:
         raise RuntimeError(f"migcheck {' '.join(args)} exited {done.returncode}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
     return took
@@ -50,16 +60,21 @@ def localization(work: Path, reps: int, size: int) -> dict:
     env = base_env(work, size)
     cases = str(ROOT / "benchmarks" / "cost_cases.py")
     times = {"fixed": [], "failing": []}
+    cpu = {"fixed": [], "failing": []}
     for rep in range(reps):
         order = ("fixed", "failing") if rep % 2 == 0 else ("failing", "fixed")
         for which in order:
             k = "resnet50_fixed" if which == "fixed" else "resnet50_maxpool_same"
             times[which].append(timed_run(["compare", cases, "-k", k, "--check", "forward", "--mode", "pynative",
                                            "--no-torch-cache", "--no-report", "-q"], env))
+            cpu[which].append(CPU_S[-1])
     fixed, failing = median(times["fixed"]), median(times["failing"])
+    cpu_fixed, cpu_failing = median(cpu["fixed"]), median(cpu["failing"])
     print(f"localization: ResNet-50 1x3x{size}x{size} forward PYNATIVE, whole process, median of {reps}:"
-          f" failing {failing:.1f} s / fixed {fixed:.1f} s = {failing / fixed:.2f}x (target <= 1.5x)")
-    return {"fixed_s": times["fixed"], "failing_s": times["failing"], "ratio": failing / fixed}
+          f" failing {failing:.1f} s / fixed {fixed:.1f} s = {failing / fixed:.2f}x (target <= 1.5x);"
+          f" CPU time failing {cpu_failing:.1f} s / fixed {cpu_fixed:.1f} s = {cpu_failing / cpu_fixed:.2f}x")
+    return {"fixed_s": times["fixed"], "failing_s": times["failing"], "ratio": failing / fixed,
+            "fixed_cpu_s": cpu["fixed"], "failing_cpu_s": cpu["failing"], "cpu_ratio": cpu_failing / cpu_fixed}
 
 
 def report(work: Path, k: str, target_mb: float, label: str) -> dict:

@@ -76,7 +76,9 @@ def dtype_name(arr: np.ndarray) -> str:
 
 
 def compare_arrays(name: str, torch_value: Any, ms_value: Any, tolerance: Tolerance,
-                   tolerance_source: str = "") -> TensorComparison:
+                   tolerance_source: str = "", *, sample: bool = True) -> TensorComparison:
+    """Every metric of one tensor pair; sample=False leaves out the failing tensor's error sample (the plots'
+    picture: one more pass over the tensor), for comparisons no page plots (localization's sub-cell rows)."""
     pt = np.asarray(torch_value)
     ms = np.asarray(ms_value)
     base = dict(name=name, torch_shape=tuple(pt.shape), ms_shape=tuple(ms.shape),
@@ -102,7 +104,7 @@ def compare_arrays(name: str, torch_value: Any, ms_value: Any, tolerance: Tolera
         pt, ms = _real_pairs(pt), _real_pairs(ms)
         base["total"] = int(pt.size)
         notes.append("complex values compared as (real, imag) pairs: indices carry a trailing 0 (real) or 1 (imag)")
-    return _compare_values(pt, ms, tolerance, base, tuple(notes))
+    return _compare_values(pt, ms, tolerance, base, tuple(notes), sample)
 
 
 def _real_pairs(x: np.ndarray) -> np.ndarray:
@@ -215,7 +217,8 @@ class _Chunks:
         return Sample(index, value(self.pt), value(self.ms))
 
 
-def _compare_values(pt: np.ndarray, ms: np.ndarray, tol: Tolerance, base: dict, notes: Tuple[str, ...]) -> TensorComparison:
+def _compare_values(pt: np.ndarray, ms: np.ndarray, tol: Tolerance, base: dict, notes: Tuple[str, ...],
+                    sample: bool = True) -> TensorComparison:
     name = base["name"]
     shape = tuple(pt.shape)
     chunks = _Chunks(pt, ms, tol)
@@ -303,10 +306,11 @@ def _compare_values(pt: np.ndarray, ms: np.ndarray, tol: Tolerance, base: dict, 
             message = (f"non-finite mismatch in {name}: {nonfinite} position(s) where NaN/Inf differ,"
                        f" first at {first.index} (torch {first.torch}, mindspore {first.mindspore})")
         return TensorComparison(ok=False, kind=Kind.NONFINITE, message=message, notes=notes,
-                                error_sample=chunked_error_sample(chunks, shape), **base, **metrics)
+                                error_sample=chunked_error_sample(chunks, shape) if sample else None, **base, **metrics)
     if mismatched:
         return TensorComparison(ok=False, kind=Kind.VALUE, message=value_message(name, metrics, tol, pt.size),
-                                notes=notes, error_sample=chunked_error_sample(chunks, shape), **base, **metrics)
+                                notes=notes, error_sample=chunked_error_sample(chunks, shape) if sample else None,
+                                **base, **metrics)
     return TensorComparison(ok=True, kind=None, message=f"{name}: max abs err {metrics['max_abs_err']:.3g}",
                             notes=notes, **base, **metrics)
 
@@ -375,8 +379,9 @@ ToleranceFor = Callable[[str, str], Tuple[Tolerance, str]]  # (tensor name, torc
 
 
 def compare_trees(torch_tree: Any, ms_tree: Any, tolerance_for: ToleranceFor,
-                  prefix: str = "out") -> Tuple[TensorComparison, ...]:
-    """Compare two numpy trees leaf by leaf; a leaf present on one side only is a 'tree' failure."""
+                  prefix: str = "out", *, sample: bool = True) -> Tuple[TensorComparison, ...]:
+    """Compare two numpy trees leaf by leaf; a leaf present on one side only is a 'tree' failure.
+    sample: as compare_arrays'."""
     pt = leaves(torch_tree, prefix)
     ms = leaves(ms_tree, prefix)
     out = []
@@ -386,6 +391,6 @@ def compare_trees(torch_tree: Any, ms_tree: Any, tolerance_for: ToleranceFor,
             continue
         value = as_array(value)
         tol, source = tolerance_for(name, dtype_name(value))
-        out.append(compare_arrays(name, value, as_array(ms[name]), tol, source))
+        out.append(compare_arrays(name, value, as_array(ms[name]), tol, source, sample=sample))
     out.extend(missing_tensor(name, "torch") for name in ms if name not in pt)
     return tuple(out)

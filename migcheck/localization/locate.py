@@ -81,15 +81,16 @@ def compare_calls(torch_calls: Sequence[Call], ms_calls: Sequence[Call], pairs: 
             continue
         if len(call.inputs) == len(ms_call.inputs):
             in_ok, _, _ = _worst(compare_trees(_widened(call.inputs), _widened(ms_call.inputs), tolerance_for,
-                                               prefix="in"))
+                                               prefix="in", sample=False))
         else:
             in_ok = False
         out_ok, err, message = _worst(compare_trees(_without_none(call.output), _without_none(ms_call.output),
-                                                    tolerance_for))
+                                                    tolerance_for, sample=False))
         iso_ok = iso_err = None
         if isolated is not None and (call.name, occurrence) in isolated:
             iso_ok, iso_err, _ = _worst(compare_trees(_without_none(call.output),
-                                                      _without_none(isolated[(call.name, occurrence)]), tolerance_for))
+                                                      _without_none(isolated[(call.name, occurrence)]), tolerance_for,
+                                                      sample=False))
         rows.append(SubcellRow(order, call.name, call.kind, ms_call.name, ms_call.kind, in_ok, out_ok, iso_ok,
                                err, iso_err, message))
     return tuple(rows)
@@ -118,14 +119,16 @@ def rows_from_flow(torch_calls: Sequence[Call], ms_calls: Sequence[Call], flow: 
         ms = [ms_calls[j] for j in pair.ms_indices]
         last = ms[-1]
         if len(ms) == 1 and len(call.inputs) == len(last.inputs):
-            in_ok, _, _ = _worst(compare_trees(_widened(call.inputs), _widened(last.inputs), tolerance_for, prefix="in"))
+            in_ok, _, _ = _worst(compare_trees(_widened(call.inputs), _widened(last.inputs), tolerance_for, prefix="in",
+                                               sample=False))
         else:
             in_ok = flow.inputs_matched[order]
-        out_ok, err, message = _worst(compare_trees(_without_none(call.output), _without_none(last.output), tolerance_for))
+        out_ok, err, message = _worst(compare_trees(_without_none(call.output), _without_none(last.output), tolerance_for,
+                                                    sample=False))  # rows keep flags and errors, never plots
         iso_ok = iso_err = None
         if order in isolated:
             iso_ok, iso_err, _ = _worst(compare_trees(_without_none(call.output), _trimmed(call.output, isolated[order]),
-                                                      tolerance_for))
+                                                      tolerance_for, sample=False))
         rows.append(SubcellRow(order, call.name, call.kind, " + ".join(m.name for m in ms),
                                " + ".join(m.kind for m in ms), in_ok, out_ok, iso_ok, err, iso_err,
                                message if pair.how in ("weights", "name") else f"{message} (paired by {pair.how})".strip()))

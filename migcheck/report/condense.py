@@ -41,6 +41,15 @@ def shared_tolerance(tensors: Sequence[Any]) -> Optional[str]:
     return f"rtol {rtol:g}, atol {atol:g} ({source or 'default'})"
 
 
+def shared_source(tensors: Sequence[Any]) -> Optional[str]:
+    """The tolerance source every tensor of a big table shares (the error budget's description), said once above
+    the table instead of in each row's tolerance cell; None when they differ or the table is small."""
+    if len(tensors) < FOLD_FROM:
+        return None
+    sources = {t.tolerance_source or "default" for t in tensors}
+    return sources.pop() if len(sources) == 1 else None
+
+
 @dataclass(frozen=True)
 class Fold:
     """Consecutive sub-cell rows alike in every flag, none of them the first divergence or unpaired."""
@@ -116,6 +125,24 @@ def pair_groups(mapping: Sequence[Any]) -> Tuple[List[Any], List[Tuple[str, List
     groups = {how: pairs for how, pairs in groups.items() if len(pairs) >= RUN_FROM}
     listed = {id(p) for pairs in groups.values() for p in pairs}
     return [p for p in mapping if id(p) not in listed], list(groups.items())
+
+
+def renamed_suffix(pairs: Sequence[Any]) -> Optional[Tuple[str, str]]:
+    """(torch suffix, MindSpore suffix) when every pair of a listed group is `<layer>.<torch suffix>` ->
+    `<layer>.<MindSpore suffix>` (a BatchNorm rule: `bn1.running_mean` -> `bn1.moving_mean`): the list then names
+    each layer once and says the two suffixes once, which spells every pair's two names; None otherwise."""
+    found = set()
+    for p in pairs:
+        t_layer, _, t_leaf = p.torch_name.rpartition(".")
+        m_layer, _, m_leaf = p.ms_name.rpartition(".")
+        if not t_layer or t_layer != m_layer or t_leaf == m_leaf:
+            return None
+        found.add((t_leaf, m_leaf))
+    return found.pop() if len(found) == 1 else None
+
+
+def layer_of(name: str) -> str:
+    return name.rpartition(".")[0]
 
 
 def shown_rows(localization: Any) -> Tuple[Any, ...]:

@@ -147,6 +147,7 @@ def environment() -> Any:
         ceil_sig=ceil_sig, least=_least, caption=_caption, plot_uri=_plot_uri, mapping_source=_mapping_source,
         g=lambda x: f"{x:g}", g6=lambda x: f"{x:.6g}", detailed=condense.detailed, folded_rows=condense.folded_rows,
         is_fold=lambda r: isinstance(r, condense.Fold), shared_tolerance=condense.shared_tolerance,
+        shared_source=condense.shared_source, renamed_suffix=condense.renamed_suffix, layer_of=condense.layer_of,
         pair_groups=condense.pair_groups, num_cell=lambda v, text: Markup(num_cell(v, str(escape(text)))), same_table_as=condense.same_table_as,
         row_error=row_error)
     return env

@@ -193,7 +193,23 @@ def unshown_dropped(data: Dict[str, Any]) -> Dict[str, Any]:
     loc = data.get("localization")
     if isinstance(loc, dict) and isinstance(loc.get("rows"), list):
         loc["rows"] = [{**r, "message": ""} if isinstance(r, dict) and r.get("ms_kind") else r for r in loc["rows"]]
+    tensors = data.get("tensors")
+    if isinstance(tensors, list):
+        data["tensors"] = [{**t, "message": ""} if id(t) in _undetailed(tensors) else t for t in tensors]
     return data
+
+
+def _undetailed(tensors: List[Any]) -> set:
+    """ids of the failing tensors a page shows in its metrics table only (report.condense.detailed, on the JSON
+    form): their messages, a few hundred characters each on every gradient of a real net, are shown nowhere. The
+    metrics a message repeats stay in the tensor's own fields."""
+    from migcheck.report.condense import FOLD_FROM, MEASURED
+
+    failing = [t for t in tensors if isinstance(t, dict) and not t.get("ok", True)]
+    has_detail = lambda t: t.get("error_sample") is not None or bool(t.get("first_mismatches"))  # noqa: E731
+    if len(failing) < FOLD_FROM or not any(has_detail(t) for t in failing):
+        return set()
+    return {id(t) for t in failing if not has_detail(t) and t.get("kind") in MEASURED}
 
 
 def read_json_object(path: Path) -> Optional[Dict[str, Any]]:

@@ -6,7 +6,7 @@ from typing import List, Sequence
 
 from migcheck.util.atomic import atomic_write_text
 from migcheck.judging.compare import TensorComparison, fmt_shape
-from migcheck.report.condense import FOLD_FROM, Fold, detailed, folded_rows, pair_groups, same_table_as
+from migcheck.report.condense import FOLD_FROM, Fold, detailed, folded_rows, layer_of, pair_groups, renamed_suffix, same_table_as
 from migcheck.report.jsonfile import by_case, safe_name
 from migcheck.judging.verdict import Verdict
 from migcheck.localization.locate import row_error
@@ -109,6 +109,12 @@ def render_case(case: str, verdicts: Sequence[Verdict]) -> str:
         for s in mapped.skipped_params:
             lines.append(f"| `{s.torch_name}` | | (not transferred) | | {_cell(s.reason)} |")
         for how, pairs in groups:
+            suffix = renamed_suffix(pairs)
+            if suffix:  # `bn1.running_mean` -> `bn1.moving_mean` for 53 layers: the suffixes once, each layer once
+                lines += ["", f"{how}: {len(pairs)} more pairs, same shape on both sides, no transform, each torch"
+                          f" `LAYER.{suffix[0]}` -> MindSpore `LAYER.{suffix[1]}`, for LAYER (shape): "
+                          + ", ".join(f"`{layer_of(p.torch_name)}` {fmt_shape(p.torch_shape)}" for p in pairs)]
+                continue
             lines += ["", f"{how}: {len(pairs)} more pairs, same shape on both sides, no transform: "
                       + ", ".join(f"`{p.torch_name}`" + (f" -> `{p.ms_name}`" if p.ms_name != p.torch_name else "")
                                   + f" {fmt_shape(p.torch_shape)}" for p in pairs)]

@@ -30,7 +30,7 @@ def _key(t: TensorComparison) -> str:
         version = metadata.version("matplotlib")
     except metadata.PackageNotFoundError:
         version = "?"
-    text = repr((dataclasses.astuple(t.error_sample), float(t.atol), version, 2))  # 2: palette PNGs
+    text = repr((dataclasses.astuple(t.error_sample), float(t.atol), version, 3))  # 3: 64-colour octree palette PNGs
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 

@@ -230,36 +230,54 @@ def _undo_precision(cell: Any) -> None:
 
 
 def _subclasses(cls: type) -> List[type]:
-    out, stack = [], [cls]
+    out, seen, stack = [], set(), [cls]
     while stack:
         for sub in stack.pop().__subclasses__():
-            if sub not in out:
+            if sub not in seen:  # a set: the list's `in` made this quadratic in MindSpore's ~1,900 primitives
+                seen.add(sub)
                 out.append(sub)
                 stack.append(sub)
     return out
 
 
+_WRAPPERS: Dict[Tuple[Any, str, Any], Any] = {}  # (owner, attribute, original) -> its wrapper, built once
+
+
+def _wrapper(owner: Any, attr: str, original: Any, build: Callable[[], Any]) -> Any:
+    """The wrapper of one call point, built once per process: reading signatures and docstrings of some 2,400
+    call points (inspect.signature) is most of a trace's cost, and localization traces a cell many times. Keyed
+    by the original too, so a call point replaced since (a test's monkeypatch) gets a wrapper of its own."""
+    key = (owner, attr, original)
+    if key not in _WRAPPERS:
+        _WRAPPERS[key] = build()
+    return _WRAPPERS[key]
+
+
 def _patches() -> List[Tuple[Any, str, Any]]:
     """(owner, attribute, wrapper) for every public call point."""
-    out: List[Tuple[Any, str, Any]] = [(ms.nn.Cell, "__call__", _cell_call(ms.nn.Cell.__call__))]
+    call = ms.nn.Cell.__call__
+    out: List[Tuple[Any, str, Any]] = [(ms.nn.Cell, "__call__", _wrapper(ms.nn.Cell, "__call__", call,
+                                                                          lambda: _cell_call(call)))]
     for name in dir(ms.ops):
         fn = getattr(ms.ops, name)
         if not name.startswith("_") and inspect.isfunction(fn):
-            out.append((ms.ops, name, _wrap(name, fn, _names(fn, False), doc=inspect.getdoc(fn) or "",
-                                            defaults=_defaults(fn, False))))
+            out.append((ms.ops, name, _wrapper(ms.ops, name, fn, lambda: _wrap(
+                name, fn, _names(fn, False), doc=inspect.getdoc(fn) or "", defaults=_defaults(fn, False)))))
     for name in list(_OPERATORS) + [n for n in dir(ms.Tensor) if not n.startswith("_") and n not in _QUIET]:
         static = inspect.getattr_static(ms.Tensor, name, None)
         if static is None or isinstance(static, property) or not callable(getattr(ms.Tensor, name, None)):
             continue
         fallback = getattr(ms.ops, name, None) if inspect.isfunction(getattr(ms.ops, name, None)) else None
         method = getattr(ms.Tensor, name)
-        out.append((ms.Tensor, name, _wrap(f"Tensor.{name}", method, _names(method, False) or _names(fallback, False),
-                                           defaults=_defaults(method, False, fallback))))
+        out.append((ms.Tensor, name, _wrapper(ms.Tensor, name, (method, fallback), lambda: _wrap(
+            f"Tensor.{name}", method, _names(method, False) or _names(fallback, False),
+            defaults=_defaults(method, False, fallback)))))
     for cls in [ms.ops.Primitive] + _subclasses(ms.ops.Primitive):
         call = cls.__dict__.get("__call__")
         if call is not None:
-            out.append((cls, "__call__", _wrap(cls.__name__, call, _names(call, True), primitive=True,
-                                               doc=inspect.getdoc(cls) or "", defaults=_defaults(call, True))))
+            out.append((cls, "__call__", _wrapper(cls, "__call__", call, lambda: _wrap(
+                cls.__name__, call, _names(call, True), primitive=True, doc=inspect.getdoc(cls) or "",
+                defaults=_defaults(call, True)))))
     return out
 
 

@@ -408,3 +408,21 @@ def test_error_sample_json_round_trip_and_size(tmp_path):
     text = (tmp_path / "cells" / "big.json").read_text()
     assert len(text) < 40_000  # 1.4 M elements, a bounded sample
     assert len(text.splitlines()) == 1 and '"error_sample":{"hist_edges":' in text  # compact, not thousands of lines
+
+
+def test_without_a_sample_every_metric_is_the_same():
+    """sample=False (localization's sub-cell rows, which no page plots) skips only the error sample."""
+    import dataclasses
+
+    rng = np.random.default_rng(3)
+    pt = rng.normal(size=(4, 3, 40, 40)).astype(np.float32)
+    ms = pt.copy()
+    ms[1, 2, 5:9, 7] += 0.5
+    ms[3, 0, 0, 0] = np.nan
+    tol = Tolerance(1e-5, 1e-5)
+    for b in (ms, pt.copy(), np.where(np.isnan(ms), 0.1, ms).astype(np.float32)):
+        full = compare_arrays("x", pt, b, tol, "src")
+        lean = compare_arrays("x", pt, b, tol, "src", sample=False)
+        assert lean.error_sample is None
+        assert repr(dataclasses.replace(full, error_sample=None)) == repr(lean)  # repr: NaN samples compare unequal
+        assert (full.error_sample is not None) == (not full.ok)

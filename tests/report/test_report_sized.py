@@ -122,3 +122,39 @@ def test_small_tables_are_shown_row_by_row(tmp_path):
     assert (report / "cells" / "deep.json").is_file()  # small records stay plain JSON
     assert '<tr class="fold">' not in page and 'class="pair-group"' not in page
     assert page.count('<table class="sortable" id="mapping">') == 1 and page.count("<td>same name</td>") == 6
+
+
+def test_compact_metrics_rows_keep_every_number_and_unshown_messages_are_dropped(deep_report):
+    """A big metrics table's rows carry no per-cell classes and say a shared tolerance source once above the
+    table; every number of every row is still on the page. The cell record keeps the message of a failing
+    tensor only where a page shows it (the detailed, most telling ones)."""
+    from migcheck.report.condense import detailed
+    from migcheck.report.html import num, _least
+
+    page = (deep_report / "cells" / "deep.html").read_text()
+    run = jsonfile.read_run(deep_report)
+    backward = next(v for v in run.verdicts if v.check == "backward")
+    assert len(backward.tensors) >= FOLD_FROM
+    [source] = {t.tolerance_source for t in backward.tensors}
+    assert f'<p class="tolerance-all">Every tensor judged by {source.replace(chr(39), "&#39;")}.</p>' in page
+    body = page.split('<div class="scroll"><table class="sortable metrics">')[2].split("</table>")[0]
+    assert 'class="mono' not in body and "class=tol" not in body and "data-sort=\"" not in body.split("</thead>")[1].replace('data-sort="Infinity"', "")
+    rows = {re.search(r"<code>([^<]+)</code>", r).group(1): r for r in body.split("<tr>")[2:]}
+    assert set(rows) == {t.name for t in backward.tensors}
+    for t in backward.tensors:
+        row = rows[t.name]
+        numbers = [num(t.max_abs_err), num(t.mean_abs_err), f"{t.mismatched}/{t.total}", num(t.cosine, 6),
+                   _least(t.min_atol), f"{t.oracle_err_ms:g}", f"{t.oracle_err_pt:g}", f"{t.budget_limit:g}"]
+        assert all(n in row for n in numbers), (t.name, numbers, row)
+        assert source.replace("'", "&#39;") not in row  # said once, above the table
+    shown, more = detailed(backward.tensors)
+    assert more > 0
+    record = json.loads(gzip.decompress((deep_report / "cells" / "deep.json.gz").read_bytes()))
+    kept = {t["name"]: t.get("message", "") for v in record["verdicts"] if v["check"] == "backward" for t in v["tensors"]}
+    for t in backward.tensors:
+        if t.ok:
+            continue
+        if any(t is s for s in shown):
+            assert kept[t.name] and t.message.replace("'", "&#39;") in page
+        else:
+            assert kept[t.name] == ""
