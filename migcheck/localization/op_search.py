@@ -75,17 +75,17 @@ def candidates(div: OpDivergence, ms_ops: Sequence[OpRecord]) -> List[Tuple[OpCh
             change[kind].append((key, value))
         out.append((OpChange(div.ms.index, tuple(change["arg"]), tuple(change["pos"]), tuple(change["init"])),
                     f"{cand.label()}"))
-    tensor_at = [k for k, v in enumerate(div.ms.positional) if v == "<tensor>"]
-    for j, k in enumerate(tensor_at[:len(div.ms.inputs)]):
-        if div.ms.inputs[j].dtype == np.bool_:  # a mask: the other convention (True = keep vs True = fill)
-            name = div.ms.names[k] if k < len(div.ms.names) else f"argument {k}"
-            out.append((OpChange(div.ms.index, negate=(k,)), f"its {name} argument negated (logical_not)"))
     by_index = {r.index: r for r in ms_ops}
     for index in (div.ms.index,) + div.producers:
         if len(by_index[index].outputs) >= 2:
             out.append((OpChange(index, swap_outputs=True), f"'{by_index[index].name}' results in the other order"))
     if any(x.shape == y.shape for x in div.ms.inputs[:1] for y in div.ms.outputs[:1]):
         out.append((OpChange(div.ms.index, drop=True), f"'{div.ms.name}' dropped (its input handed on)"))
+    tensor_at = [k for k, v in enumerate(div.ms.positional) if v == "<tensor>"]
+    for j, k in enumerate(tensor_at[:len(div.ms.inputs)]):  # after the drop: logical_not's own input negated is it
+        if div.ms.inputs[j].dtype == np.bool_:  # a mask: the other convention (True = keep vs True = fill)
+            name = div.ms.names[k] if k < len(div.ms.names) else f"argument {k}"
+            out.append((OpChange(div.ms.index, negate=(k,)), f"its {name} argument negated (logical_not)"))
     return out
 
 
