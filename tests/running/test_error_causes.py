@@ -134,5 +134,7 @@ def test_a_raise_in_the_network_s_own_construct_names_no_setting():
     v = _verdict(ShapeBug, "pynative")
     assert v.localization is not None, (v.message, v.notes)
     where = v.localization.summary
-    assert not v.localization.findings
-    assert "raised in MindSpore's ShapeBug itself (the network; no sub-cell of it was running)" in where and "fix:" not in where
+    # the raise search may locate the raising op beside torch's call (medium), but confirms nothing and prints no fix
+    assert all(not f.confirmed and f.confidence == "medium" and not f.fix for f in v.localization.findings)
+    assert "raised in MindSpore's ShapeBug itself (the network; no sub-cell of it was running)" in where
+    assert "fix:" not in where.replace("fix: none shown (no candidate fix re-ran to agreement)", "")
