@@ -61,7 +61,8 @@ def search_raise(module: TorchProbe, cell: MindSporeProbe, t_calls: Sequence[Any
             continue
         if found.confirmed:
             return RaiseSearch(torch_name, ms_name, found)
-        if found.cause and located is None:
+        if found.cause and located is None and "torch made no counterpart call" not in found.cause:
+            # an op located beside torch's paired call (an op torch never made is no evidence of a wrong call)
             located = RaiseSearch(torch_name, ms_name, found)
     return located
 

@@ -205,10 +205,10 @@ def _cell_call(original: Callable) -> Callable:
             st.records.append(OpRecord(-1, f"{CHILD}{st.children[id(self)]}", (), (), (), ()))
         st.cells += 1
         try:
-            out = original(self, *args, **kwargs)
-        except Exception:  # a changed re-run that breaks: the cell's mixed precision is undone, then raised on
-            _undo_precision(self)
-            raise
+            if getattr(self, "mixed_precision_type", None) is not None:
+                out = _held_call(original, self, args, kwargs)
+            else:
+                out = original(self, *args, **kwargs)
         finally:
             st.cells -= 1
         if marker is not None:  # what the child returned: a value the construct computed, not a constant
@@ -218,15 +218,30 @@ def _cell_call(original: Callable) -> Callable:
     return wrapper
 
 
-def _undo_precision(cell: Any) -> None:
-    """Cell.__call__ sets PYNATIVE's mixed-precision type (to_float) before construct and resets it only when
-    construct returns (no finally): a construct that raised would leave every later op of the process, other
-    cases included, in float16. Reset as Cell.__call__ itself does (MindSpore 2.10 has no public call for it)."""
-    kind = getattr(cell, "mixed_precision_type", None)
-    if kind is not None:
-        import mindspore.nn.cell as cell_module
+def _held_call(original: Callable, cell: Any, args: tuple, kwargs: dict) -> Any:
+    """Cell.__call__ on a cell with a mixed-precision type (to_float), its construct's exception held and
+    re-raised after the call. Cell.__call__ pushes that type before construct and pops it only when construct
+    returns: a construct that raised (a changed re-run that breaks) would leave every later op of the process,
+    other cases included, in float16, and MindSpore 2.10 has no public call that pops it. So construct returns a
+    placeholder and the exception is raised once Cell.__call__ has popped the type itself."""
+    held: List[BaseException] = []
+    construct = cell.construct
 
-        cell_module._pynative_executor.set_mixed_precision_type(type(kind).NOTSET, False)
+    def guarded(*a: Any, **k: Any) -> Any:
+        try:
+            return construct(*a, **k)
+        except Exception as exc:  # noqa: BLE001 - re-raised below, after Cell.__call__ returned
+            held.append(exc)
+            return ms.Tensor(0.0, ms.float32)
+
+    object.__setattr__(cell, "construct", guarded)  # the instance attribute shadows the class's construct
+    try:
+        out = original(cell, *args, **kwargs)
+    finally:
+        object.__delattr__(cell, "construct")
+    if held:
+        raise held[0]
+    return out
 
 
 def _subclasses(cls: type) -> List[type]:
