@@ -6,7 +6,8 @@ in unrelated code (MindSpore 2.10: "Only support integers, ... but got 0 with ty
 indexing, cases after a port that raised in its backward check). There is no public call that closes it, so
 the function is wrapped: the exception is held, a zero placeholder is returned (which closes the graph the
 normal way), and the caller re-raises it once the gradient call is over. GRAPH mode needs none of this: a
-failed compile clears MindSpore's state itself.
+failed compile clears MindSpore's state itself. The op trace holds a float16 cell's construct the same way, so
+that Cell.__call__ pops the mixed-precision type it pushed (runners/mindspore_ops.py).
 """
 from __future__ import annotations
 

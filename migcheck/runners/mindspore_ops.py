@@ -18,6 +18,7 @@ import numpy as np
 
 from migcheck.records.ops import OpChange, OpRecord
 from migcheck.runners.mindspore_context import pynative
+from migcheck.runners.mindspore_held import HeldErrors
 from migcheck.util.tree import contiguous
 
 TENSOR = "<tensor>"
@@ -223,24 +224,15 @@ def _held_call(original: Callable, cell: Any, args: tuple, kwargs: dict) -> Any:
     re-raised after the call. Cell.__call__ pushes that type before construct and pops it only when construct
     returns: a construct that raised (a changed re-run that breaks) would leave every later op of the process,
     other cases included, in float16, and MindSpore 2.10 has no public call that pops it. So construct returns a
-    placeholder and the exception is raised once Cell.__call__ has popped the type itself."""
-    held: List[BaseException] = []
-    construct = cell.construct
-
-    def guarded(*a: Any, **k: Any) -> Any:
-        try:
-            return construct(*a, **k)
-        except Exception as exc:  # noqa: BLE001 - re-raised below, after Cell.__call__ returned
-            held.append(exc)
-            return ms.Tensor(0.0, ms.float32)
-
-    object.__setattr__(cell, "construct", guarded)  # the instance attribute shadows the class's construct
+    placeholder and the exception is raised once Cell.__call__ has popped the type itself (the same holding as
+    around mindspore.grad: runners/mindspore_held.py)."""
+    held = HeldErrors(cell.construct)
+    object.__setattr__(cell, "construct", held.function())  # the instance attribute shadows the class's construct
     try:
         out = original(cell, *args, **kwargs)
     finally:
         object.__delattr__(cell, "construct")
-    if held:
-        raise held[0]
+    held.reraise()
     return out
 
 
