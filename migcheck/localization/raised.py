@@ -60,18 +60,15 @@ class RaiseSite:
                  else f"MindSpore '{self.ms_name or '<root>'}' ({self.ms_kind})")
         evidence = "the sub-cell that started and never finished in a PYNATIVE forward with hooks" + (
             f"; {self.call}" if self.call else "") + (f"; {self.cause}" if self.search_tried else "")
-        if not self.cause and self.refused:  # read off the two calls and MindSpore's message, not re-run
-            finding = Finding("refused-argument", where, self.refused, "", "medium", False, False, (where,), evidence)
-            defect = Defect(0, self.torch_name or "", self.torch_kind, self.ms_name, self.ms_kind, evidence,
-                            self.refused, "", "medium", False, "refused-argument")
-            return Localization((), self.torch_name, self.ms_name, (finding,), self.describe(), (defect,))
-        confidence = ("high" if self.confirmed else "medium") if self.cause else "low"
+        # a refused argument is read off the two calls and MindSpore's message, not re-run: never confirmed
+        cause, rule = self.cause or self.refused, self.rule or ("refused-argument" if self.refused else "")
         confirmed = bool(self.cause) and self.confirmed
-        findings = ((Finding(self.rule, where, self.cause, self.fix, confidence, confirmed, confirmed and bool(self.fix), (where,),
-                             evidence),) if self.cause else ())
+        confidence = ("high" if confirmed else "medium") if cause else "low"
+        findings = ((Finding(rule, where, cause, self.fix, confidence, confirmed, confirmed and bool(self.fix), (where,),
+                             evidence),) if cause else ())
         cost = dict(search_s=self.search_s, search_tried=self.search_tried) if self.search_tried else {}
-        defect = Defect(0, self.torch_name or "", self.torch_kind, self.ms_name, self.ms_kind, evidence, self.cause,
-                        self.fix, confidence, confirmed, self.rule, **cost)
+        defect = Defect(0, self.torch_name or "", self.torch_kind, self.ms_name, self.ms_kind, evidence, cause,
+                        self.fix, confidence, confirmed, rule, **cost)
         return Localization((), self.torch_name, self.ms_name, findings, self.describe(), (defect,))
 
 
