@@ -136,6 +136,11 @@ def main(argv: Optional[List[str]] = None) -> int:
     except UsageError as exc:
         print(f"migcheck: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except KeyboardInterrupt as exc:  # outside a run (whose results are written by now): no traceback, 130 or 143
+        from migcheck.util import signals
+
+        print(f"migcheck: {signals.describe(exc)}", file=sys.stderr)
+        return leave(signals.exit_code(exc))
 
 
 def _selected(args: argparse.Namespace):

@@ -155,6 +155,7 @@ def test_ctrl_c_at_each_moment_exits_130_and_keeps_every_result(tmp_path, front,
                             text=True, start_new_session=True)
     try:
         reached = _wait_for(moment, mark, report, proc)
+        before = _journaled(report)  # finished before the Ctrl-C
         if reached:
             os.killpg(proc.pid, signal.SIGINT)
         out, err = proc.communicate(timeout=240)
@@ -180,8 +181,9 @@ def test_ctrl_c_at_each_moment_exits_130_and_keeps_every_result(tmp_path, front,
     assert proc.returncode == 130, (out[-3000:], err[-3000:])
     assert "Traceback" not in out + err and "Fatal Python error" not in err, (out[-3000:], err[-3000:])
     assert journaled <= reported, journaled - reported
-    if moment in ("op", "report"):  # a_done finished before the Ctrl-C: it is in the report
-        assert "a_done[forward-pynative-cpu]" in reported
+    assert before <= reported, before - reported
+    if moment == "report" or (moment == "op" and "-n" not in front):  # a_done finished before the Ctrl-C (under
+        assert "a_done[forward-pynative-cpu]" in reported  # xdist another worker may still be running it)
 
 
 def test_signal_counts():

@@ -98,7 +98,7 @@ def run(sources: Union[CaseSource, Sequence[CaseSource]] = "cases", *, keyword: 
             items = list(items if chosen is None else chosen)
     except KeyboardInterrupt as exc:  # nothing ran, nothing was written
         session.interrupted(exc)
-        return session.finish()
+        return _end(session)
     for error in errors:
         session.collection_error(error)
     to_run = session.plan(items)
@@ -108,7 +108,16 @@ def run(sources: Union[CaseSource, Sequence[CaseSource]] = "cases", *, keyword: 
                 on_verdict(verdict)
     except KeyboardInterrupt as exc:  # keep what finished; the caller decides how to exit
         session.interrupted(exc)
-    return session.finish()
+    return _end(session)
+
+
+def _end(session: RunSession) -> RunResult:
+    """Write the report with signals held (a Ctrl-C now marks the result interrupted instead of cutting the report
+    short), then let them raise again: one that came after the report was whole is raised to the caller."""
+    session.hold()
+    result = session.finish()
+    session.release()
+    return result
 
 
 def _options(options: Optional[RunOptions], option_values: Dict[str, Any]) -> RunOptions:

@@ -227,6 +227,10 @@ class RunSession:
         """The end has begun: a signal from now on is only recorded (finish() turns it into the exit code)."""
         signals.hold()
 
+    def release(self) -> None:
+        """After finish(), for a caller that goes on: signals raise again; one held since hold() is raised now."""
+        signals.release()
+
     # ------------------------------------------------------------------ the end
     def finish(self, settle: Optional[Callable[[int], None]] = None) -> RunResult:
         """The end: a worker closes its journal; any other session with a journal writes the report from it.

@@ -178,6 +178,17 @@ def hold() -> None:
         reclaim()
 
 
+def release() -> None:
+    """The end of a run driven by migcheck.run(): signals raise again (the caller's own code runs on), and one that
+    came since hold() and was not taken is raised here, once every result is written."""
+    global _ending
+    if threading.current_thread() is not threading.main_thread():
+        return
+    _ending = None
+    reclaim()
+    check()
+
+
 def settle(set_exit: Callable[[int], None]) -> None:
     """Once every result is written: a Ctrl-C or SIGTERM from now on only sets the exit code (130 or 143)
     through set_exit; raising it would print a traceback over a run that lost nothing."""

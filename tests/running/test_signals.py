@@ -271,3 +271,49 @@ def test_ctrl_c_during_the_mindspore_import_is_raised_after_it_cleanly(tmp_path)
     assert result.returncode == 0 and "Fatal Python error" not in result.stderr, result.stderr[-2000:]
     assert result.stdout.split("\n")[:-1] == ["pending True", "imported True", "interrupted after the import",
                                               "usable 2.0"]
+
+
+AT_THE_END = '''
+import os, signal
+import migcheck
+from migcheck.report import journal
+from migcheck.util import signals
+
+compact = journal.compact
+
+
+def compact_then_ctrl_c(report):  # a real Ctrl-C while the report is being finished (after its HTML is written)
+    compact(report)
+    os.kill(os.getpid(), signal.SIGINT)
+
+
+journal.compact = compact_then_ctrl_c
+result = migcheck.run("cases/busy.py", keyword="first", checks=("forward",), modes=("pynative",), report="report")
+print("returned", result.interrupted, [v.item for v in result.verdicts])
+print("summary", os.path.exists("report/summary.json"))
+try:  # signals raise again after run(): the caller's own code can be stopped
+    os.kill(os.getpid(), signal.SIGINT)
+    print("not raised")
+except KeyboardInterrupt:
+    print("raised after run")
+signals.hold()  # the end of a run: one that comes now is held, and raised where the run lets go
+os.kill(os.getpid(), signal.SIGINT)
+print("held")
+try:
+    signals.release()
+    print("not raised")
+except KeyboardInterrupt:
+    print("raised at release")
+'''
+
+
+def test_a_ctrl_c_while_run_writes_the_report_marks_the_result_and_signals_raise_after_it(project):
+    """migcheck.run() holds signals from the end of its loop until the report is whole: a Ctrl-C meanwhile marks
+    the result interrupted (it used to escape run() from the report's last steps: a traceback, exit -2); after
+    run() they raise again for the caller's own code, a held one at once."""
+    (project / "at_the_end.py").write_text(AT_THE_END)
+    result = subprocess.run([sys.executable, "at_the_end.py"], cwd=project, capture_output=True, text=True,
+                            env=ENV, timeout=240)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.split("\n")[:-1] == ["returned True ['first[forward-pynative-cpu]']", "summary True",
+                                              "raised after run", "held", "raised at release"], result.stdout
