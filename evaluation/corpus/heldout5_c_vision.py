@@ -174,9 +174,8 @@ def _poolformer_ms(exclude_pad):
     class Pooling(nn.Cell):
         def __init__(self, pool_size=3):
             super().__init__()
-            if exclude_pad:
-                self.pool = nn.AvgPool2d(pool_size, stride=1, pad_mode="pad", padding=pool_size // 2,
-                                         count_include_pad=False)
+            if exclude_pad:  # mindcv's port: 'same' padding is left out of the average
+                self.pool = nn.AvgPool2d(pool_size, stride=1, pad_mode="same")
             else:
                 self.pool = nn.AvgPool2d(pool_size, stride=1, pad_mode="pad", padding=pool_size // 2)
 
@@ -561,7 +560,8 @@ ENTRIES = [
                         r"|\b(reshape|view)\w*\b[^.\n]*\bwithout\b[^.\n]*\b(transpos|swap|permut)\w*"),
     entry("h5c_port_swin_patch_merging_neighbour_order", FAMILY,
           "mindspore-lab/mindcv/mindcv/models/swin_transformer.py (PatchMerging); "
-          "torch: microsoft/Swin-Transformer/models/swin_transformer.py (PatchMerging x0..x3)",
+          "torch: microsoft/Swin-Transformer/models/swin_transformer.py (PatchMerging x0..x3); the port's "
+          "reshape+permute layout as in huggingface/pytorch-image-models/timm/models/swin_transformer.py",
           swin_torch, lambda: _swin_ms((0, 1, 3, 2, 4, 5)), lambda: _swin_ms((0, 1, 3, 4, 2, 5)),
           layers=("merge",), causes=("transpose|order|x1|x2",),
           inputs={"x": uniform(2, 16, 4)},
