@@ -67,11 +67,11 @@ def entries(thirdparty: bool = True) -> List[Entry]:
 
     The third-party family (diffusers vs mindone) is included when both are importable and `thirdparty` is true.
     """
-    from evaluation.corpus import (blind, blind_ops, blind_ports, functional, heldout, heldout3, heldout4, layers,
-                                   losses, optimizers, real_ports)
+    from evaluation.corpus import (blind, blind_ops, blind_ports, functional, heldout, heldout3, heldout4, heldout5,
+                                   layers, losses, optimizers, real_ports)
 
     modules = [layers, functional, losses, optimizers, real_ports, heldout, blind, blind_ops, blind_ports, heldout3,
-               heldout4]
+               heldout4, heldout5]
     if thirdparty and not thirdparty_missing():
         from evaluation.corpus import thirdparty as third
 

@@ -1,5 +1,6 @@
 """Held-out set 5 (families h5 / h5-port): blind entries written in halves, each registered here."""
-ENTRIES = []
+from evaluation.corpus import heldout5_b, heldout5_c
 
-from evaluation.corpus import heldout5_c  # noqa: E402
+ENTRIES = []
+ENTRIES += heldout5_b.ENTRIES
 ENTRIES += heldout5_c.ENTRIES
