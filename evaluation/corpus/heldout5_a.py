@@ -1,0 +1,493 @@
+"""Held-out set 5, half a: single-API differences (family "h5", names h5a_*).
+
+Layers and losses inside small nets, and optimizers / learning-rate schedules. Written blind (without reading
+migcheck's localization, mapping, judging or running code, the bundled cases or other entries' causes). Each
+naive port carries one realistic porting mistake; each correct twin is the same net ported right. Sources: the
+torch 2.13 / MindSpore 2.10 defaults and behaviour, probed on CPU ("probe: ...").
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from evaluation.corpus.build import entry
+from migcheck import FrameworkPair, given, integers, uniform
+
+FAMILY = "h5"
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Softmin without dim: torch picks dim=1 for a 4-D input (the implicit-dim rule), MindSpore's default axis is -1.
+
+def _softmin_torch():
+    import torch.nn as nn
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv1 = nn.Conv2d(2, 3, 1)
+            self.act = nn.Softmin()  # dim=None: torch's implicit rule gives dim 1 for 4-D input
+            self.conv2 = nn.Conv2d(3, 2, 1)
+
+        def forward(self, x):
+            return self.conv2(self.act(self.conv1(x)))
+
+    return Net()
+
+
+def _softmin_ms(axis):
+    import mindspore.nn as nn
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.conv1 = nn.Conv2d(2, 3, 1, has_bias=True)
+            self.act = nn.Softmin() if axis is None else nn.Softmin(axis=axis)
+            self.conv2 = nn.Conv2d(3, 2, 1, has_bias=True)
+
+        def construct(self, x):
+            return self.conv2(self.act(self.conv1(x)))
+
+    return Net()
+
+
+# --------------------------------------------------------------------------------------------------------------
+# BCELoss on saturated probabilities: torch clamps each log term at -100; MindSpore's BCELoss does not compute
+# the same value where the sigmoid has saturated (p == 1.0 or 1 - p below float32 resolution).
+
+_BCE_TARGETS = np.array([[1, 0, 1], [0, 1, 0], [0, 0, 1], [1, 1, 0], [0, 1, 1], [1, 0, 0]], dtype=np.float32)
+
+
+def _bce_torch():
+    import torch.nn as nn
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 3)
+            self.sig = nn.Sigmoid()
+            self.loss = nn.BCELoss()
+
+        def forward(self, x, t):
+            return self.loss(self.sig(self.fc(x)), t)
+
+    return Net()
+
+
+def _bce_ms(clamped):
+    import mindspore.nn as nn
+    import mindspore.ops as ops
+
+    class TorchBCE(nn.Cell):
+        """torch's binary_cross_entropy: each log term clamped at -100, then the mean."""
+
+        def construct(self, p, t):
+            log_p = ops.clamp(ops.log(p), min=-100.0)
+            log_q = ops.clamp(ops.log(1.0 - p), min=-100.0)
+            return (-(t * log_p + (1.0 - t) * log_q)).mean()
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Dense(4, 3)
+            self.sig = nn.Sigmoid()
+            self.loss = TorchBCE() if clamped else nn.BCELoss(reduction="mean")
+
+        def construct(self, x, t):
+            return self.loss(self.sig(self.fc(x)), t)
+
+    return Net()
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Nearest upsampling by a fractional scale_factor: MindSpore refuses scale_factor for 4-D nearest unless
+# recompute_scale_factor=True, and then picks source rows by in/out size instead of torch's 1/scale_factor.
+
+def _nearest_torch():
+    import torch.nn as nn
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv1 = nn.Conv2d(2, 3, 1)
+            self.up = nn.Upsample(scale_factor=1.25, mode="nearest")
+            self.conv2 = nn.Conv2d(3, 2, 1)
+
+        def forward(self, x):
+            return self.conv2(self.up(self.conv1(x)))
+
+    return Net()
+
+
+def _nearest_ms(recompute):
+    import mindspore as ms
+    import mindspore.nn as nn
+    import mindspore.ops as ops
+
+    class NearestScale(nn.Cell):
+        """torch's nearest with a scale_factor: out = floor(in * s), source = floor(dst / s), clamped."""
+
+        def __init__(self, scale):
+            super().__init__()
+            self.scale = scale
+
+        def construct(self, x):
+            h, w = x.shape[2], x.shape[3]
+            oh, ow = int(math.floor(h * self.scale)), int(math.floor(w * self.scale))
+            rows = [min(int(math.floor(i * (1.0 / self.scale))), h - 1) for i in range(oh)]
+            cols = [min(int(math.floor(j * (1.0 / self.scale))), w - 1) for j in range(ow)]
+            x = ops.gather(x, ms.Tensor(rows, ms.int32), 2)
+            return ops.gather(x, ms.Tensor(cols, ms.int32), 3)
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.conv1 = nn.Conv2d(2, 3, 1, has_bias=True)
+            if recompute:
+                self.up = nn.Upsample(scale_factor=1.25, mode="nearest", recompute_scale_factor=True)
+            else:
+                self.up = NearestScale(1.25)
+            self.conv2 = nn.Conv2d(3, 2, 1, has_bias=True)
+
+        def construct(self, x):
+            return self.conv2(self.up(self.conv1(x)))
+
+    return Net()
+
+
+# --------------------------------------------------------------------------------------------------------------
+# EmbeddingBag(mode="mean", padding_idx=0): torch leaves padding entries out of each bag's mean (sum and count).
+# MindSpore has no EmbeddingBag; the naive port is Embedding(padding_idx=0) + mean over the bag axis.
+
+_BAG_IDS = np.array([[3, 0, 5, 0, 2], [0, 0, 7, 1, 1], [4, 9, 0, 6, 8], [2, 0, 0, 0, 3]], dtype=np.int64)
+
+
+def _bag_torch():
+    import torch.nn as nn
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.bag = nn.EmbeddingBag(10, 4, mode="mean", padding_idx=0)
+            self.fc = nn.Linear(4, 3)
+
+        def forward(self, ids):
+            return self.fc(self.bag(ids))
+
+    return Net()
+
+
+def _bag_ms(masked):
+    import mindspore.nn as nn
+    import mindspore.ops as ops
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.bag = nn.Embedding(10, 4, padding_idx=0)
+            self.fc = nn.Dense(4, 3)
+
+        def construct(self, ids):
+            emb = self.bag(ids)
+            if masked:
+                keep = ops.cast(ids != 0, emb.dtype).expand_dims(-1)
+                count = ops.clamp(keep.sum(axis=1), min=1.0)
+                pooled = (emb * keep).sum(axis=1) / count
+            else:
+                pooled = emb.mean(axis=1)
+            return self.fc(pooled)
+
+    return Net()
+
+
+# --------------------------------------------------------------------------------------------------------------
+# nn.RMSNorm's default eps=None means torch.finfo(float32).eps (1.19e-07); MindSpore 2.10 has no RMSNorm cell on
+# CPU, and the hand-written port takes LLaMA's usual 1e-6. Visible on small activations.
+
+_FINFO_EPS = float(np.finfo(np.float32).eps)
+
+
+def _rms_torch():
+    import torch.nn as nn
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = nn.Linear(6, 8, bias=False)
+            self.norm = nn.RMSNorm(8)
+            self.fc2 = nn.Linear(8, 4)
+
+        def forward(self, x):
+            return self.fc2(self.norm(self.fc1(x)))
+
+    return Net()
+
+
+def _rms_ms(eps):
+    import mindspore as ms
+    import mindspore.nn as nn
+    import mindspore.ops as ops
+
+    class RMSNorm(nn.Cell):
+        def __init__(self, dim, eps):
+            super().__init__()
+            self.eps = eps
+            self.weight = ms.Parameter(ops.ones((dim,), ms.float32), name="weight")
+
+        def construct(self, x):
+            return x * ops.rsqrt((x * x).mean(axis=-1, keep_dims=True) + self.eps) * self.weight
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = nn.Dense(6, 8, has_bias=False)
+            self.norm = RMSNorm(8, eps)
+            self.fc2 = nn.Dense(8, 4)
+
+        def construct(self, x):
+            return self.fc2(self.norm(self.fc1(x)))
+
+    return Net()
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Bicubic resize: torch uses the cubic convolution kernel with A=-0.75 (half-pixel centres, edge taps clamped);
+# MindSpore's ops.interpolate(mode="bicubic") gives other values. The correct port applies torch's kernel as two
+# fixed interpolation matrices.
+
+def _cubic_matrix(n_in: int, n_out: int, a: float = -0.75) -> np.ndarray:
+    m = np.zeros((n_out, n_in), dtype=np.float64)
+    scale = n_in / n_out
+    for o in range(n_out):
+        src = (o + 0.5) * scale - 0.5
+        base = math.floor(src)
+        t = src - base
+        for k in range(-1, 3):
+            d = abs(t - k)
+            if d <= 1:
+                w = (a + 2) * d ** 3 - (a + 3) * d ** 2 + 1
+            elif d < 2:
+                w = a * d ** 3 - 5 * a * d ** 2 + 8 * a * d - 4 * a
+            else:
+                w = 0.0
+            m[o, min(max(base + k, 0), n_in - 1)] += w
+    return m.astype(np.float32)
+
+
+def _bicubic_torch():
+    import torch.nn as nn
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv1 = nn.Conv2d(2, 3, 1)
+            self.up = nn.Upsample(size=(9, 9), mode="bicubic", align_corners=False)
+            self.conv2 = nn.Conv2d(3, 2, 1)
+
+        def forward(self, x):
+            return self.conv2(self.up(self.conv1(x)))
+
+    return Net()
+
+
+def _bicubic_ms(matrices):
+    import mindspore as ms
+    import mindspore.nn as nn
+    import mindspore.ops as ops
+
+    class TorchBicubic(nn.Cell):
+        def __init__(self, n_in, size):
+            super().__init__()
+            self.mh = ms.Tensor(_cubic_matrix(n_in, size[0]))
+            self.mw_t = ms.Tensor(_cubic_matrix(n_in, size[1]).T.copy())
+
+        def construct(self, x):
+            return ops.matmul(ops.matmul(self.mh, x), self.mw_t)
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.conv1 = nn.Conv2d(2, 3, 1, has_bias=True)
+            if matrices:
+                self.up = TorchBicubic(5, (9, 9))
+            else:
+                self.up = nn.Upsample(size=(9, 9), mode="bicubic", align_corners=False)
+            self.conv2 = nn.Conv2d(3, 2, 1, has_bias=True)
+
+        def construct(self, x):
+            return self.conv2(self.up(self.conv1(x)))
+
+    return Net()
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Optimizers and schedules on a small MLP (step check, MSE loss).
+
+def _mlp_torch():
+    import torch.nn as nn
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = nn.Linear(4, 6)
+            self.act = nn.Tanh()
+            self.fc2 = nn.Linear(6, 2)
+
+        def forward(self, x):
+            return self.fc2(self.act(self.fc1(x)))
+
+    return Net()
+
+
+def _mlp_ms():
+    import mindspore.nn as nn
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = nn.Dense(4, 6)
+            self.act = nn.Tanh()
+            self.fc2 = nn.Dense(6, 2)
+
+        def construct(self, x):
+            return self.fc2(self.act(self.fc1(x)))
+
+    return Net()
+
+
+def _mse():
+    import mindspore.nn as mnn
+    import torch.nn as tnn
+
+    return FrameworkPair(torch=lambda: tnn.MSELoss(), mindspore=lambda: mnn.MSELoss())
+
+
+def _opt(torch_factory, ms_factory):
+    return FrameworkPair(torch=torch_factory, mindspore=ms_factory)
+
+
+def _torch_adamax(params):
+    import torch
+
+    return torch.optim.Adamax(params)  # lr defaults to 2e-3
+
+
+def _ms_adamax(lr):
+    def make(params):
+        import mindspore.nn as nn
+
+        return nn.AdaMax(params) if lr is None else nn.AdaMax(params, learning_rate=lr)
+    return make
+
+
+def _torch_rprop(params):
+    import torch
+
+    return torch.optim.Rprop(params)  # lr defaults to 1e-2
+
+
+def _ms_rprop(lr):
+    def make(params):
+        import mindspore.nn as nn
+
+        return nn.Rprop(params) if lr is None else nn.Rprop(params, learning_rate=lr)
+    return make
+
+
+def _torch_sgd(params):
+    import torch
+
+    return torch.optim.SGD(params, lr=0.1)
+
+
+def _multistep(opt):
+    import torch
+
+    return torch.optim.lr_scheduler.MultiStepLR(opt, milestones=[2, 4], gamma=0.1)
+
+
+def _ms_piecewise(milestones, rates):
+    def make(params):
+        import mindspore.nn as nn
+
+        return nn.SGD(params, learning_rate=nn.piecewise_constant_lr(milestones, rates))
+    return make
+
+
+_TRAIN_INPUTS = {"x": uniform(5, 4), "y": uniform(5, 2)}
+
+
+def _train_entry(name, source, torch_opt, naive_opt, correct_opt, causes, cause_pattern, **fields):
+    """An optimizer entry: the same MLP on both sides; the two ports differ in the MindSpore optimizer only."""
+    e = entry(name, FAMILY, source, _mlp_torch, _mlp_ms, _mlp_ms, ["optimizer"], causes, inputs=_TRAIN_INPUTS,
+              targets=("y",), checks=("step",), loss=_mse(), optimizer=_opt(torch_opt, correct_opt),
+              cause_pattern=cause_pattern, **fields)
+    _NAIVE_OPTIMIZERS[name] = _opt(torch_opt, naive_opt)
+    return e
+
+
+_NAIVE_OPTIMIZERS: dict = {}
+
+
+def _with_naive_optimizer(e):
+    import dataclasses
+
+    if e.name not in _NAIVE_OPTIMIZERS:
+        return e
+    return dataclasses.replace(e, naive=dataclasses.replace(e.naive, optimizer=_NAIVE_OPTIMIZERS[e.name]))
+
+
+
+ENTRIES = [
+    entry("h5a_softmin_implicit_dim", FAMILY, "probe: nn.Softmin() dim=None on 4-D input (torch dim 1) vs "
+          "mindspore.nn.Softmin axis=-1", _softmin_torch, lambda: _softmin_ms(None), lambda: _softmin_ms(1),
+          ["act"], ["softmin|axis|dim"], inputs={"x": uniform(2, 2, 3, 4)},
+          cause_pattern=r"\b(axis|dim)\s*=\s*1\b|\b(axis|dim)\b[^\n]{0,80}(\b1\b|-1\b|\bimplicit\b|\bchannels?\b)"),
+    entry("h5a_bce_log_clamp_saturated", FAMILY, "probe: torch BCELoss clamps log at -100; mindspore.nn.BCELoss "
+          "on saturated sigmoid outputs", _bce_torch, lambda: _bce_ms(False), lambda: _bce_ms(True),
+          ["loss"], ["bceloss|clamp|-100|saturated"],
+          inputs={"x": uniform(6, 4, low=-40.0, high=40.0), "t": given(_BCE_TARGETS)},
+          cause_pattern=r"\b(bceloss|bce|binary_cross_entropy)\b[^\n]{0,160}\b(clamp\w*|clip\w*|saturat\w*)"
+                        r"|-100\b|\b(clamp\w*|clip\w*)\b[^\n]{0,80}\blog\b"),
+    entry("h5a_upsample_nearest_fractional_scale", FAMILY, "probe: nn.Upsample(scale_factor=1.25, mode='nearest') "
+          "vs mindspore.nn.Upsample(..., recompute_scale_factor=True)", _nearest_torch,
+          lambda: _nearest_ms(True), lambda: _nearest_ms(False), ["up"],
+          ["recompute_scale_factor|scale_factor|nearest"], inputs={"x": uniform(1, 2, 7, 7)},
+          cause_pattern=r"\brecompute_scale_factor\b|\bscale_factor\b[^\n]{0,120}(\b1\s*/|\breciproc\w*|\bindex\w*"
+                        r"|\bindices\b|\boutput size\b|\bsize ratio\b)|\bnearest\b[^\n]{0,120}\b(index\w*|indices|"
+                        r"source (rows?|pixels?|coordinates?))\b"),
+    entry("h5a_embedding_bag_mean_padding_idx", FAMILY, "probe: nn.EmbeddingBag(mode='mean', padding_idx=0) "
+          "ported as mindspore.nn.Embedding(padding_idx=0) + mean", _bag_torch, lambda: _bag_ms(False),
+          lambda: _bag_ms(True), ["bag"], ["padding_idx|padding|mean"], inputs={"ids": given(_BAG_IDS)},
+          weight_map={"bag.weight": "bag.embedding_table"},
+          cause_pattern=r"\bpadding_idx\b|\bpad(ding)?\b[^\n]{0,80}\b(count\w*|denominator|exclud\w*|mask\w*|"
+                        r"ignor\w*)"),
+    entry("h5a_rmsnorm_default_eps_machine_epsilon", FAMILY, "probe: torch.nn.RMSNorm eps=None "
+          "(torch.finfo(float32).eps) ported with eps=1e-6", _rms_torch, lambda: _rms_ms(1e-6),
+          lambda: _rms_ms(_FINFO_EPS), ["norm"], ["eps|epsilon|finfo"],
+          inputs={"x": uniform(3, 6, low=-1e-4, high=1e-4)},
+          cause_pattern=r"\beps(ilon)?\b[^\n]{0,100}(1\.19\d*e-0?7|\bfinfo\b|\bmachine eps\w*|2\s*\*\*\s*-23)"
+                        r"|\bfinfo\b|\beps(ilon)?\s*=\s*None\b"),
+    entry("h5a_upsample_bicubic_kernel", FAMILY, "probe: nn.Upsample(mode='bicubic', align_corners=False) vs "
+          "mindspore.nn.Upsample(mode='bicubic')", _bicubic_torch, lambda: _bicubic_ms(False),
+          lambda: _bicubic_ms(True), ["up"], ["bicubic|cubic"], inputs={"x": uniform(1, 2, 5, 5)},
+          cause_pattern=r"\bbicubic\b[^\n]{0,160}(-0\.75|-0\.5\b|\bcubic[_ ]?coef\w*|\bA\s*=|\bexclude_outside\b|"
+                        r"\bkernel\b|\bboundar\w*)|(-0\.75|\bcubic[_ ]?coef\w*)[^\n]{0,100}\bbicubic\b"),
+    _train_entry("h5a_adamax_default_lr", "probe: torch.optim.Adamax lr=2e-3 default vs mindspore.nn.AdaMax "
+                 "learning_rate=1e-3", _torch_adamax, _ms_adamax(None), _ms_adamax(0.002), ["learning_rate|lr"],
+                 r"\b(learning_rate|lr)\b[^\n]{0,60}(\b0?\.002\b|\b2e-0?3\b)", steps=3),
+    _train_entry("h5a_rprop_default_lr", "probe: torch.optim.Rprop lr=1e-2 default vs mindspore.nn.Rprop "
+                 "learning_rate=0.1", _torch_rprop, _ms_rprop(None), _ms_rprop(0.01), ["learning_rate|lr"],
+                 r"\b(learning_rate|lr)\b[^\n]{0,60}(\b0?\.01\b|\b1e-0?2\b)", steps=3),
+    _train_entry("h5a_multisteplr_milestones_as_piecewise", "probe: MultiStepLR(milestones=[2, 4]) ported as "
+                 "piecewise_constant_lr([2, 4], ...) (its milestones must end at the total step count)", _torch_sgd,
+                 _ms_piecewise([2, 4], [0.1, 0.01]), _ms_piecewise([2, 4, 6], [0.1, 0.01, 0.001]),
+                 ["milestone|piecewise_constant_lr"],
+                 r"\bmilestones?\b[^\n]{0,120}\b(6|total|last|end|final|length)\b|\[\s*2\s*,\s*4\s*,\s*6\s*\]"
+                 r"|\bpiecewise_constant_lr\b[^\n]{0,120}\b(length|total|steps|0?\.001)\b",
+                 steps=6, lr_schedule=_multistep, fails_with="error"),
+]
+
+
+ENTRIES = [_with_naive_optimizer(e) for e in ENTRIES]
