@@ -7,6 +7,6 @@ from __future__ import annotations
 
 ENTRIES: list = []
 
-from evaluation.corpus import heldout5_a  # noqa: E402  (half a: layers, losses, optimizers, model blocks)
+from evaluation.corpus import heldout5_a, heldout5_a_ports  # noqa: E402  (half a: layers, losses, optimizers, blocks)
 
-ENTRIES += heldout5_a.ENTRIES
+ENTRIES += heldout5_a.ENTRIES + heldout5_a_ports.ENTRIES
