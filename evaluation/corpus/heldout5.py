@@ -7,6 +7,6 @@ from __future__ import annotations
 
 ENTRIES: list = []
 
-from evaluation.corpus import heldout5_a, heldout5_a_ports  # noqa: E402  (half a: layers, losses, optimizers, blocks)
+from evaluation.corpus import heldout5_a, heldout5_a_ports, heldout5_a_train  # noqa: E402  (half a)
 
-ENTRIES += heldout5_a.ENTRIES + heldout5_a_ports.ENTRIES
+ENTRIES += heldout5_a.ENTRIES + heldout5_a_train.ENTRIES + heldout5_a_ports.ENTRIES

@@ -196,6 +196,101 @@ def _tsm_ms(wrap):
     return Block()
 
 
+# --------------------------------------------------------------------------------------------------------------
+# DETR's sine positional encoding added to the projected backbone features: for each axis the normalised
+# cumulative position is divided by temperature ** (2 * (i // 2) / F), and sin (even i) and cos (odd i) are
+# interleaved (stack on a new last axis, then flatten). The naive port concatenates all sines then all cosines.
+
+POS_FEATS = 4
+
+
+def _detr_torch():
+    import torch
+    import torch.nn as nn
+
+    class PositionEmbeddingSine(nn.Module):
+        def __init__(self, num_pos_feats, temperature=10000.0):
+            super().__init__()
+            self.num_pos_feats = num_pos_feats
+            self.temperature = temperature
+            self.scale = 2 * math.pi
+
+        def forward(self, x):
+            b, _, h, w = x.shape
+            not_mask = torch.ones(b, h, w, dtype=torch.float32)
+            y_embed = not_mask.cumsum(1, dtype=torch.float32)
+            x_embed = not_mask.cumsum(2, dtype=torch.float32)
+            eps = 1e-6
+            y_embed = y_embed / (y_embed[:, -1:, :] + eps) * self.scale
+            x_embed = x_embed / (x_embed[:, :, -1:] + eps) * self.scale
+            dim_t = torch.arange(self.num_pos_feats, dtype=torch.float32)
+            dim_t = self.temperature ** (2 * torch.div(dim_t, 2, rounding_mode="floor") / self.num_pos_feats)
+            pos_x = x_embed[:, :, :, None] / dim_t
+            pos_y = y_embed[:, :, :, None] / dim_t
+            pos_x = torch.stack((pos_x[:, :, :, 0::2].sin(), pos_x[:, :, :, 1::2].cos()), dim=4).flatten(3)
+            pos_y = torch.stack((pos_y[:, :, :, 0::2].sin(), pos_y[:, :, :, 1::2].cos()), dim=4).flatten(3)
+            return torch.cat((pos_y, pos_x), dim=3).permute(0, 3, 1, 2)
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.input_proj = nn.Conv2d(3, 2 * POS_FEATS, 1)
+            self.pos = PositionEmbeddingSine(POS_FEATS)
+            self.head = nn.Conv2d(2 * POS_FEATS, 4, 1)
+
+        def forward(self, x):
+            src = self.input_proj(x)
+            return self.head(src + self.pos(src))
+
+    return Block()
+
+
+def _detr_ms(concatenated):
+    import mindspore as ms
+    import mindspore.nn as nn
+    import mindspore.ops as ops
+
+    class PositionEmbeddingSine(nn.Cell):
+        def __init__(self, num_pos_feats, temperature=10000.0):
+            super().__init__()
+            self.num_pos_feats = num_pos_feats
+            self.temperature = temperature
+            self.scale = 2 * math.pi
+
+        def _sin_cos(self, pos):
+            sin, cos = ops.sin(pos[:, :, :, 0::2]), ops.cos(pos[:, :, :, 1::2])
+            if concatenated:
+                return ops.cat((sin, cos), axis=3)
+            return ops.stack((sin, cos), axis=4).flatten(start_dim=3)
+
+        def construct(self, x):
+            b, _, h, w = x.shape
+            not_mask = ops.ones((b, h, w), ms.float32)
+            y_embed = ops.cumsum(not_mask, 1)
+            x_embed = ops.cumsum(not_mask, 2)
+            eps = 1e-6
+            y_embed = y_embed / (y_embed[:, -1:, :] + eps) * self.scale
+            x_embed = x_embed / (x_embed[:, :, -1:] + eps) * self.scale
+            dim_t = ops.arange(self.num_pos_feats, dtype=ms.float32)
+            dim_t = self.temperature ** (2 * ops.floor(dim_t / 2) / self.num_pos_feats)
+            pos_x = self._sin_cos(x_embed.expand_dims(-1) / dim_t)
+            pos_y = self._sin_cos(y_embed.expand_dims(-1) / dim_t)
+            return ops.cat((pos_y, pos_x), axis=3).permute(0, 3, 1, 2)
+
+    class Block(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.input_proj = nn.Conv2d(3, 2 * POS_FEATS, 1, has_bias=True)
+            self.pos = PositionEmbeddingSine(POS_FEATS)
+            self.head = nn.Conv2d(2 * POS_FEATS, 4, 1, has_bias=True)
+
+        def construct(self, x):
+            src = self.input_proj(x)
+            return self.head(src + self.pos(src))
+
+    return Block()
+
+
 ENTRIES = [
     entry("h5a_port_rope_attention_interleaved_pairs", FAMILY, "model: rotary self-attention (RoFormer, "
           "rotate_half layout)", _rope_torch, lambda: _rope_ms(True), lambda: _rope_ms(False), ["rope"],
@@ -207,4 +302,8 @@ ENTRIES = [
           ["roll|wrap|zero"], inputs={"x": uniform(2 * SEGMENTS, CHANNELS, 2, 2)},
           cause_pattern=r"\broll\w*\b|\bwrap\w*|\bcircular\w*|\bcyclic\w*|\bzero[- ]?(fill\w*|pad\w*)"
                         r"|\bzeros?\b[^\n]{0,80}\b(boundar\w*|first|last|frames?|segments?|edges?)\b"),
+    entry("h5a_port_detr_sine_position_concat", FAMILY, "model: DETR PositionEmbeddingSine added to the input "
+          "projection", _detr_torch, lambda: _detr_ms(True), lambda: _detr_ms(False), ["pos"],
+          ["stack|interleave|flatten"], inputs={"x": uniform(1, 3, 3, 4)},
+          cause_pattern=r"\bstack\w*\b|\binterleav\w*|\balternat\w*[^\n]{0,60}\b(sin|cos)\w*"),
 ]
