@@ -3,7 +3,7 @@
 Layers and losses inside small nets (optimizers and schedules: heldout5_a_train.py). Written blind (without reading
 migcheck's localization, mapping, judging or running code, the bundled cases or other entries' causes). Each
 naive port carries one realistic porting mistake; each correct twin is the same net ported right. Sources: the
-torch 2.13 / MindSpore 2.10 defaults and behaviour, probed on CPU ("probe: ...").
+torch 2.13 / MindSpore 2.10 defaults and behaviour, probed on CPU ("probe (...): ...").
 """
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from evaluation.corpus.build import entry
 from migcheck import given, uniform
 
 FAMILY = "h5"
+PROBE = "probe (torch 2.13 / MindSpore 2.10, CPU): "
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -365,41 +366,41 @@ def _unpool_ms(pad_mode):
 
 
 ENTRIES = [
-    entry("h5a_softmin_implicit_dim", FAMILY, "probe: nn.Softmin() dim=None on 4-D input (torch dim 1) vs "
+    entry("h5a_softmin_implicit_dim", FAMILY, PROBE + "nn.Softmin() dim=None on 4-D input (torch dim 1) vs "
           "mindspore.nn.Softmin axis=-1", _softmin_torch, lambda: _softmin_ms(None), lambda: _softmin_ms(1),
           ["act"], ["softmin|axis|dim"], inputs={"x": uniform(2, 2, 3, 4)},
           cause_pattern=r"\b(axis|dim)\s*=\s*1\b|\b(axis|dim)\b[^\n]{0,80}(\b1\b|-1\b|\bimplicit\b|\bchannels?\b)"),
-    entry("h5a_bce_log_clamp_saturated", FAMILY, "probe: torch BCELoss clamps log at -100; mindspore.nn.BCELoss "
+    entry("h5a_bce_log_clamp_saturated", FAMILY, PROBE + "torch BCELoss clamps log at -100; mindspore.nn.BCELoss "
           "on saturated sigmoid outputs", _bce_torch, lambda: _bce_ms(False), lambda: _bce_ms(True),
           ["loss"], ["bceloss|clamp|-100|saturated"],
           inputs={"x": uniform(6, 4, low=-40.0, high=40.0), "t": given(_BCE_TARGETS)},
           cause_pattern=r"\b(bceloss|bce|binary_cross_entropy)\b[^\n]{0,160}\b(clamp\w*|clip\w*|saturat\w*)"
                         r"|-100\b|\b(clamp\w*|clip\w*)\b[^\n]{0,80}\blog\b"),
-    entry("h5a_upsample_nearest_fractional_scale", FAMILY, "probe: nn.Upsample(scale_factor=1.25, mode='nearest') "
+    entry("h5a_upsample_nearest_fractional_scale", FAMILY, PROBE + "nn.Upsample(scale_factor=1.25, mode='nearest') "
           "vs mindspore.nn.Upsample(..., recompute_scale_factor=True)", _nearest_torch,
           lambda: _nearest_ms(True), lambda: _nearest_ms(False), ["up"],
           ["recompute_scale_factor|scale_factor|nearest"], inputs={"x": uniform(1, 2, 7, 7)},
           cause_pattern=r"\brecompute_scale_factor\b|\bscale_factor\b[^\n]{0,120}(\b1\s*/|\breciproc\w*|\bindex\w*"
                         r"|\bindices\b|\boutput size\b|\bsize ratio\b)|\bnearest\b[^\n]{0,120}\b(index\w*|indices|"
                         r"source (rows?|pixels?|coordinates?))\b"),
-    entry("h5a_embedding_bag_mean_padding_idx", FAMILY, "probe: nn.EmbeddingBag(mode='mean', padding_idx=0) "
+    entry("h5a_embedding_bag_mean_padding_idx", FAMILY, PROBE + "nn.EmbeddingBag(mode='mean', padding_idx=0) "
           "ported as mindspore.nn.Embedding(padding_idx=0) + mean", _bag_torch, lambda: _bag_ms(False),
           lambda: _bag_ms(True), ["bag"], ["padding_idx|padding|mean"], inputs={"ids": given(_BAG_IDS)},
           weight_map={"bag.weight": "bag.embedding_table"},
           cause_pattern=r"\bpadding_idx\b|\bpad(ding)?\b[^\n]{0,80}\b(count\w*|denominator|exclud\w*|mask\w*|"
                         r"ignor\w*)"),
-    entry("h5a_rmsnorm_default_eps_machine_epsilon", FAMILY, "probe: torch.nn.RMSNorm eps=None "
+    entry("h5a_rmsnorm_default_eps_machine_epsilon", FAMILY, PROBE + "torch.nn.RMSNorm eps=None "
           "(torch.finfo(float32).eps) ported with eps=1e-6", _rms_torch, lambda: _rms_ms(1e-6),
           lambda: _rms_ms(_FINFO_EPS), ["norm"], ["eps|epsilon|finfo"],
           inputs={"x": uniform(3, 6, low=-1e-4, high=1e-4)},
           cause_pattern=r"\beps(ilon)?\b[^\n]{0,100}(1\.19\d*e-0?7|\bfinfo\b|\bmachine eps\w*|2\s*\*\*\s*-23)"
                         r"|\bfinfo\b|\beps(ilon)?\s*=\s*None\b"),
-    entry("h5a_upsample_bicubic_kernel", FAMILY, "probe: nn.Upsample(mode='bicubic', align_corners=False) vs "
+    entry("h5a_upsample_bicubic_kernel", FAMILY, PROBE + "nn.Upsample(mode='bicubic', align_corners=False) vs "
           "mindspore.nn.Upsample(mode='bicubic')", _bicubic_torch, lambda: _bicubic_ms(False),
           lambda: _bicubic_ms(True), ["up"], ["bicubic|cubic"], inputs={"x": uniform(1, 2, 5, 5)},
           cause_pattern=r"\bbicubic\b[^\n]{0,160}(-0\.75|-0\.5\b|\bcubic[_ ]?coef\w*|\bA\s*=|\bexclude_outside\b|"
                         r"\bkernel\b|\bboundar\w*)|(-0\.75|\bcubic[_ ]?coef\w*)[^\n]{0,100}\bbicubic\b"),
-    entry("h5a_maxpool_return_indices_pad_mode", FAMILY, "probe: nn.MaxPool2d(2, 2, return_indices=True) + "
+    entry("h5a_maxpool_return_indices_pad_mode", FAMILY, PROBE + "nn.MaxPool2d(2, 2, return_indices=True) + "
           "MaxUnpool2d; mindspore.nn.MaxPool2d refuses return_indices unless pad_mode='pad'", _unpool_torch,
           lambda: _unpool_ms(None), lambda: _unpool_ms("pad"), ["pool"], ["pad_mode|return_indices"],
           inputs={"x": uniform(2, 2, 4, 6)}, fails_with="error",

@@ -10,6 +10,7 @@ from evaluation.corpus.build import entry
 from migcheck import FrameworkPair, uniform
 
 FAMILY = "h5"
+PROBE = "probe (torch 2.13 / MindSpore 2.10, CPU): "
 
 
 # Optimizers and schedules on a small MLP (step check, MSE loss).
@@ -146,20 +147,20 @@ def _with_naive_optimizer(e):
 
 
 ENTRIES = [
-    _train_entry("h5a_adamax_default_lr", "probe: torch.optim.Adamax lr=2e-3 default vs mindspore.nn.AdaMax "
+    _train_entry("h5a_adamax_default_lr", PROBE + "torch.optim.Adamax lr=2e-3 default vs mindspore.nn.AdaMax "
                  "learning_rate=1e-3", _torch_adamax, _ms_adamax(None), _ms_adamax(0.002), ["learning_rate|lr"],
                  r"\b(learning_rate|lr)\b[^\n]{0,60}(\b0?\.002\b|\b2e-0?3\b)", steps=3),
-    _train_entry("h5a_rprop_default_lr", "probe: torch.optim.Rprop lr=1e-2 default vs mindspore.nn.Rprop "
+    _train_entry("h5a_rprop_default_lr", PROBE + "torch.optim.Rprop lr=1e-2 default vs mindspore.nn.Rprop "
                  "learning_rate=0.1", _torch_rprop, _ms_rprop(None), _ms_rprop(0.01), ["learning_rate|lr"],
                  r"\b(learning_rate|lr)\b[^\n]{0,60}(\b0?\.01\b|\b1e-0?2\b)", steps=3),
-    _train_entry("h5a_multisteplr_milestones_as_piecewise", "probe: MultiStepLR(milestones=[2, 4]) ported as "
+    _train_entry("h5a_multisteplr_milestones_as_piecewise", PROBE + "MultiStepLR(milestones=[2, 4]) ported as "
                  "piecewise_constant_lr([2, 4], ...) (its milestones must end at the total step count)", _torch_sgd,
                  _ms_piecewise([2, 4], [0.1, 0.01]), _ms_piecewise([2, 4, 6], [0.1, 0.01, 0.001]),
                  ["milestone|piecewise_constant_lr"],
                  r"\bmilestones?\b[^\n]{0,120}\b(6|total|last|end|final|length)\b|\[\s*2\s*,\s*4\s*,\s*6\s*\]"
                  r"|\bpiecewise_constant_lr\b[^\n]{0,120}\b(length|total|steps|0?\.001)\b",
                  steps=6, lr_schedule=_multistep, fails_with="error"),
-    _train_entry("h5a_adam_l2_as_adamweightdecay", "probe: torch.optim.Adam(weight_decay=0.1) (L2 on the gradient) "
+    _train_entry("h5a_adam_l2_as_adamweightdecay", PROBE + "torch.optim.Adam(weight_decay=0.1) (L2 on the gradient) "
                  "ported as mindspore.nn.AdamWeightDecay(weight_decay=0.1)", _torch_adam_l2, _ms_adam_l2(True),
                  _ms_adam_l2(False), ["adamweightdecay|decoupled|l2"],
                  r"\bnn\.Adam\b(?!WeightDecay)|\bAdam\(|\bdecoupl\w*|\bL2\b|\bbias[- _]correct\w*", steps=3),
