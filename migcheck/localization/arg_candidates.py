@@ -170,6 +170,7 @@ def setting_candidates(torch_c: Constructor, ms_c: Constructor, table: Sequence[
             out.append(Candidate(((m.name, 1.0 / value),), f"the reciprocal of torch's {t.name}"))
     if len(torch_values) > 1:
         out.append(Candidate(tuple(torch_values), "torch's values together"))
+    out.extend(_by_kind(torch_c, ms_c, aligned))
     open_args = [m for m in ms_c.arguments if (m.found or m.has_default) and (ms_c.library or m.name in aligned)]
     for m in open_args:
         if isinstance(m.value, str):
@@ -197,6 +198,19 @@ def setting_candidates(torch_c: Constructor, ms_c: Constructor, table: Sequence[
             seen.add(key)
             unique.append(c)
     return unique
+
+
+def _by_kind(torch_c: Constructor, ms_c: Constructor, aligned: Mapping[str, Argument]) -> List[Candidate]:
+    """Arguments no name aligns (torch's correction, MindSpore's ddof): each number the port's call left
+    unaligned given each differing number torch's call left unaligned, one at a time. Only numbers: a flag or a
+    word of one API rarely means a number of the other, and every pairing tried costs a re-run."""
+    used = {t.name for t in aligned.values()}
+    ms_open = [m for m in ms_c.arguments if m.name not in aligned and (m.found or m.has_default)
+               and _family(m.value) == "number"]
+    torch_open = [t for t in torch_c.arguments if t.name not in used and _family(t.value) == "number"]
+    return [Candidate(((m.name, type(m.value)(t.value) if isinstance(m.value, int) and float(t.value).is_integer()
+                        else t.value),), f"torch's {t.name} (no name aligns them: same kind of value)")
+            for m in ms_open for t in torch_open if _differs(t.value, m.value)][:6]
 
 
 def not_carried(torch_c: Constructor, ms_c: Constructor, table: Sequence[Tuple[str, str]] = ()) -> List[Argument]:

@@ -39,6 +39,7 @@ class SearchOutcome:
     seconds: float
     rule: str = RULE
     workaround: bool = False  # the change that agreed contradicts torch's own call: kept below [high]
+    located: str = ""  # no change agreed, but the op-level search inside the layer placed the first diverging op
 
 
 class _Budget:

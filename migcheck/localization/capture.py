@@ -217,6 +217,8 @@ def _defects(module: TorchProbe, cell: MindSporeProbe, rows: Sequence[SubcellRow
                     cause, fix, rule, confirmed = (replayed.cause(f"in '{call.name or '<root>'}'"), replayed.fix,
                                                    replayed.rule, True)
                     evidence += "; the replay with MindSpore's setting reproduces MindSpore's output"
+            if not cause and searched is not None and searched.located:  # the op inside it, not its cause
+                cause, rule = searched.located, searched.rule
             if not cause:
                 cause, rule = _signature_cause(call.output, isolated[row.order])
         workaround = searched is not None and searched.workaround and cause == searched.cause

@@ -80,6 +80,7 @@ def candidates(div: OpDivergence, ms_ops: Sequence[OpRecord]) -> List[Tuple[OpCh
             change[kind].append((key, value))
         out.append((OpChange(div.ms.index, tuple(change["arg"]), tuple(change["pos"]), tuple(change["init"])),
                     f"{cand.label()}"))
+    out += reshaped_inputs(div)
     by_index = {r.index: r for r in ms_ops}
     drop = []
     if div.ms.inputs:  # an op the port added (an index [0] kept from torch's (values, indices) result)
@@ -100,6 +101,25 @@ def candidates(div: OpDivergence, ms_ops: Sequence[OpRecord]) -> List[Tuple[OpCh
             out.append((OpChange(index, swap_outputs=True), f"'{by_index[index].name}' results in the other order"))
     # whatever the shapes: only the construct's re-run agreeing with torch confirms a drop
     return out + ([] if same_shape else drop)
+
+
+def reshaped_inputs(div: OpDivergence) -> List[Tuple[OpChange, str]]:
+    """The op fed what torch's call was, by what the two results show: torch's result has no axes where the
+    port's has some (torch's call reduced over all elements; the port's reduces one axis by default), or is a
+    float where the port's is an integer (torch's call computed in float, the port's truncated in the input's
+    integer dtype)."""
+    t = div.torch
+    if t is None or not t.outputs or not div.ms.outputs or not div.ms.inputs:
+        return []
+    mine, theirs, given = div.ms.outputs[0], t.outputs[0], div.ms.inputs[0]
+    out = []
+    if theirs.ndim == 0 and mine.ndim > 0 and given.ndim > 1:
+        out.append((OpChange(div.ms.index, flatten=True), "its input flattened to 1-D (torch's call has no axis:"
+                    " it reduces over all elements)"))
+    if theirs.dtype.kind == "f" and mine.dtype.kind in "iub" and given.dtype.kind in "iub":
+        out.append((OpChange(div.ms.index, cast=theirs.dtype.name), f"its input cast to {theirs.dtype.name} first"
+                    f" (torch's result is {theirs.dtype.name}, the port's {mine.dtype.name})"))
+    return out
 
 
 def api_candidates(div: OpDivergence, functions: Sequence[Tuple[str, Tuple[Tuple[str, bool], ...]]], same: Any
@@ -367,6 +387,10 @@ def _fix(div: OpDivergence, change: OpChange, ms_ops: Sequence[OpRecord]) -> str
         return f"take '{name}''s results in the other order (unpack them as torch's counterpart returns them reversed)"
     if change.drop:
         return f"remove the '{_call_words(div.ms)}' call in construct"
+    if change.flatten:
+        return f"{name}(x.reshape(-1), ...) in place of {name}(x, ...): reduce over all elements as torch's call does"
+    if change.cast:
+        return f"{name}(x.astype(mindspore.{change.cast}), ...) in place of {name}(x, ...): compute in {change.cast}"
     if change.init:
         old = [(k, dict(div.ms.init).get(k)) for k, _ in change.init]
         return f"ops.{name}({_shown(old)}) -> ops.{name}({_shown(change.init)})"

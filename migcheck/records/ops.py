@@ -79,6 +79,8 @@ class OpChange:
     tensors: Tuple[Tuple[str, int], ...] = ()  # that function's tensor parameters: which of the op's tensor inputs
     negate: Tuple[int, ...] = ()  # positional boolean tensor arguments handed over negated (logical_not)
     write_back: bool = False  # the op's result written into its first tensor argument (what an in-place call means)
+    flatten: bool = False  # the op's first tensor argument flattened to 1-D (torch's call reduces over all elements)
+    cast: str = ""  # the op's tensor arguments cast to this dtype (numpy's name) first, e.g. "float32"
     shown: str = ""  # that call as code, its arguments in the function's order ("ops.gather_elements(x, dim=1, index=index)")
 
 

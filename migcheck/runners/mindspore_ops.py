@@ -105,6 +105,11 @@ def _apply(change: OpChange, names: Tuple[str, ...], args: tuple, kwargs: dict) 
         args[position] = value
     for position in change.negate:
         args[position] = ms.ops.logical_not(args[position])
+    tensor_at = [i for i, a in enumerate(args) if isinstance(a, ms.Tensor)]
+    if change.flatten and tensor_at:
+        args[tensor_at[0]] = args[tensor_at[0]].reshape(-1)
+    for i in tensor_at if change.cast else ():
+        args[i] = args[i].astype(getattr(ms, change.cast))
     return tuple(args), kwargs
 
 

@@ -99,3 +99,14 @@ def test_a_flip_against_torchs_own_value_comes_last_and_is_marked():
     (flip,) = [c for c in found if c.changes == (("ceil_mode", True),)]
     assert flip.against_torch and found[-1] is flip
     assert not any(c.against_torch for c in found if c is not flip)
+
+
+def test_numbers_no_name_aligns_are_paired_by_kind_after_the_named_ones():
+    torch_c = Constructor("std_mean", True, (_arg("dim", 1), _arg("correction", 1), _arg("keepdim", True)))
+    ms_c = Constructor("std_mean", True, (_arg("axis", 1), _arg("ddof", 0), _arg("keepdims", True)))
+    found = [(c.changes, c.why) for c in setting_candidates(torch_c, ms_c)]
+    assert ((("ddof", 1),), "torch's correction (no name aligns them: same kind of value)") in found
+    by_kind = [changes for changes, why in found if "no name aligns" in why]
+    assert by_kind == [(("ddof", 1),)]  # the named pairs (dim~axis, keepdim~keepdims) are not paired again
+    same = Constructor("std_mean", True, (_arg("axis", 1), _arg("ddof", 1), _arg("keepdims", True)))
+    assert not any("no name aligns" in why for _, why in [(c.changes, c.why) for c in setting_candidates(torch_c, same)])

@@ -112,3 +112,46 @@ def test_a_hand_written_attention_with_the_mask_meaning_reversed_gets_the_mask_n
 
 def test_the_negated_mask_twin_passes():
     assert _run(TorchAttn, _ms_attn(True), ATTN_INPUTS)[0].status == "pass"
+
+
+class TorchShift(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(4, 4)
+        self.shift = ShiftPt()
+
+    def forward(self, x):
+        return self.shift(self.fc(x))
+
+
+class ShiftPt(torch.nn.Module):  # each row moved one place left, the last filled with zeros
+    def forward(self, h):
+        return torch.cat([h[:, 1:], torch.zeros_like(h[:, :1])], 1) * 2.0
+
+
+def _ms_shift(zero_filled):
+    class ShiftMs(ms.nn.Cell):  # the port's own cell
+        def construct(self, h):
+            moved = ops.cat([h[:, 1:], ops.zeros_like(h[:, :1]) if zero_filled else h[:, :1]], 1)  # or wrapped round
+            return moved * 2.0
+
+    class Net(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc = ms.nn.Dense(4, 4)
+            self.shift = ShiftMs()
+
+        def construct(self, x):
+            return self.shift(self.fc(x))
+    return Net
+
+
+def test_an_own_cell_no_change_explains_still_names_its_first_diverging_op_at_medium():
+    v, (d,) = _run(TorchShift, _ms_shift(False), {"x": uniform(3, 4)})
+    assert v.status == "fail" and d.torch_name == "shift" and not d.confirmed and d.confidence == "medium"
+    assert d.cause.startswith("op 'cat' is the first whose inputs agree with torch's values and whose output does not")
+    assert d.fix == ""
+
+
+def test_the_zero_filled_shift_twin_passes():
+    assert _run(TorchShift, _ms_shift(True), {"x": uniform(3, 4)})[0].status == "pass"

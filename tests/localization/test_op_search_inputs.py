@@ -1,0 +1,86 @@
+"""The op-level search's changes that come from what the two results show rather than from a named argument
+(op_search.reshaped_inputs), and arguments that no name aligns (arg_candidates._by_kind), each on a bad port and
+its correct twin: a reduction over all elements ported with an axis default, an integer reduction torch computes
+in float, and a variance whose correction the port's ddof default does not carry."""
+import numpy as np
+import pytest
+
+from migcheck import PairedCase, uniform
+from migcheck.planning.items import Item
+from migcheck.running.pipeline import run_item
+
+pytestmark = [pytest.mark.needs_torch, pytest.mark.needs_mindspore]
+torch = pytest.importorskip("torch")
+ms = pytest.importorskip("mindspore")
+ops = ms.ops
+
+
+def _run(forward, construct):
+    class T(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = torch.nn.Linear(4, 6)
+            self.out = torch.nn.Linear(6, 3)
+
+        def forward(self, x):
+            return self.out(forward(self.fc(x)))
+
+    class M(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc = ms.nn.Dense(4, 6)
+            self.out = ms.nn.Dense(6, 3)
+
+        def construct(self, x):
+            return self.out(construct(self.fc(x)))
+
+    case = PairedCase(name="net", torch=T, mindspore=M, inputs={"x": uniform(3, 4)}, checks=("forward",))
+    v = run_item(Item(case, "forward", "pynative", "cpu"))
+    return v, (v.localization.defects if v.localization else ())
+
+
+def test_a_reduction_over_all_elements_ported_with_the_default_axis_is_fed_a_flattened_input():
+    v, (d,) = _run(lambda h: h - torch.amax(h), lambda h: h - ops.amax(h, -1, True))
+    assert v.status == "fail" and d.confirmed and d.confidence == "high", d.cause
+    assert "op 'amax' inside '<root>'" in d.cause and "reduces over all elements" in d.cause
+    assert d.fix.startswith("amax(x.reshape(-1), ...) in place of amax(x, ...)")
+
+
+def test_the_reduction_over_all_elements_twin_passes():
+    assert _run(lambda h: h - torch.amax(h), lambda h: h - ops.amax(h.reshape(-1), 0))[0].status == "pass"
+
+
+def test_an_integer_mean_torch_computes_in_float_is_cast_first():
+    v, (d,) = _run(lambda h: h * torch.mean((h > 0).int(), dim=1, keepdim=True, dtype=torch.float32),
+                   lambda h: h * ops.mean((h > 0).astype(ms.int32), 1, True))
+    assert v.status == "fail" and d.confirmed and d.confidence == "high", d.cause
+    assert "op 'mean' inside '<root>'" in d.cause and "cast to float32" in d.cause
+    assert d.fix.startswith("mean(x.astype(mindspore.float32), ...) in place of mean(x, ...)")
+
+
+def test_the_float_mean_twin_passes():
+    assert _run(lambda h: h * torch.mean((h > 0).int(), dim=1, keepdim=True, dtype=torch.float32),
+                lambda h: h * ops.mean((h > 0).astype(ms.float32), 1, True))[0].status == "pass"
+
+
+def _t_var_mean(h):
+    var, mean = torch.var_mean(h, dim=1, keepdim=True)
+    return (h - mean) / var
+
+
+def _m_var_mean(**ddof):
+    def scaled(h):
+        var, mean = ops.var_mean(h, axis=1, keepdims=True, **ddof)
+        return (h - mean) / var
+    return scaled
+
+
+def test_a_variance_whose_ddof_default_does_not_carry_torchs_correction_is_found_by_kind():
+    v, (d,) = _run(_t_var_mean, _m_var_mean())
+    assert v.status == "fail" and d.confirmed and d.confidence == "high", d.cause
+    assert "op 'var_mean' inside '<root>'" in d.cause and "ddof=1 (torch's correction" in d.cause
+    assert d.fix == "var_mean(..., ddof=0) -> var_mean(..., ddof=1)"
+
+
+def test_the_unbiased_variance_twin_passes():
+    assert _run(_t_var_mean, _m_var_mean(ddof=1))[0].status == "pass"
