@@ -26,8 +26,8 @@ def search_layer(module: TorchProbe, cell: MindSporeProbe, torch_name: str, ms_n
     values = [v for v in list(inputs) + [torch_out] if isinstance(v, np.ndarray)]
     found = search_ops(module, cell, torch_name, ms_name, inputs, torch_out, values, tol_for)
     if found is None or not found.confirmed:  # an op located but not confirmed: the replay of torch's calls
-        located = found.cause if found is not None else ""  # (capture.py) may still confirm a cause; else the
-        return replace(outcome, located=located)              # located op is said, at medium
+        located = found.located if found is not None else ""  # (capture.py) may still confirm a cause; else
+        return replace(outcome, located=located)                # the located op is said, at medium
     return replace(found, tried=outcome.tried + found.tried, seconds=round(outcome.seconds + found.seconds, 3))
 
 

@@ -248,7 +248,8 @@ def _located(none: SearchOutcome, traced: Sequence[OpRecord], divergences: Seque
              torch_names: Mapping[str, str]) -> SearchOutcome:
     """The unconfirmed outcome, with where the first diverging op sits among the construct's children."""
     if divergences and none.cause:
-        return replace(none, cause=none.cause + _between_children(traced, divergences[0], ms_name, torch_names))
+        where = _between_children(traced, divergences[0], ms_name, torch_names)
+        return replace(none, cause=none.cause + where, located=none.located and none.located + where)
     return none
 
 
@@ -330,7 +331,10 @@ def _none(div: Optional[OpDivergence], tried: List[str], started: float, raised:
     elif div is not None:
         said = (f"op '{div.ms.name}' is the first whose inputs agree with torch's values and whose output does not"
                 + (f" (torch's counterpart: '{div.torch.name}')" if div.torch is not None else ""))
-    return SearchOutcome(said, "", False, tuple(tried), round(time.monotonic() - started, 3), RULE)
+    # said as the cause of a layer (cell_search.py) only where the op has a counterpart torch computed: an op of a
+    # region torch computes in one fused call differs from every torch value without being wrong itself
+    located = said if div is not None and div.torch is not None else ""
+    return SearchOutcome(said, "", False, tuple(tried), round(time.monotonic() - started, 3), RULE, located=located)
 
 
 def _differs(div: OpDivergence) -> str:
