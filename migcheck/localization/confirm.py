@@ -47,6 +47,11 @@ def own_error(module: TorchProbe, name: str, inputs: Sequence[np.ndarray], patch
         return None
 
 
+def first_array(tree: Any) -> Optional[np.ndarray]:
+    """The first array of an output tree (None when there is none)."""
+    return _first(tree)
+
+
 def _first(tree: Any) -> Optional[np.ndarray]:
     if isinstance(tree, np.ndarray):
         return tree

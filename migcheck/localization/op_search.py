@@ -235,7 +235,7 @@ def search_ops(module: TorchProbe, cell: MindSporeProbe, torch_owner: str, ms_na
             except Exception:  # a change the op refuses
                 continue
             whole = agree(torch_out, got, tol_for)
-            if whole or (not swept and _op_agrees(div, changed, same)):
+            if whole or (not swept and _op_agrees(div, changed, same) and closer(torch_out, got, base, rtol, atol)):
                 return SearchOutcome(_cause(div, ms_name, words + _scale_words(div, change), len(tried), whole,
                                              base is None, swept)
                                      + _between_children(traced, div, ms_name, torch_names), _fix(div, change, ms_ops), True,
@@ -322,6 +322,20 @@ def _op_agrees(div: OpDivergence, changed: Sequence[OpRecord], same: Any) -> boo
     if now is None or len(now.outputs) != len(t.outputs) or not now.outputs:
         return False
     return all(same(a, b) for a, b in zip(now.outputs, t.outputs))
+
+
+def closer(torch_out: Any, got: Any, base: Any, rtol: float, atol: float) -> bool:
+    """The change matters downstream: the changed run has torch's shape and its output moved from the port's own
+    (or no longer raises). An op that agrees with torch's counterpart only because the port splits torch's call
+    in two (x / 2 then floor, for torch's floor division) leaves the output as it was and is no cause; a later
+    defect may still keep the output apart from torch's, so nearness to torch's is not asked."""
+    from migcheck.localization.confirm import first_array
+    from migcheck.util.closeness import close
+
+    want, now, was = first_array(torch_out), first_array(got), first_array(base)
+    if want is None or now is None or now.shape != want.shape:
+        return False
+    return was is None or not close(now, was, rtol, atol)
 
 
 def _none(div: Optional[OpDivergence], tried: List[str], started: float, raised: bool = False) -> SearchOutcome:
