@@ -65,7 +65,7 @@ GNLL = entry(
     layers=("<root>",), causes=("GaussianNLLLoss|var|eps|clamp|maximum",),
     inputs={"mean": uniform(4, 3), "target": uniform(4, 3), "variance": given(_GNLL_VAR)},
     checks=("backward",),
-    cause_pattern=r"\bvar(iance)?\b[^.]*\b(clamp\w*|maximum|max|eps|1e-0?6)\b|\b(clamp\w*|maximum)\b[^.]*\bvar(iance)?\b"
+    cause_pattern=r"\bvar(iance)?\b[^.]*\b(clamp\w*|maximum|eps|1e-0?6)\b|\b(clamp\w*|maximum)\b[^.]*\bvar(iance)?\b"
                   r"|\b(stop_gradient|no_grad|straight[- ]through)\b",
 )
 
@@ -101,7 +101,7 @@ def _ce_ms(ignore):
 
 CE_IGNORE = entry(
     "h6a_cross_entropy_ignore_index_as_sparse_softmax_ce", FAMILY,
-    "SoftmaxCrossEntropyWithLogits (no ignore_index) used for torch.nn.CrossEntropyLoss(ignore_index=0)",
+    "CrossEntropyLoss",  # the older SoftmaxCrossEntropyWithLogits(sparse=True) has no ignore_index
     _ce_torch, _ce_ms(False), _ce_ms(True),
     layers=("<root>",), causes=("ignore_index",),
     inputs={"logits": uniform(8, 5, low=-2.0, high=2.0),

@@ -189,7 +189,8 @@ XLOGY = entry(
     layers=("after:fc1",), causes=("xlogy|nan|zero",),
     inputs={"x": uniform(6, 5, low=-2.0, high=2.0)},
     fails_with="nonfinite",
-    cause_pattern=r"\bxlogy\b",
+    cause_pattern=r"\bxlogy\b.{0,80}?(\bnan\b|\(\s*0\s*,\s*0\s*\)|\bzero\w*|\bwhere\b)"
+                  r"|(\bnan\b|\bzero\w*).{0,80}?\bxlogy\b",
 )
 
 
