@@ -181,7 +181,7 @@ def _pct(n: int, d: int) -> str:
     return f"{100.0 * n / d:.0f}% ({n}/{d})" if d else "n/a"
 
 
-PORT_FAMILIES = ("real-port", "third-party", "blind", "blind-port", "h3", "h3-port", "h4", "h4-port", "h5-port")
+PORT_FAMILIES = ("real-port", "third-party", "blind", "blind-port", "h3", "h3-port", "h4", "h4-port", "h5-port", "h6-port")
 
 
 def _opt(value: Optional[float], fmt: str) -> str:
