@@ -273,6 +273,288 @@ def _ms_whisper(minus_one):
     return make
 
 
+
+# --- ALBERT embeddings (factorized: E < H): token type ids default to zeros --------------------------------
+
+V, EMB, HID, CTX = 20, 6, 8, 16
+
+
+def _torch_albert():
+    import torch
+
+    class Embeddings(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.word_embeddings = torch.nn.Embedding(V, EMB, padding_idx=0)
+            self.position_embeddings = torch.nn.Embedding(CTX, EMB)
+            self.token_type_embeddings = torch.nn.Embedding(2, EMB)
+            self.LayerNorm = torch.nn.LayerNorm(EMB, eps=1e-12)
+
+        def forward(self, input_ids, token_type_ids=None):
+            n = input_ids.shape[1]
+            if token_type_ids is None:
+                token_type_ids = torch.zeros_like(input_ids)
+            positions = torch.arange(n).unsqueeze(0)
+            e = self.word_embeddings(input_ids) + self.token_type_embeddings(token_type_ids)
+            return self.LayerNorm(e + self.position_embeddings(positions))
+
+    class Front(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.embeddings = Embeddings()
+            self.embedding_hidden_mapping_in = torch.nn.Linear(EMB, HID)
+
+        def forward(self, input_ids):
+            return self.embedding_hidden_mapping_in(self.embeddings(input_ids))
+
+    return Front()
+
+
+def _ms_albert(skip_when_none):
+    def make():
+        import mindspore as ms
+        from mindspore import nn, ops
+
+        class Embeddings(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.word_embeddings = nn.Embedding(V, EMB, padding_idx=0)
+                self.position_embeddings = nn.Embedding(CTX, EMB)
+                self.token_type_embeddings = nn.Embedding(2, EMB)
+                self.LayerNorm = nn.LayerNorm((EMB,), epsilon=1e-12)
+
+            def construct(self, input_ids, token_type_ids=None):
+                n = input_ids.shape[1]
+                positions = ops.arange(n, dtype=ms.int32).expand_dims(0)
+                e = self.word_embeddings(input_ids)
+                if token_type_ids is not None:
+                    e = e + self.token_type_embeddings(token_type_ids)
+                elif not skip_when_none:
+                    e = e + self.token_type_embeddings(ops.zeros_like(input_ids))
+                return self.LayerNorm(e + self.position_embeddings(positions))
+
+        class Front(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.embeddings = Embeddings()
+                self.embedding_hidden_mapping_in = nn.Dense(EMB, HID)
+
+            def construct(self, input_ids):
+                return self.embedding_hidden_mapping_in(self.embeddings(input_ids))
+
+        return Front()
+    return make
+
+
+# --- CLIP text encoder tail: pooled feature taken at the end-of-text token (the largest id) -----------------
+
+CLIP_V, CLIP_W, CLIP_CTX, CLIP_OUT = 12, 8, 6, 4
+_TEXT = np.array([[3, 5, 7, 11, 0, 0], [4, 11, 0, 0, 0, 0], [2, 9, 6, 8, 1, 11]], dtype=np.int64)
+
+
+def _torch_clip_text():
+    import torch
+
+    class TextTail(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.token_embedding = torch.nn.Embedding(CLIP_V, CLIP_W)
+            self.positional_embedding = torch.nn.Parameter(torch.randn(CLIP_CTX, CLIP_W) * 0.01)
+            self.mlp = torch.nn.Linear(CLIP_W, CLIP_W)
+            self.ln_final = torch.nn.LayerNorm(CLIP_W)
+            self.text_projection = torch.nn.Parameter(torch.randn(CLIP_W, CLIP_OUT) * CLIP_W ** -0.5)
+
+        def forward(self, text):
+            x = self.token_embedding(text) + self.positional_embedding
+            x = x + torch.nn.functional.gelu(self.mlp(x))
+            x = self.ln_final(x)
+            return x[torch.arange(x.shape[0]), text.argmax(dim=-1)] @ self.text_projection
+
+    return TextTail()
+
+
+def _ms_clip_text(last_position):
+    def make():
+        import mindspore as ms
+        from mindspore import nn, ops, Parameter, Tensor
+
+        class TextTail(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.token_embedding = nn.Embedding(CLIP_V, CLIP_W)
+                self.positional_embedding = Parameter(Tensor(np.zeros((CLIP_CTX, CLIP_W), np.float32)),
+                                                      name="positional_embedding")
+                self.mlp = nn.Dense(CLIP_W, CLIP_W)
+                self.ln_final = nn.LayerNorm((CLIP_W,), epsilon=1e-5)
+                self.text_projection = Parameter(Tensor(np.zeros((CLIP_W, CLIP_OUT), np.float32)),
+                                                 name="text_projection")
+
+            def construct(self, text):
+                x = self.token_embedding(text) + self.positional_embedding
+                x = x + ops.gelu(self.mlp(x))
+                x = self.ln_final(x)
+                if last_position:
+                    pooled = x[:, -1]
+                else:
+                    eot = text.argmax(axis=-1).astype(ms.int32)
+                    pooled = ops.gather(x, eot, axis=1, batch_dims=1)
+                return ops.matmul(pooled, self.text_projection)
+
+        return TextTail()
+    return make
+
+
+# --- BERT intermediate + output (post-LN): the residual goes inside LayerNorm -----------------------------
+
+BH, BI = 8, 16
+
+
+def _torch_bert_ffn():
+    import torch
+
+    class Intermediate(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.dense = torch.nn.Linear(BH, BI)
+
+        def forward(self, h):
+            return torch.nn.functional.gelu(self.dense(h))
+
+    class Output(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.dense = torch.nn.Linear(BI, BH)
+            self.LayerNorm = torch.nn.LayerNorm(BH, eps=1e-12)
+            self.dropout = torch.nn.Dropout(0.1)
+
+        def forward(self, h, input_tensor):
+            return self.LayerNorm(self.dropout(self.dense(h)) + input_tensor)
+
+    class FFN(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.intermediate = Intermediate()
+            self.output = Output()
+
+        def forward(self, x):
+            return self.output(self.intermediate(x), x)
+
+    return FFN()
+
+
+def _ms_bert_ffn(residual_outside):
+    def make():
+        from mindspore import nn, ops
+
+        class Intermediate(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.dense = nn.Dense(BH, BI)
+
+            def construct(self, h):
+                return ops.gelu(self.dense(h), approximate="none")
+
+        class Output(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.dense = nn.Dense(BI, BH)
+                self.LayerNorm = nn.LayerNorm((BH,), epsilon=1e-12)
+                self.dropout = nn.Dropout(p=0.1)
+
+            def construct(self, h, input_tensor):
+                h = self.dropout(self.dense(h))
+                if residual_outside:
+                    return self.LayerNorm(h) + input_tensor
+                return self.LayerNorm(h + input_tensor)
+
+        class FFN(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.intermediate = Intermediate()
+                self.output = Output()
+
+            def construct(self, x):
+                return self.output(self.intermediate(x), x)
+
+        return FFN()
+    return make
+
+
+# --- Res2Net Bottle2neck (stype "normal"): each split adds the previous split's output ----------------------
+
+R_WIDTH, R_SCALE = 2, 4
+
+
+def _torch_res2net():
+    import torch
+
+    class Branch(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = torch.nn.Conv2d(R_WIDTH, R_WIDTH, 3, 1, 1, bias=False)
+            self.bn = torch.nn.BatchNorm2d(R_WIDTH)
+            self.relu = torch.nn.ReLU()
+
+        def forward(self, x):
+            return self.relu(self.bn(self.conv(x)))
+
+    class Res2Split(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv1 = torch.nn.Conv2d(4, R_WIDTH * R_SCALE, 1, bias=False)
+            self.convs = torch.nn.ModuleList([Branch() for _ in range(R_SCALE - 1)])
+            self.conv3 = torch.nn.Conv2d(R_WIDTH * R_SCALE, 4, 1, bias=False)
+
+        def forward(self, x):
+            spx = torch.split(self.conv1(x), R_WIDTH, 1)
+            outs = []
+            for i in range(R_SCALE - 1):
+                sp = spx[i] if i == 0 else sp + spx[i]
+                sp = self.convs[i](sp)
+                outs.append(sp)
+            outs.append(spx[R_SCALE - 1])
+            return x + self.conv3(torch.cat(outs, 1))
+
+    return Res2Split()
+
+
+def _ms_res2net(independent):
+    def make():
+        from mindspore import nn, ops
+
+        class Branch(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.conv = nn.Conv2d(R_WIDTH, R_WIDTH, 3, 1, pad_mode="pad", padding=1, has_bias=False)
+                self.bn = nn.BatchNorm2d(R_WIDTH)
+                self.relu = nn.ReLU()
+
+            def construct(self, x):
+                return self.relu(self.bn(self.conv(x)))
+
+        class Res2Split(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.conv1 = nn.Conv2d(4, R_WIDTH * R_SCALE, 1, has_bias=False)
+                self.convs = nn.CellList([Branch() for _ in range(R_SCALE - 1)])
+                self.conv3 = nn.Conv2d(R_WIDTH * R_SCALE, 4, 1, has_bias=False)
+
+            def construct(self, x):
+                spx = ops.split(self.conv1(x), R_WIDTH, axis=1)
+                outs = []
+                sp = spx[0]
+                for i in range(R_SCALE - 1):
+                    if i > 0:
+                        sp = spx[i] if independent else sp + spx[i]
+                    sp = self.convs[i](sp)
+                    outs.append(sp)
+                outs.append(spx[R_SCALE - 1])
+                return x + self.conv3(ops.concat(outs, axis=1))
+
+        return Res2Split()
+    return make
+
+
 ENTRIES: list = []
 
 ENTRIES += [
@@ -304,4 +586,35 @@ ENTRIES += [
           weight_map={"positional_embedding": None},
           cause_pattern=r"\b(sinusoids?|sinusoidal|positional[_ ]embeddings?|log_timescale_increment|timescales?"
                         r"|inv_timescales|max_timescale)\b"),
+]
+
+ENTRIES += [
+    entry("h6b_port_albert_embeddings_token_type_zeros_skipped", "h6-port",
+          "model: ALBERT embeddings (HF AlbertEmbeddings: token_type_ids default to zeros and token type 0's "
+          "embedding is always added); the port adds token_type_embeddings only when ids are passed",
+          _torch_albert, _ms_albert(True), _ms_albert(False),
+          ("embeddings.token_type_embeddings",), ("token_type",),
+          inputs={"input_ids": integers(2, 5, low=1, high=V)},
+          cause_pattern=r"\btoken[_ ]type"),
+    entry("h6b_port_clip_text_pool_last_position_not_eot", "h6-port",
+          "model: CLIP text encoder (openai/CLIP encode_text: x[arange(B), text.argmax(-1)] @ text_projection); "
+          "the port pools the last position as GPT-style ports do",
+          _torch_clip_text, _ms_clip_text(True), _ms_clip_text(False),
+          ("after:ln_final",), ("argmax|eot|end of text",), inputs={"text": given(_TEXT)},
+          cause_pattern=r"\bargmax\b|\b(eot|eos)\b|\bend[- ]of[- ]te?xt\b"),
+    entry("h6b_port_bert_output_residual_outside_layernorm", "h6-port",
+          "model: BERT intermediate + output (HF BertOutput: LayerNorm(dropout(dense(h)) + input_tensor), post-LN); "
+          "the port adds the residual after LayerNorm, pre-LN style",
+          _torch_bert_ffn, _ms_bert_ffn(True), _ms_bert_ffn(False),
+          ("output.LayerNorm",), ("residual|input_tensor|LayerNorm",), inputs={"x": uniform(2, 3, BH)},
+          cause_pattern=r"\b(residual|input_tensor|skip connection|shortcut)\b.{0,160}\b(layernorm|layer_norm|layer norm)\b"
+                        r"|\b(layernorm|layer_norm|layer norm)\b.{0,160}\b(residual|input_tensor|skip connection|shortcut)\b"),
+    entry("h6b_port_res2net_split_missing_hierarchical_add", "h6-port",
+          "model: Res2Net Bottle2neck, stype 'normal' (Res2Net/Res2Net-PretrainedModels res2net.py: sp = sp + spx[i]); "
+          "the port runs the splits independently",
+          _torch_res2net, _ms_res2net(True), _ms_res2net(False),
+          ("after:convs.0",), ("hierarchical|previous split|sp + spx",), inputs={"x": uniform(2, 4, 4, 4)},
+          cause_pattern=r"\bsp\s*\+\s*spx\b|\bhierarchical\b"
+                        r"|\b(add|adds|added|adding|addition|sum|summed)\b.{0,160}\b(previous|preceding|convs\.0|spx)\b"
+                        r"|\b(previous|preceding|convs\.0)\b.{0,160}\b(add|adds|added|adding|addition|sum|summed)\b"),
 ]
