@@ -80,7 +80,7 @@ def candidates(div: OpDivergence, ms_ops: Sequence[OpRecord]) -> List[Tuple[OpCh
             change[kind].append((key, value))
         out.append((OpChange(div.ms.index, tuple(change["arg"]), tuple(change["pos"]), tuple(change["init"])),
                     f"{cand.label()}"))
-    out += reshaped_inputs(div)
+    out += reshaped_inputs(div) + refused_forms(div)
     by_index = {r.index: r for r in ms_ops}
     drop = []
     if div.ms.inputs:  # an op the port added (an index [0] kept from torch's (values, indices) result)
@@ -109,16 +109,48 @@ def reshaped_inputs(div: OpDivergence) -> List[Tuple[OpChange, str]]:
     float where the port's is an integer (torch's call computed in float, the port's truncated in the input's
     integer dtype)."""
     t = div.torch
-    if t is None or not t.outputs or not div.ms.outputs or not div.ms.inputs:
+    if t is None or not t.outputs or not div.ms.inputs or not (div.ms.outputs or div.ms.raised):
         return []
-    mine, theirs, given = div.ms.outputs[0], t.outputs[0], div.ms.inputs[0]
+    theirs, given = t.outputs[0], div.ms.inputs[0]
+    mine = div.ms.outputs[0] if div.ms.outputs else None
     out = []
-    if theirs.ndim == 0 and mine.ndim > 0 and given.ndim > 1:
+    if mine is not None and theirs.ndim == 0 and mine.ndim > 0 and given.ndim > 1:
         out.append((OpChange(div.ms.index, flatten=True), "its input flattened to 1-D (torch's call has no axis:"
                     " it reduces over all elements)"))
-    if theirs.dtype.kind == "f" and mine.dtype.kind in "iub" and given.dtype.kind in "iub":
+    if mine is not None and theirs.dtype.kind == "f" and mine.dtype.kind in "iub" and given.dtype.kind in "iub":
         out.append((OpChange(div.ms.index, cast=theirs.dtype.name), f"its input cast to {theirs.dtype.name} first"
                     f" (torch's result is {theirs.dtype.name}, the port's {mine.dtype.name})"))
+    elif mine is None and given.dtype != theirs.dtype and given.dtype.kind in "iub" and theirs.dtype.kind != "b":
+        out.append((OpChange(div.ms.index, cast=theirs.dtype.name), f"its input cast to {theirs.dtype.name} first"
+                    f" (the port's {given.dtype.name} input is refused; torch's result is {theirs.dtype.name})"))
+    return out
+
+
+def refused_forms(div: OpDivergence) -> List[Tuple[OpChange, str]]:
+    """For a call that raised: its own plain arguments in another form (an int where a tuple of one is wanted,
+    and back) or at another place among its positional arguments (torch's index_add(dim, index, source) ported
+    to a function that takes the axis last). Only the port's own values: nothing is made up."""
+    if not div.ms.raised:
+        return []
+    out = []
+    positional = div.ms.positional
+    for k, v in enumerate(positional):
+        if isinstance(v, bool) or v == "<tensor>":
+            continue
+        name = div.ms.names[k] if k < len(div.ms.names) else f"argument {k}"
+        if isinstance(v, int):
+            out.append((OpChange(div.ms.index, positions=((k, (v,)),)), f"its {name} {v!r} given as the tuple ({v},)"))
+        elif isinstance(v, tuple) and len(v) == 1 and isinstance(v[0], int):
+            out.append((OpChange(div.ms.index, positions=((k, v[0]),)), f"its {name} {v!r} given as the int {v[0]}"))
+    for k, v in enumerate(positional):
+        if v == "<tensor>" or not isinstance(v, (int, float)) or isinstance(v, bool):
+            continue
+        for to in range(len(positional)):
+            if to != k:
+                order = [i for i in range(len(positional)) if i != k]
+                order.insert(to, k)
+                out.append((OpChange(div.ms.index, order=tuple(order)),
+                            f"its {v!r} moved to argument position {to} (the arguments in another order)"))
     return out
 
 
@@ -380,6 +412,19 @@ def _shown(args: Sequence[Tuple[Any, Any]]) -> str:
     return ", ".join(f"{k}={v!r}" if isinstance(k, str) else f"argument {k}={v!r}" for k, v in args)
 
 
+def _arg_words(r: OpRecord, k: int, value: Any = None) -> str:
+    """A positional argument as the call shows it: a plain value as itself (or `value`, its new one), a tensor
+    as its shape and dtype (Tensor[6] int32): its parameter's name would say where it went, not what it is."""
+    v = r.positional[k]
+    if v != "<tensor>":
+        return repr(v if value is None else value)
+    j = sum(1 for x in r.positional[:k] if x == "<tensor>")
+    if j < len(r.inputs):
+        a = r.inputs[j]
+        return f"Tensor[{', '.join(str(n) for n in a.shape)}] {a.dtype.name}"
+    return "Tensor"
+
+
 def _call_words(r: OpRecord) -> str:
     """'Tensor.__getitem__(0)': the call with its plain arguments (tensors left out)."""
     plain = [repr(v) for v in r.positional if v != "<tensor>" and not isinstance(v, tuple)]
@@ -409,9 +454,18 @@ def _fix(div: OpDivergence, change: OpChange, ms_ops: Sequence[OpRecord]) -> str
         return f"{name}(x.reshape(-1), ...) in place of {name}(x, ...): reduce over all elements as torch's call does"
     if change.cast:
         return f"{name}(x.astype(mindspore.{change.cast}), ...) in place of {name}(x, ...): compute in {change.cast}"
+    if change.order:
+        shown = [_arg_words(div.ms, i) for i in range(len(div.ms.positional))]
+        return f"{name}({', '.join(shown[i] for i in change.order)}) in place of {name}({', '.join(shown)})"
     if change.init:
         old = [(k, dict(div.ms.init).get(k)) for k, _ in change.init]
         return f"ops.{name}({_shown(old)}) -> ops.{name}({_shown(change.init)})"
+    moved = dict(change.positions)
+    if moved and not change.arguments and any(type(v) is not type(div.ms.positional[k]) for k, v in moved.items()):
+        # another form of the same value (1 -> (1,)): the whole call, before and after
+        before = ", ".join(_arg_words(div.ms, k) for k in range(len(div.ms.positional)))
+        after = ", ".join(_arg_words(div.ms, k, moved.get(k)) for k in range(len(div.ms.positional)))
+        return f"{name}({after}) in place of {name}({before})"
     new = list(change.arguments) + list(change.positions)
     old_values = dict(div.ms.keywords)
     old_values.update({n: v for n, v in zip(div.ms.names, div.ms.positional)})

@@ -81,6 +81,7 @@ class OpChange:
     write_back: bool = False  # the op's result written into its first tensor argument (what an in-place call means)
     flatten: bool = False  # the op's first tensor argument flattened to 1-D (torch's call reduces over all elements)
     cast: str = ""  # the op's tensor arguments cast to this dtype (numpy's name) first, e.g. "float32"
+    order: Tuple[int, ...] = ()  # the op's positional arguments handed over in this order (indices into the call's)
     shown: str = ""  # that call as code, its arguments in the function's order ("ops.gather_elements(x, dim=1, index=index)")
 
 

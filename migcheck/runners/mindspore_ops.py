@@ -96,6 +96,8 @@ def _defaults(original: Any, skip_first: bool, fallback: Any = None) -> Tuple[Tu
 
 def _apply(change: OpChange, names: Tuple[str, ...], args: tuple, kwargs: dict) -> Tuple[tuple, dict]:
     args, kwargs = list(args), dict(kwargs)
+    if change.order:
+        args = [args[i] for i in change.order]
     for name, value in change.arguments:
         if name in names and names.index(name) < len(args):
             args[names.index(name)] = value

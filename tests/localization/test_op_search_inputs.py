@@ -84,3 +84,46 @@ def test_a_variance_whose_ddof_default_does_not_carry_torchs_correction_is_found
 
 def test_the_unbiased_variance_twin_passes():
     assert _run(_t_var_mean, _m_var_mean(ddof=1))[0].status == "pass"
+
+
+# A call that raised: the port's own arguments in another form or order, or its input in torch's result dtype.
+
+def test_a_scalar_given_where_the_function_takes_it_last_is_moved():
+    idx = ms.Tensor(np.array([0, 2, 1], np.int32))
+
+    def port(h):  # torch's index_add(dim, index, source) order kept: ops.index_add takes the axis last
+        return ops.index_add(ops.zeros((3, 6), ms.float32), 0, idx, h)
+
+    v, (d,) = _run(lambda h: torch.zeros(3, 6).index_add(0, torch.tensor([0, 2, 1]), h), port)
+    assert v.status == "error" and d.confirmed and d.confidence == "high", d.cause
+    assert "with its 0 moved to argument position 3" in d.cause
+    assert d.fix.startswith("index_add(Tensor[3, 6] float32, Tensor[3] int32, Tensor[3, 6] float32, 0) in place of"
+                            " index_add(Tensor[3, 6] float32, 0, Tensor[3] int32, Tensor[3, 6] float32)")
+
+
+def test_the_axis_last_twin_passes():
+    idx = ms.Tensor(np.array([0, 2, 1], np.int32))
+    assert _run(lambda h: torch.zeros(3, 6).index_add(0, torch.tensor([0, 2, 1]), h),
+                lambda h: ops.index_add(ops.zeros((3, 6), ms.float32), idx, h, 0))[0].status == "pass"
+
+
+def test_an_int_where_a_tuple_is_wanted_is_given_as_a_tuple():
+    v, (d,) = _run(lambda h: torch.flip(h, [1]) * 2, lambda h: ops.flip(h, 1) * 2)
+    assert v.status == "error" and d.confirmed and d.confidence == "high", d.cause
+    assert d.fix.startswith("flip(Tensor[3, 6] float32, (1,)) in place of flip(Tensor[3, 6] float32, 1)")
+
+
+def test_the_tuple_twin_passes():
+    assert _run(lambda h: torch.flip(h, [1]) * 2, lambda h: ops.flip(h, (1,)) * 2)[0].status == "pass"
+
+
+def test_a_bool_input_the_op_refuses_is_cast_to_torchs_result_dtype():
+    v, (d,) = _run(lambda h: h * torch.cumsum(h > 0, dim=1), lambda h: h * ops.cumsum(h > 0, 1))
+    assert v.status == "error" and d.confirmed and d.confidence == "high", d.cause
+    assert "cast to int64 first (the port's bool input is refused" in d.cause
+    assert d.fix.startswith("cumsum(x.astype(mindspore.int64), ...) in place of cumsum(x, ...)")
+
+
+def test_the_cast_count_twin_passes():
+    assert _run(lambda h: h * torch.cumsum(h > 0, dim=1),
+                lambda h: h * ops.cumsum((h > 0).astype(ms.int64), 1))[0].status == "pass"
