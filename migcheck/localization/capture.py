@@ -213,6 +213,8 @@ def _defects(module: TorchProbe, cell: MindSporeProbe, rows: Sequence[SubcellRow
                     evidence += f"; argument search: {len(searched.tried)} candidates in {searched.seconds:.2f} s"
             if not cause and call.start >= 0:  # a module of the port's own: its calls, replayed with one setting changed
                 replayed = _replay(module, call.name, call.start, call.end, call.output, isolated[row.order], tol)
+                if replayed is not None and port_passes_torchs_value(cell, row.ms_name, call.inputs, replayed):
+                    replayed = None
                 if replayed is not None:
                     cause, fix, rule, confirmed = (replayed.cause(f"in '{call.name or '<root>'}'"), replayed.fix,
                                                    replayed.rule, True)
@@ -248,6 +250,8 @@ def _defects(module: TorchProbe, cell: MindSporeProbe, rows: Sequence[SubcellRow
                               diff.cause, fix, "high", True, diff.rule))
             return out
         replayed = _replay(module, *region[:3], op_values[2], op_values[3], tol) if region and op_values else None
+        if replayed is not None and port_passes_torchs_value(cell, first.ms_name, t_calls[first.order].inputs, replayed):
+            replayed = None
         if replayed is not None:
             where = f"in '{region[0] or '<root>'}' up to {region[3]}"
             out.append(Defect(first.order, first.torch_name, first.torch_kind, first.ms_name, first.ms_kind,
@@ -313,6 +317,31 @@ def _region(t_calls: Sequence[Any], flow: Dataflow) -> Optional[Tuple[str, int, 
     after = parent.start if a == "<input>" else (span_of(t_calls, a, before=parent.end, last=True) or (-1, -1))[1]
     span = span_of(t_calls, b, after=after)
     return (parent.name, parent.start, span[0], f"'{b}' input") if span and after >= 0 else None
+
+
+def port_passes_torchs_value(cell: MindSporeProbe, ms_name: str, inputs: Sequence[Any], match: Any) -> bool:
+    """Whether the port's own call of the replayed op already passes torch's value for that setting: then the
+    replay (torch's calls with another value give MindSpore's output) is a coincidence of what follows (a cat on
+    another axis that a reshape maps onto the port's wrong shuffle), not the port's mistake, and no fix is owed."""
+    from migcheck.localization.arg_candidates import similarity
+    from migcheck.localization.op_replay import same_setting
+
+    try:
+        records, _ = cell.trace_ops(ms_name, list(inputs))
+    except Exception:  # the container cannot run alone: nothing contradicts the replay
+        return False
+    op = match.site.name.lower()
+    for r in records:
+        base = r.name.split(".")[-1].strip("_").lower()
+        if base != op and similarity(base, op) < 0.6:
+            continue
+        given = dict(zip(r.names, r.positional))
+        given.update(dict(r.keywords))
+        value = next((v for k, v in given.items() if similarity(k, match.keyword) >= 0.8), None)
+        nd = r.inputs[0].ndim if r.inputs else 0
+        if value is not None and same_setting(value, match.torch_value, nd):
+            return True
+    return False
 
 
 def _replay(module: TorchProbe, owner: str, after: int, before: int, torch_value: Any, ms_value: Any,

@@ -114,6 +114,11 @@ def _same(a: Any, b: Any, nd: int) -> bool:
     return type(a) is type(b) and a == b
 
 
+def same_setting(a: Any, b: Any, nd: int) -> bool:
+    """Two values of one setting that mean the same (an axis counted from either end)."""
+    return _same(a, b, nd)
+
+
 def agree(a: Any, b: Any, rtol: float, atol: float) -> bool:
     """Floats within tolerance, integers and booleans exactly, shapes always."""
     if not isinstance(a, np.ndarray) or not isinstance(b, np.ndarray) or a.shape != b.shape:

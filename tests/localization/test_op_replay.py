@@ -75,3 +75,28 @@ def test_replay_holds_children_outputs_fixed_and_leaves_them_unchanged():
     replayed = Replayer(module).replay_ops("", root.start, root.end, None)
     assert agree(replayed[max(replayed)], root.output, 1.3e-6, 1e-5)
     assert all(np.array_equal(c.output, before[c.name]) for c in calls)
+
+
+@pytest.mark.needs_mindspore
+def test_a_replay_the_ports_own_call_contradicts_is_not_its_cause():
+    """torch's cat replayed with another dim reproduces MindSpore's value, yet the port's own cat passes torch's
+    dim (a later reshape maps one onto the other): the replay is a coincidence, not the port's mistake. Where
+    the port's call passes another axis, the replay stands."""
+    import numpy as np
+
+    ms = pytest.importorskip("mindspore")
+    from migcheck.localization.capture import port_passes_torchs_value
+    from migcheck.localization.op_replay import ReplayMatch
+    from migcheck.runners.mindspore_side import MindSporeCell
+
+    def net(axis):
+        class Cat(ms.nn.Cell):
+            def construct(self, x):
+                return ms.ops.cat([x, x * 2], axis)
+        return Cat
+
+    match = ReplayMatch(OpSite(3, "cat", ("<tensor>", 1), (), 4, "torch.cat(1)"), "dim", 1, -2)
+    x = [np.ones((2, 3, 4, 4), np.float32)]
+    assert port_passes_torchs_value(MindSporeCell(net(1), "pynative"), "", x, match)
+    assert port_passes_torchs_value(MindSporeCell(net(-3), "pynative"), "", x, match)  # the same axis of rank 4
+    assert not port_passes_torchs_value(MindSporeCell(net(2), "pynative"), "", x, match)
