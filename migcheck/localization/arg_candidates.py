@@ -171,6 +171,7 @@ def setting_candidates(torch_c: Constructor, ms_c: Constructor, table: Sequence[
     if len(torch_values) > 1:
         out.append(Candidate(tuple(torch_values), "torch's values together"))
     out.extend(_by_kind(torch_c, ms_c, aligned))
+    out.extend(_unset_in_torch(ms_c, aligned))
     open_args = [m for m in ms_c.arguments if (m.found or m.has_default) and (ms_c.library or m.name in aligned)]
     for m in open_args:
         if isinstance(m.value, str):
@@ -211,6 +212,22 @@ def _by_kind(torch_c: Constructor, ms_c: Constructor, aligned: Mapping[str, Argu
     return [Candidate(((m.name, type(m.value)(t.value) if isinstance(m.value, int) and float(t.value).is_integer()
                         else t.value),), f"torch's {t.name} (no name aligns them: same kind of value)")
             for m in ms_open for t in torch_open if _differs(t.value, m.value)][:6]
+
+
+def _unset_in_torch(ms_c: Constructor, aligned: Mapping[str, Argument]) -> List[Candidate]:
+    """An argument torch's call leaves None (torch then derives it: a pool's stride is its kernel size) where the
+    port's holds a number: the port's own other numbers of the same form, one at a time."""
+    out = []
+    for m in ms_c.arguments:
+        t = aligned.get(m.name)
+        if t is None or t.value is not None or _family(m.value) not in ("number", "tuple") or isinstance(m.value, bool):
+            continue
+        for other in ms_c.arguments:
+            if (other.name != m.name and _family(other.value) == _family(m.value) and not isinstance(other.value, bool)
+                    and _differs(other.value, m.value)):
+                out.append(Candidate(((m.name, other.value),), f"{other.name}'s value (torch leaves {t.name} unset,"
+                                     f" None)"))
+    return out[:4]
 
 
 def not_carried(torch_c: Constructor, ms_c: Constructor, table: Sequence[Tuple[str, str]] = ()) -> List[Argument]:

@@ -110,3 +110,12 @@ def test_numbers_no_name_aligns_are_paired_by_kind_after_the_named_ones():
     assert by_kind == [(("ddof", 1),)]  # the named pairs (dim~axis, keepdim~keepdims) are not paired again
     same = Constructor("std_mean", True, (_arg("axis", 1), _arg("ddof", 1), _arg("keepdims", True)))
     assert not any("no name aligns" in why for _, why in [(c.changes, c.why) for c in setting_candidates(torch_c, same)])
+
+
+def test_a_number_torch_leaves_none_is_tried_at_the_ports_other_numbers():
+    torch_c = Constructor("AvgPool1d", True, (_arg("kernel_size", 3), _arg("stride", None), _arg("padding", 0)))
+    ms_c = Constructor("AvgPool1d", True, (_arg("kernel_size", 3), _arg("stride", 1), _arg("padding", 0)))
+    found = [c.changes for c in setting_candidates(torch_c, ms_c) if "torch leaves stride unset" in c.why]
+    assert found == [(("stride", 3),), (("stride", 0),)]  # the port's kernel_size, then its padding
+    set_c = Constructor("AvgPool1d", True, (_arg("kernel_size", 3), _arg("stride", 3), _arg("padding", 0)))
+    assert not [c for c in setting_candidates(set_c, ms_c) if "unset" in c.why]  # torch's own 3 is tried by name

@@ -127,3 +127,16 @@ def test_a_bool_input_the_op_refuses_is_cast_to_torchs_result_dtype():
 def test_the_cast_count_twin_passes():
     assert _run(lambda h: h * torch.cumsum(h > 0, dim=1),
                 lambda h: h * ops.cumsum((h > 0).astype(ms.int64), 1))[0].status == "pass"
+
+
+def test_a_stride_torch_leaves_unset_is_tried_at_the_ports_kernel_size():
+    fwd = lambda h: torch.nn.functional.avg_pool1d(h.view(3, 1, 6), 2).repeat(1, 1, 2).view(3, 6)
+    v, (d,) = _run(fwd, lambda h: ops.avg_pool1d(h.view(3, 1, 6), 2)[..., :3].tile((1, 1, 2)).view(3, 6))
+    assert v.status == "fail" and d.confirmed and d.confidence == "high", d.cause
+    assert "stride=2 (kernel_size's value (torch leaves stride unset, None))" in d.cause
+    assert d.fix == "avg_pool1d(..., stride=1) -> avg_pool1d(..., stride=2)"
+
+
+def test_the_explicit_stride_twin_passes():
+    fwd = lambda h: torch.nn.functional.avg_pool1d(h.view(3, 1, 6), 2).repeat(1, 1, 2).view(3, 6)
+    assert _run(fwd, lambda h: ops.avg_pool1d(h.view(3, 1, 6), 2, 2)[..., :3].tile((1, 1, 2)).view(3, 6))[0].status == "pass"
