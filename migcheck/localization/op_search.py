@@ -80,7 +80,7 @@ def candidates(div: OpDivergence, ms_ops: Sequence[OpRecord]) -> List[Tuple[OpCh
             change[kind].append((key, value))
         out.append((OpChange(div.ms.index, tuple(change["arg"]), tuple(change["pos"]), tuple(change["init"])),
                     f"{cand.label()}"))
-    out += reshaped_inputs(div) + refused_forms(div)
+    out += reshaped_inputs(div) + refused_forms(div) + layout_changes(div)
     by_index = {r.index: r for r in ms_ops}
     drop = []
     if div.ms.inputs:  # an op the port added (an index [0] kept from torch's (values, indices) result)
@@ -124,6 +124,38 @@ def reshaped_inputs(div: OpDivergence) -> List[Tuple[OpChange, str]]:
         out.append((OpChange(div.ms.index, cast=theirs.dtype.name), f"its input cast to {theirs.dtype.name} first"
                     f" (the port's {given.dtype.name} input is refused; torch's result is {theirs.dtype.name})"))
     return out
+
+
+def layout_changes(div: OpDivergence) -> List[Tuple[OpChange, str]]:
+    """An op that only moves elements (its result holds as many as its input, as torch's counterpart's does: a
+    reshape, a permute): its input with two axes swapped first (tokens reshaped to a feature map without their
+    transpose), a shape argument given torch's result shape, and a permutation argument in the other orders that
+    give torch's result shape. What decides is the re-run."""
+    t = div.torch
+    if t is None or not t.outputs or not div.ms.outputs or not div.ms.inputs:
+        return []
+    given, mine, theirs = div.ms.inputs[0], div.ms.outputs[0], t.outputs[0]
+    if not (given.size == mine.size == theirs.size) or given.ndim < 2 or given.ndim > 5:
+        return []
+    import itertools
+
+    out = []
+    named = list(zip(div.ms.names, div.ms.positional)) + list(div.ms.keywords)
+    for name, value in named:
+        if not (isinstance(value, tuple) and value and all(isinstance(v, int) and not isinstance(v, bool) for v in value)):
+            continue
+        if sorted(value) == list(range(given.ndim)) and len(value) == given.ndim:  # a permutation
+            for perm in itertools.permutations(range(given.ndim)):
+                if perm != value and tuple(given.shape[i] for i in perm) == theirs.shape:
+                    out.append((OpChange(div.ms.index, ((name, perm),)), f"{name}={perm} (another order giving"
+                                f" torch's result shape {theirs.shape})"))
+        elif -1 in value or int(np.prod(value)) == given.size:  # a shape
+            if tuple(value) != theirs.shape and theirs.shape != mine.shape:
+                out.append((OpChange(div.ms.index, ((name, tuple(theirs.shape)),)),
+                            f"{name}={tuple(theirs.shape)} (torch's result shape)"))
+    for i, j in itertools.combinations(range(given.ndim), 2):
+        out.append((OpChange(div.ms.index, swap_axes=(i, j)), f"its input with axes {i} and {j} swapped first"))
+    return out[:12]
 
 
 def refused_forms(div: OpDivergence) -> List[Tuple[OpChange, str]]:
@@ -454,6 +486,9 @@ def _fix(div: OpDivergence, change: OpChange, ms_ops: Sequence[OpRecord]) -> str
         return f"{name}(x.reshape(-1), ...) in place of {name}(x, ...): reduce over all elements as torch's call does"
     if change.cast:
         return f"{name}(x.astype(mindspore.{change.cast}), ...) in place of {name}(x, ...): compute in {change.cast}"
+    if change.swap_axes:
+        i, j = change.swap_axes
+        return f"{name}(x.swapaxes({i}, {j}), ...) in place of {name}(x, ...): swap the two axes first"
     if change.order:
         shown = [_arg_words(div.ms, i) for i in range(len(div.ms.positional))]
         return f"{name}({', '.join(shown[i] for i in change.order)}) in place of {name}({', '.join(shown)})"

@@ -82,6 +82,7 @@ class OpChange:
     flatten: bool = False  # the op's first tensor argument flattened to 1-D (torch's call reduces over all elements)
     cast: str = ""  # the op's tensor arguments cast to this dtype (numpy's name) first, e.g. "float32"
     order: Tuple[int, ...] = ()  # the op's positional arguments handed over in this order (indices into the call's)
+    swap_axes: Tuple[int, ...] = ()  # (i, j): the op's first tensor argument with these two axes swapped first
     shown: str = ""  # that call as code, its arguments in the function's order ("ops.gather_elements(x, dim=1, index=index)")
 
 

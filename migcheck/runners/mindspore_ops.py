@@ -110,6 +110,8 @@ def _apply(change: OpChange, names: Tuple[str, ...], args: tuple, kwargs: dict) 
     tensor_at = [i for i, a in enumerate(args) if isinstance(a, ms.Tensor)]
     if change.flatten and tensor_at:
         args[tensor_at[0]] = args[tensor_at[0]].reshape(-1)
+    if change.swap_axes and tensor_at:
+        args[tensor_at[0]] = ms.ops.swapaxes(args[tensor_at[0]], *change.swap_axes)
     for i in tensor_at if change.cast else ():
         args[i] = args[i].astype(getattr(ms, change.cast))
     return tuple(args), kwargs

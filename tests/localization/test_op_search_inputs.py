@@ -140,3 +140,29 @@ def test_a_stride_torch_leaves_unset_is_tried_at_the_ports_kernel_size():
 def test_the_explicit_stride_twin_passes():
     fwd = lambda h: torch.nn.functional.avg_pool1d(h.view(3, 1, 6), 2).repeat(1, 1, 2).view(3, 6)
     assert _run(fwd, lambda h: ops.avg_pool1d(h.view(3, 1, 6), 2, 2)[..., :3].tile((1, 1, 2)).view(3, 6))[0].status == "pass"
+
+
+def test_a_reshape_that_lost_its_transpose_is_fed_its_input_with_two_axes_swapped():
+    v, (d,) = _run(lambda h: h.view(3, 2, 3).transpose(1, 2).reshape(3, 6),
+                   lambda h: ops.reshape(h.view(3, 2, 3), (3, 6)))
+    assert v.status == "fail" and d.confirmed and d.confidence == "high", d.cause
+    assert "op 'reshape' inside '<root>'" in d.cause and "axes 1 and 2 swapped first" in d.cause
+    assert d.fix.startswith("reshape(x.swapaxes(1, 2), ...) in place of reshape(x, ...)")
+
+
+def test_the_transposed_reshape_twin_passes():
+    assert _run(lambda h: h.view(3, 2, 3).transpose(1, 2).reshape(3, 6),
+                lambda h: ops.reshape(h.view(3, 2, 3).swapaxes(1, 2), (3, 6)))[0].status == "pass"
+
+
+def test_a_reshape_to_another_grouping_is_given_torchs_result_shape():
+    fwd = lambda h: h.view(3, 2, 3).transpose(1, 2).reshape(3, 6)
+    v, (d,) = _run(fwd, lambda h: ops.reshape(h, (3, 3, 2)).transpose(0, 2, 1).reshape(3, 6))
+    assert v.status == "fail" and d.confirmed and d.confidence == "high", d.cause
+    assert "shape=(3, 2, 3) (torch's result shape)" in d.cause
+    assert d.fix == "reshape(..., shape=(3, 3, 2)) -> reshape(..., shape=(3, 2, 3))"
+
+
+def test_the_grouping_twin_passes():
+    fwd = lambda h: h.view(3, 2, 3).transpose(1, 2).reshape(3, 6)
+    assert _run(fwd, lambda h: ops.reshape(h, (3, 2, 3)).transpose(0, 2, 1).reshape(3, 6))[0].status == "pass"
