@@ -80,6 +80,7 @@ def candidates(div: OpDivergence, ms_ops: Sequence[OpRecord]) -> List[Tuple[OpCh
             change[kind].append((key, value))
         out.append((OpChange(div.ms.index, tuple(change["arg"]), tuple(change["pos"]), tuple(change["init"])),
                     f"{cand.label()}"))
+    out += explicit_torch_keywords(div)
     out += reshaped_inputs(div) + refused_forms(div) + layout_changes(div)
     by_index = {r.index: r for r in ms_ops}
     drop = []
@@ -101,6 +102,22 @@ def candidates(div: OpDivergence, ms_ops: Sequence[OpRecord]) -> List[Tuple[OpCh
             out.append((OpChange(index, swap_outputs=True), f"'{by_index[index].name}' results in the other order"))
     # whatever the shapes: only the construct's re-run agreeing with torch confirms a drop
     return out + ([] if same_shape else drop)
+
+
+def explicit_torch_keywords(div: OpDivergence) -> List[Tuple[OpChange, str]]:
+    """The same op on both sides: torch's keyword arguments, its defaults included, passed by torch's own names
+    where the port's call names none of them (MindSpore's Tensor.std takes torch's correction=1 when it is said,
+    and keeps ddof=0 when it is not)."""
+    t = div.torch
+    if t is None or _base_name(t.name).lower() != _base_name(div.ms.name).lower():
+        return []
+    port = set(div.ms.names) | {k for k, _ in div.ms.keywords}
+    given = tuple((k, v) for k, v in t.keywords if k not in port and k != "out" and v is not None and _value_ok(v)
+                  and v != "<tensor>")
+    if not given:
+        return []
+    return [(OpChange(div.ms.index, given), f"torch's {', '.join(f'{k}={v!r}' for k, v in given)} said explicitly"
+             f" (by torch's names)")]
 
 
 def reshaped_inputs(div: OpDivergence) -> List[Tuple[OpChange, str]]:
@@ -504,5 +521,7 @@ def _fix(div: OpDivergence, change: OpChange, ms_ops: Sequence[OpRecord]) -> str
     new = list(change.arguments) + list(change.positions)
     old_values = dict(div.ms.keywords)
     old_values.update({n: v for n, v in zip(div.ms.names, div.ms.positional)})
+    if change.arguments and not change.positions and not any(k in old_values for k, _ in change.arguments):
+        return f"{name}(..., {_shown(change.arguments)}): pass these arguments explicitly"
     old = [(k, old_values.get(k) if isinstance(k, str) else div.ms.positional[k]) for k, _ in new]
     return f"{name}(..., {_shown(old)}) -> {name}(..., {_shown(new)})"

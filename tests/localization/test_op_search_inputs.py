@@ -166,3 +166,20 @@ def test_a_reshape_to_another_grouping_is_given_torchs_result_shape():
 def test_the_grouping_twin_passes():
     fwd = lambda h: h.view(3, 2, 3).transpose(1, 2).reshape(3, 6)
     assert _run(fwd, lambda h: ops.reshape(h, (3, 2, 3)).transpose(0, 2, 1).reshape(3, 6))[0].status == "pass"
+
+
+def _scaled(std):
+    return lambda h: h / (std(h[:, :3]) + 1) * std(h[:, 3:])  # two calls: no one replayed setting explains it
+
+
+def test_torchs_keywords_said_explicitly_where_the_ports_call_left_them_to_its_own_defaults():
+    fwd = _scaled(lambda a: a.std(dim=1, keepdim=True))
+    v, (d,) = _run(fwd, _scaled(lambda a: a.std(dim=1, keepdim=True)))  # MindSpore keeps ddof=0 here
+    assert v.status == "fail" and d.confirmed and d.confidence == "high", d.cause
+    assert "torch's correction=1 said explicitly (by torch's names)" in d.cause
+    assert d.fix == "Tensor.std(..., correction=1): pass these arguments explicitly"
+
+
+def test_the_explicit_correction_twin_passes():
+    fwd = _scaled(lambda a: a.std(dim=1, keepdim=True))
+    assert _run(fwd, _scaled(lambda a: a.std(dim=1, keepdim=True, correction=1)))[0].status == "pass"
