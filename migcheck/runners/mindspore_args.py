@@ -18,6 +18,7 @@ from migcheck.runners.construction import own_signature
 from migcheck.runners.mindspore_context import pynative
 from migcheck.runners.mindspore_objective import MindSporeSideError
 from migcheck.util.tree import contiguous, lenient
+from migcheck.runners.mindspore_module import as_ms_args
 
 _CELL_OWN = ("auto_prefix", "flags")  # Cell.__init__'s own arguments: nothing a port chose
 
@@ -86,7 +87,7 @@ def _run(new: Any, old: Any, inputs: Sequence[np.ndarray], train: bool, to_numpy
             source = same[0]
         param.set_data(source.value())
     new.set_train(train)
-    return lenient(new(*[ms.Tensor(contiguous(x)) for x in inputs]), to_numpy, MindSporeSideError)
+    return lenient(new(*as_ms_args(inputs)), to_numpy, MindSporeSideError)
 
 
 def rebuild_run(cell: Any, kwargs: Mapping[str, Any], inputs: Sequence[np.ndarray], train: bool,
@@ -103,7 +104,7 @@ def run_live(cell: Any, inputs: Sequence[np.ndarray], train: bool, to_numpy: Cal
     try:
         with pynative():
             cell.set_train(train)
-            return lenient(cell(*[ms.Tensor(contiguous(x)) for x in inputs]), to_numpy, MindSporeSideError)
+            return lenient(cell(*as_ms_args(inputs)), to_numpy, MindSporeSideError)
     finally:
         cell.set_train(was)
 

@@ -1,13 +1,16 @@
 """MindSpore ports that are not nn.Cell: torch-like module layers over MindSpore (parameters held as
-Parameters or plain Tensors, `forward` instead of `construct`, a `__call__`), wrapped as one Cell."""
+Parameters or plain Tensors, `forward` instead of `construct`, a `__call__`), wrapped as one Cell; and the
+arguments a cell is called with, arrays made tensors (as_ms_args)."""
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Callable, Dict, Iterator, List, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Sequence, Tuple
 
 import mindspore as ms
+import numpy as np
 
 from migcheck.runners.mindspore_objective import MindSporeSideError
+from migcheck.util.tree import contiguous
 
 GRAPH_HINT = ("the MindSpore port is a torch-like module ({name}), not a mindspore.nn.Cell: GRAPH mode compiles its"
               " forward as Python source, which failed; run the case in PYNATIVE only (modes=('pynative',)), or"
@@ -87,3 +90,8 @@ def graph_hint(cell: Any, mode: str) -> Iterator[None]:
         if mode == "graph" and isinstance(cell, TorchLikeCell):
             exc.migcheck_hint = GRAPH_HINT.format(name=type(cell.module).__name__)  # type: ignore[attr-defined]
         raise
+
+
+def as_ms_args(values: Sequence[Any]) -> List[Any]:
+    """Arrays as MindSpore tensors; plain arguments (an int height, a sequence length) as they are."""
+    return [ms.Tensor(contiguous(x)) if isinstance(x, np.ndarray) else x for x in values]

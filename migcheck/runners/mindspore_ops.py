@@ -20,6 +20,7 @@ from migcheck.records.ops import OpChange, OpRecord
 from migcheck.runners.mindspore_context import pynative
 from migcheck.runners.mindspore_held import HeldErrors
 from migcheck.util.tree import contiguous
+from migcheck.runners.mindspore_module import as_ms_args
 
 TENSOR = "<tensor>"
 CHILD = "cell:"  # a marker record: the traced construct called this child (no inputs or outputs kept)
@@ -312,7 +313,7 @@ def trace(cell: Any, inputs: Sequence[np.ndarray], to_numpy: Callable[[Any], Any
             was = bool(cell.training)
             cell.set_train(False)
             try:
-                out = cell(*[ms.Tensor(contiguous(x)) for x in inputs])
+                out = cell(*as_ms_args(inputs))
             except Exception:  # a change that breaks a later op: the calls recorded up to there still count
                 if change is None:
                     raise

@@ -15,7 +15,8 @@ from migcheck.runners.base import Constructor, Gradients, Objective
 from migcheck.runners.construction import bound_arguments, built_with_calls, own_signature
 from migcheck.runners.mindspore_context import pynative, scratch_cwd
 from migcheck.runners.mindspore_held import HeldErrors
-from migcheck.runners.mindspore_module import TorchLikeCell, entry_point, graph_hint, is_torch_like, load_value, read_value
+from migcheck.runners.mindspore_module import (TorchLikeCell, as_ms_args, entry_point, graph_hint, is_torch_like,
+                                               load_value, read_value)
 from migcheck.runners.mindspore_objective import KeywordCall, MindSporeSideError, objective_cell, split_grads
 from migcheck.runners.base import ParamInfo
 from migcheck.runners.foreign_params import as_parameters, is_foreign_trainable
@@ -66,6 +67,7 @@ class MindSporeCell:
                                      f" nor a callable with named_parameters()/parameters_and_names()")
         self.cell = cell
         self.mode = mode
+        self.plain_args: Dict[str, Any] = {}  # sub-cell -> the plain arguments its captured call took (hooks.py)
         # Captured once: wrapping the cell later (objectives, train steps) may rename parameters.
         self._named = list(cell.named) if isinstance(cell, TorchLikeCell) else list(cell.parameters_and_names())
         # What calls run: the cell itself, or a KeywordCall feeding the inputs by name (migcheck.util.calls).
@@ -133,7 +135,8 @@ class MindSporeCell:
         calls: List[Any] = []
         is_tensor = lambda a: isinstance(a, ms.Tensor)  # noqa: E731
         with pynative():
-            handles = [c.register_forward_hook(hook_recorder(calls, name, is_tensor, to_numpy, MindSporeSideError))
+            handles = [c.register_forward_hook(hook_recorder(calls, name, is_tensor, to_numpy, MindSporeSideError,
+                                                             self.plain_args))
                        for name, c in self.cell.cells_and_names()]
             try:
                 self.cell.set_train(train)
@@ -197,11 +200,18 @@ class MindSporeCell:
             grads = vjp_fn(cot[0] if isinstance(out, ms.Tensor) else tuple(cot))
         return tuple(to_numpy(g) for g in (grads if isinstance(grads, (tuple, list)) else (grads,)))
 
+    def args_of(self, name: str, inputs: Sequence[np.ndarray]) -> List[Any]:
+        """Recorded tensors for one sub-cell, with the plain arguments its captured call took (a height and
+        width, a sequence length) back in place: what a re-run of it alone must be given."""
+        from migcheck.runners.hooks import with_plain
+
+        return with_plain(inputs, self.plain_args.get(name))
+
     def run_subcell(self, name: str, inputs: Sequence[np.ndarray]) -> Any:
         """Call one sub-cell on given inputs (the isolated pass), in PYNATIVE."""
         cell = self.subcell(name)
         with pynative():
-            return lenient(cell(*[ms.Tensor(contiguous(x)) for x in inputs]), to_numpy, MindSporeSideError)
+            return lenient(cell(*as_ms_args(self.args_of(name, inputs))), to_numpy, MindSporeSideError)
 
     def rerun_rebuilt(self, name: str, inputs: Sequence[np.ndarray], override: Mapping[str, Any],
                       train: bool = False, state: bool = False) -> Any:
@@ -211,6 +221,7 @@ class MindSporeCell:
         from migcheck.runners.hooks import plain_config
 
         cell = self.subcell(name)
+        inputs = self.args_of(name, inputs)
         call = bound_arguments(cell, self._calls)
         accepted = own_signature(type(cell)).parameters
         # an attribute that shares a constructor argument's name but holds an operator's encoding (AvgPool2d's
@@ -232,12 +243,12 @@ class MindSporeCell:
                 if pname in old and tuple(old[pname].shape) == tuple(param.shape):
                     param.set_data(old[pname].value())
             new.set_train(train)
-            out = lenient(new(*[ms.Tensor(contiguous(x)) for x in inputs]), to_numpy, MindSporeSideError)
+            out = lenient(new(*as_ms_args(inputs)), to_numpy, MindSporeSideError)
             return {n: to_numpy(read_value(p)) for n, p in new.parameters_and_names()} if state else out
 
     def rerun_with_attributes(self, name: str, inputs: Sequence[np.ndarray], override: Mapping[str, Any]) -> Any:
         """One live sub-cell run with some attributes set to other values (a setting read at call time)."""
-        return self._rerun_with_attributes(self.subcell(name), inputs, override)
+        return self._rerun_with_attributes(self.subcell(name), self.args_of(name, inputs), override)
 
     def _rerun_with_attributes(self, cell: Any, inputs: Sequence[np.ndarray], override: Mapping[str, Any]) -> Any:
         """The live cell with some attributes set to other values for one PYNATIVE call, then put back."""
@@ -247,7 +258,7 @@ class MindSporeCell:
                 setattr(cell, k, v)
             with pynative():
                 cell.set_train(False)
-                return lenient(cell(*[ms.Tensor(contiguous(x)) for x in inputs]), to_numpy, MindSporeSideError)
+                return lenient(cell(*as_ms_args(inputs)), to_numpy, MindSporeSideError)
         finally:
             for k, v in saved.items():
                 setattr(cell, k, v)
@@ -265,12 +276,13 @@ class MindSporeCell:
         from migcheck.runners.mindspore_args import rebuild_run
 
         cell = self.subcell(name)
-        return rebuild_run(cell, kwargs, inputs, train, to_numpy, bound_arguments(cell, self._calls), extra)
+        return rebuild_run(cell, kwargs, self.args_of(name, inputs), train, to_numpy, bound_arguments(cell, self._calls),
+                           extra)
 
     def run_live(self, name: str, inputs: Sequence[np.ndarray], train: bool) -> Any:
         from migcheck.runners.mindspore_args import run_live
 
-        return run_live(self.subcell(name), inputs, train, to_numpy)
+        return run_live(self.subcell(name), self.args_of(name, inputs), train, to_numpy)
 
     def alternatives(self, torch_kind: str, wanted: Sequence[str], named: Sequence[str] = ()) -> List[Any]:
         from migcheck.runners.mindspore_args import alternatives
@@ -287,7 +299,7 @@ class MindSporeCell:
         """(the op calls the sub-cell's own construct made, its output) in PYNATIVE (runners/mindspore_ops.py)."""
         from migcheck.runners.mindspore_ops import trace
 
-        return trace(self.subcell(name), inputs, to_numpy, change)
+        return trace(self.subcell(name), self.args_of(name, inputs), to_numpy, change)
 
     def functions_like(self, base: str, wanted: Sequence[str] = ()) -> List[Any]:
         from migcheck.runners.mindspore_ops import functions_like

@@ -155,3 +155,58 @@ def test_an_own_cell_no_change_explains_still_names_its_first_diverging_op_at_me
 
 def test_the_zero_filled_shift_twin_passes():
     assert _run(TorchShift, _ms_shift(True), {"x": uniform(3, 4)})[0].status == "pass"
+
+
+class TorchWave(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(4, 4)
+        self.wave = WavePt(4, base=100.0)
+
+    def forward(self, x):
+        return self.wave(self.fc(x), x.shape[0])
+
+
+class WavePt(torch.nn.Module):  # a frequency table over the first n positions, called with n as a plain int
+    def __init__(self, dim, base=10000.0):
+        super().__init__()
+        self.dim, self.base = dim, base
+
+    def forward(self, h, n):
+        inv = 1.0 / (self.base ** (torch.arange(0, self.dim, 2).float() / self.dim))
+        table = torch.outer(torch.arange(n).float(), inv)
+        return h * torch.cat([table.cos(), table.sin()], 1)
+
+
+def _ms_wave(base):
+    class WaveMs(ms.nn.Cell):
+        def __init__(self, dim, base=10000.0):
+            super().__init__()
+            inv = 1.0 / (base ** (np.arange(0, dim, 2).astype(np.float32) / dim))
+            table = np.outer(np.arange(8, dtype=np.float32), inv)
+            self.table = ms.Tensor(np.concatenate([np.cos(table), np.sin(table)], 1))
+
+        def construct(self, h, n):
+            return h * self.table[:n]
+
+    class Net(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc = ms.nn.Dense(4, 4)
+            self.wave = WaveMs(4, **base)
+
+        def construct(self, x):
+            return self.wave(self.fc(x), x.shape[0])
+    return Net
+
+
+def test_an_own_cell_called_with_a_plain_int_is_re_run_alone_with_it_and_its_setting_found():
+    """The sub-cell's call took a plain int (a sequence length): the isolated re-run and the search pass it again."""
+    v, (d,) = _run(TorchWave, _ms_wave({}), {"x": uniform(3, 4)})
+    assert v.status == "fail" and d.torch_name == "wave" and d.confirmed and d.confidence == "high", d.cause
+    assert "wrong on its own" in v.localization.summary
+    assert d.fix == "WaveMs(..., base=10000.0) -> WaveMs(..., base=100.0)"
+
+
+def test_the_plain_int_cells_twin_passes():
+    assert _run(TorchWave, _ms_wave({"base": 100.0}), {"x": uniform(3, 4)})[0].status == "pass"
