@@ -17,6 +17,7 @@ from migcheck.localization.owners import (diagnose_pair as _diagnose_pair, first
                                           hidden_confirmer as _hidden_confirmer, owners_of as _owners_of, state_fix_checker as _state_fix_checker)
 from migcheck.localization.locate import Defect, Localization, SubcellRow, module_pairs, rows_from_flow, summarize
 from migcheck.localization.rules import Finding, diagnose_precision, diagnose_update_pattern
+from migcheck.localization.op_replay import port_passes_torchs_value
 from migcheck.mapping.transfer import WeightMapping, to_torch
 from migcheck.precision import apply_precision, as_precision
 from migcheck.runners.probes import MindSporeProbe, TorchProbe
@@ -317,31 +318,6 @@ def _region(t_calls: Sequence[Any], flow: Dataflow) -> Optional[Tuple[str, int, 
     after = parent.start if a == "<input>" else (span_of(t_calls, a, before=parent.end, last=True) or (-1, -1))[1]
     span = span_of(t_calls, b, after=after)
     return (parent.name, parent.start, span[0], f"'{b}' input") if span and after >= 0 else None
-
-
-def port_passes_torchs_value(cell: MindSporeProbe, ms_name: str, inputs: Sequence[Any], match: Any) -> bool:
-    """Whether the port's own call of the replayed op already passes torch's value for that setting: then the
-    replay (torch's calls with another value give MindSpore's output) is a coincidence of what follows (a cat on
-    another axis that a reshape maps onto the port's wrong shuffle), not the port's mistake, and no fix is owed."""
-    from migcheck.localization.arg_candidates import similarity
-    from migcheck.localization.op_replay import same_setting
-
-    try:
-        records, _ = cell.trace_ops(ms_name, list(inputs))
-    except Exception:  # the container cannot run alone: nothing contradicts the replay
-        return False
-    op = match.site.name.lower()
-    for r in records:
-        base = r.name.split(".")[-1].strip("_").lower()
-        if base != op and similarity(base, op) < 0.6:
-            continue
-        given = dict(zip(r.names, r.positional))
-        given.update(dict(r.keywords))
-        value = next((v for k, v in given.items() if similarity(k, match.keyword) >= 0.8), None)
-        nd = r.inputs[0].ndim if r.inputs else 0
-        if value is not None and same_setting(value, match.torch_value, nd):
-            return True
-    return False
 
 
 def _replay(module: TorchProbe, owner: str, after: int, before: int, torch_value: Any, ms_value: Any,

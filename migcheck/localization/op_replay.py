@@ -114,11 +114,6 @@ def _same(a: Any, b: Any, nd: int) -> bool:
     return type(a) is type(b) and a == b
 
 
-def same_setting(a: Any, b: Any, nd: int) -> bool:
-    """Two values of one setting that mean the same (an axis counted from either end)."""
-    return _same(a, b, nd)
-
-
 def agree(a: Any, b: Any, rtol: float, atol: float) -> bool:
     """Floats within tolerance, integers and booleans exactly, shapes always."""
     if not isinstance(a, np.ndarray) or not isinstance(b, np.ndarray) or a.shape != b.shape:
@@ -160,3 +155,27 @@ def find_setting(module: OpReplayer, owner: str, after: int, before: int, torch_
                     hits.append(ReplayMatch(site, setting.keyword, now, alt))
     keys = {(h.site.seq, h.keyword) for h in hits}
     return hits[0] if len(keys) == 1 else None  # two sites (or two settings) that both explain it: not named
+
+
+def port_passes_torchs_value(cell: Any, ms_name: str, inputs: Sequence[Any], match: ReplayMatch) -> bool:
+    """Whether the port's own call of the replayed op already passes torch's value for that setting: then the
+    replay (torch's calls with another value give MindSpore's output) is a coincidence of what follows (a cat on
+    another axis that a reshape maps onto the port's wrong shuffle), not the port's mistake, and no fix is owed."""
+    from migcheck.localization.arg_candidates import similarity
+
+    try:
+        records, _ = cell.trace_ops(ms_name, list(inputs))
+    except Exception:  # the container cannot run alone: nothing contradicts the replay
+        return False
+    op = match.site.name.lower()
+    for r in records:
+        base = r.name.split(".")[-1].strip("_").lower()
+        if base != op and similarity(base, op) < 0.6:
+            continue
+        given = dict(zip(r.names, r.positional))
+        given.update(dict(r.keywords))
+        value = next((v for k, v in given.items() if similarity(k, match.keyword) >= 0.8), None)
+        nd = r.inputs[0].ndim if r.inputs else 0
+        if value is not None and _same(value, match.torch_value, nd):
+            return True
+    return False

@@ -1,16 +1,10 @@
 """The argument search at op level: inside a container whose own construct diverges, the first op whose inputs
-agree with torch's values and whose output does not (op_align.py), then a change to that call, from the
-call's own arguments and torch's counterpart call, re-run through the whole construct on torch's recorded
-inputs. A change that makes the container's output agree with torch's is the confirmed cause and its fix.
-
-Candidates: torch's value for each argument of matching meaning (dim ~ axis, keepdim ~ keep_dims), the other
-members of a string argument's enumeration (the op's docstring), flipped booleans, reordered tuples, a
-multi-result op's results in the other order (the op itself or the one feeding it), and the op dropped
-(its input handed on). No framework import: `module` and `cell` are the runners' objects.
+agree with torch's values and whose output does not (op_align.py), then a change to that call (op_candidates.py:
+from the call's own arguments and torch's counterpart call), re-run through the whole construct on torch's
+recorded inputs. A change that makes the container's output agree with torch's is the confirmed cause and its
+fix. No framework import: `module` and `cell` are the runners' objects.
 """
 from __future__ import annotations
-
-import dataclasses
 
 import time
 from dataclasses import replace
@@ -18,252 +12,17 @@ from typing import Any, Callable, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
-from migcheck.localization.arg_candidates import setting_candidates
 from migcheck.localization.arg_search import MAX_CANDIDATES, MAX_SECONDS, SearchOutcome
 from migcheck.localization.confirm import agree
 from migcheck.localization.op_align import (OpDivergence, counterpart, differing_outputs, diverging_ops,
                                             outputs_differ, said_outputs, same_value)
+from migcheck.localization.op_candidates import api_candidates, base_name, call_words, candidates
 from migcheck.records.ops import UNCHANGED, OpChange, OpRecord
-from migcheck.runners.base import Argument, Constructor
 from migcheck.runners.probes import MindSporeProbe, TorchProbe
 
 TolFor = Callable[[str], Tuple[float, float]]
 RULE = "op-argument-search"
 MAX_OPS = 3  # diverging ops searched, in order
-
-
-def _value_ok(v: Any) -> bool:
-    if isinstance(v, tuple):
-        return all(_value_ok(x) for x in v)
-    return not (isinstance(v, str) and v.startswith("<"))
-
-
-def as_constructor(r: OpRecord, names: Sequence[str] = ()) -> Tuple[Constructor, dict]:
-    """The call's plain arguments as a Constructor, and where each goes back: ("init"|"arg", name or position).
-    names: what to call positional arguments whose signature is unknown (a builtin op of the same name)."""
-    args, where = [], {}
-    known = r.names or tuple(names)
-    for i, v in enumerate(r.positional):
-        name = known[i] if i < len(known) else f"arg{i}"
-        if name == "self" or not _value_ok(v):
-            continue
-        args.append(Argument(name, v, True, True, None))
-        where[name] = ("arg", name) if i < len(known) else ("pos", i)
-    for k, v in r.keywords:
-        if _value_ok(v):
-            args.append(Argument(k, v, True, True, None))
-            where[k] = ("arg", k)
-    for k, v in r.init:
-        if _value_ok(v) and k not in where:
-            args.append(Argument(k, v, True, True, None))
-            where[k] = ("init", k)
-    return Constructor(r.name, True, tuple(args), r.doc), where
-
-
-def candidates(div: OpDivergence, ms_ops: Sequence[OpRecord]) -> List[Tuple[OpChange, str]]:
-    """(change, what it is in words) for one diverging op, most likely first."""
-    ms_c, where = as_constructor(div.ms)
-    torch_c = Constructor("", True, ())
-    if div.torch is not None:
-        same_op = _base_name(div.torch.name).lower() == _base_name(div.ms.name).lower()
-        # the same op with no names on MindSpore's side: both sides' positionals aligned by position, even where
-        # torch's docstring names them (Tensor.mul's `value`)
-        torch_op = dataclasses.replace(div.torch, names=()) if same_op and not div.ms.names else div.torch
-        torch_c = as_constructor(torch_op, div.ms.names if same_op else ())[0]
-    out = []
-    if div.ms.unchanged_self:
-        out.append((OpChange(div.ms.index, write_back=True), f"'{div.ms.name}' updating its tensor in place"))
-    for cand in setting_candidates(torch_c, ms_c):
-        change = {"arg": [], "pos": [], "init": []}
-        for name, value in cand.changes:
-            kind, key = where[name]
-            change[kind].append((key, value))
-        out.append((OpChange(div.ms.index, tuple(change["arg"]), tuple(change["pos"]), tuple(change["init"])),
-                    f"{cand.label()}"))
-    out += explicit_torch_keywords(div)
-    out += reshaped_inputs(div) + refused_forms(div) + layout_changes(div)
-    by_index = {r.index: r for r in ms_ops}
-    drop = []
-    if div.ms.inputs:  # an op the port added (an index [0] kept from torch's (values, indices) result)
-        fed = [by_index[i] for i in div.producers if i in by_index]
-        source = f" on the result of {_call_words(fed[-1])}" if fed else ""
-        drop = [(OpChange(div.ms.index, drop=True), f"'{_call_words(div.ms)}'{source} dropped (its input handed on)")]
-    # an op whose output has its input's shape is dropped before its inputs are negated or its results swapped
-    # (a logical_not the port added: dropping it is the simpler fix); otherwise dropping is tried last
-    same_shape = any(x.shape == y.shape for x in div.ms.inputs[:1] for y in div.ms.outputs[:1])
-    out += drop if same_shape else []
-    tensor_at = [k for k, v in enumerate(div.ms.positional) if v == "<tensor>"]
-    for j, k in enumerate(tensor_at[:len(div.ms.inputs)]):
-        if div.ms.inputs[j].dtype == np.bool_:  # a mask: the other convention (True = keep vs True = fill)
-            name = div.ms.names[k] if k < len(div.ms.names) else f"argument {k}"
-            out.append((OpChange(div.ms.index, negate=(k,)), f"its {name} argument negated (logical_not)"))
-    for index in (div.ms.index,) + div.producers:
-        if len(by_index[index].outputs) >= 2:
-            out.append((OpChange(index, swap_outputs=True), f"'{by_index[index].name}' results in the other order"))
-    # whatever the shapes: only the construct's re-run agreeing with torch confirms a drop
-    return out + ([] if same_shape else drop)
-
-
-def explicit_torch_keywords(div: OpDivergence) -> List[Tuple[OpChange, str]]:
-    """The same op on both sides: torch's keyword arguments, its defaults included, passed by torch's own names
-    where the port's call names none of them (MindSpore's Tensor.std takes torch's correction=1 when it is said,
-    and keeps ddof=0 when it is not)."""
-    t = div.torch
-    if t is None or _base_name(t.name).lower() != _base_name(div.ms.name).lower():
-        return []
-    port = set(div.ms.names) | {k for k, _ in div.ms.keywords}
-    given = tuple((k, v) for k, v in t.keywords if k not in port and k != "out" and v is not None and _value_ok(v)
-                  and v != "<tensor>")
-    if not given:
-        return []
-    return [(OpChange(div.ms.index, given), f"torch's {', '.join(f'{k}={v!r}' for k, v in given)} said explicitly"
-             f" (by torch's names)")]
-
-
-def reshaped_inputs(div: OpDivergence) -> List[Tuple[OpChange, str]]:
-    """The op fed what torch's call was, by what the two results show: torch's result has no axes where the
-    port's has some (torch's call reduced over all elements; the port's reduces one axis by default), or is a
-    float where the port's is an integer (torch's call computed in float, the port's truncated in the input's
-    integer dtype)."""
-    t = div.torch
-    if t is None or not t.outputs or not div.ms.inputs or not (div.ms.outputs or div.ms.raised):
-        return []
-    theirs, given = t.outputs[0], div.ms.inputs[0]
-    mine = div.ms.outputs[0] if div.ms.outputs else None
-    out = []
-    if mine is not None and theirs.ndim == 0 and mine.ndim > 0 and given.ndim > 1:
-        out.append((OpChange(div.ms.index, flatten=True), "its input flattened to 1-D (torch's call has no axis:"
-                    " it reduces over all elements)"))
-    if mine is not None and theirs.dtype.kind == "f" and mine.dtype.kind in "iub" and given.dtype.kind in "iub":
-        out.append((OpChange(div.ms.index, cast=theirs.dtype.name), f"its input cast to {theirs.dtype.name} first"
-                    f" (torch's result is {theirs.dtype.name}, the port's {mine.dtype.name})"))
-    elif mine is None and given.dtype != theirs.dtype and given.dtype.kind in "iub" and theirs.dtype.kind != "b":
-        out.append((OpChange(div.ms.index, cast=theirs.dtype.name), f"its input cast to {theirs.dtype.name} first"
-                    f" (the port's {given.dtype.name} input is refused; torch's result is {theirs.dtype.name})"))
-    return out
-
-
-def layout_changes(div: OpDivergence) -> List[Tuple[OpChange, str]]:
-    """An op that only moves elements (its result holds as many as its input, as torch's counterpart's does: a
-    reshape, a permute): its input with two axes swapped first (tokens reshaped to a feature map without their
-    transpose), a shape argument given torch's result shape, and a permutation argument in the other orders that
-    give torch's result shape. What decides is the re-run."""
-    t = div.torch
-    if t is None or not t.outputs or not div.ms.outputs or not div.ms.inputs:
-        return []
-    given, mine, theirs = div.ms.inputs[0], div.ms.outputs[0], t.outputs[0]
-    if not (given.size == mine.size == theirs.size) or given.ndim < 2 or given.ndim > 5:
-        return []
-    import itertools
-
-    out = []
-    named = list(zip(div.ms.names, div.ms.positional)) + list(div.ms.keywords)
-    for name, value in named:
-        if not (isinstance(value, tuple) and value and all(isinstance(v, int) and not isinstance(v, bool) for v in value)):
-            continue
-        if sorted(value) == list(range(given.ndim)) and len(value) == given.ndim:  # a permutation
-            for perm in itertools.permutations(range(given.ndim)):
-                if perm != value and tuple(given.shape[i] for i in perm) == theirs.shape:
-                    out.append((OpChange(div.ms.index, ((name, perm),)), f"{name}={perm} (another order giving"
-                                f" torch's result shape {theirs.shape})"))
-        elif -1 in value or int(np.prod(value)) == given.size:  # a shape
-            if tuple(value) != theirs.shape and theirs.shape != mine.shape:
-                out.append((OpChange(div.ms.index, ((name, tuple(theirs.shape)),)),
-                            f"{name}={tuple(theirs.shape)} (torch's result shape)"))
-    for i, j in itertools.combinations(range(given.ndim), 2):
-        out.append((OpChange(div.ms.index, swap_axes=(i, j)), f"its input with axes {i} and {j} swapped first"))
-    return out[:12]
-
-
-def refused_forms(div: OpDivergence) -> List[Tuple[OpChange, str]]:
-    """For a call that raised: its own plain arguments in another form (an int where a tuple of one is wanted,
-    and back) or at another place among its positional arguments (torch's index_add(dim, index, source) ported
-    to a function that takes the axis last). Only the port's own values: nothing is made up."""
-    if not div.ms.raised:
-        return []
-    out = []
-    positional = div.ms.positional
-    for k, v in enumerate(positional):
-        if isinstance(v, bool) or v == "<tensor>":
-            continue
-        name = div.ms.names[k] if k < len(div.ms.names) else f"argument {k}"
-        if isinstance(v, int):
-            out.append((OpChange(div.ms.index, positions=((k, (v,)),)), f"its {name} {v!r} given as the tuple ({v},)"))
-        elif isinstance(v, tuple) and len(v) == 1 and isinstance(v[0], int):
-            out.append((OpChange(div.ms.index, positions=((k, v[0]),)), f"its {name} {v!r} given as the int {v[0]}"))
-    for k, v in enumerate(positional):
-        if v == "<tensor>" or not isinstance(v, (int, float)) or isinstance(v, bool):
-            continue
-        for to in sorted({len(positional) - 1, 1} - {k}):  # last (an axis many functions take last), or second
-            order = [i for i in range(len(positional)) if i != k]
-            order.insert(to, k)
-            out.append((OpChange(div.ms.index, order=tuple(order)),
-                        f"its {v!r} moved to argument position {to} (the arguments in another order)"))
-    return out[:6]
-
-
-def api_candidates(div: OpDivergence, functions: Sequence[Tuple[str, Tuple[Tuple[str, bool], ...]]], same: Any
-                   ) -> List[Tuple[OpChange, str]]:
-    """Another mindspore.ops function named like torch's op, called as torch called its op: torch's plain
-    arguments by name (or position), its tensor arguments as the port's tensors of equal value."""
-    from migcheck.localization.arg_candidates import similarity
-
-    t = div.torch
-    if t is None:
-        return []
-    ms_of = {}  # torch tensor argument j -> the port's tensor input of the same value
-    for j, arr in enumerate(t.inputs):
-        ms_of[j] = next((i for i, x in enumerate(div.ms.inputs) if same(x, arr)), None)
-    torch_args: List[Tuple[str, Any]] = []  # (name or "#k", value or ("tensor", j))
-    j = 0
-    for k, v in enumerate(t.positional):
-        tensor = v == "<tensor>"
-        torch_args.append((t.names[k] if k < len(t.names) else f"#{k}", ("tensor", j) if tensor else v))
-        j += tensor
-    in_order = [v for _, v in torch_args]  # torch's positional arguments, by position
-    torch_args += [(k, v) for k, v in t.keywords if v != "<tensor>"]
-    port_own = dict(zip(div.ms.names, div.ms.positional))
-    port_own.update(dict(div.ms.keywords))
-    out: List[Tuple[OpChange, str]] = []
-    seen = set()
-    # first torch's arguments alone; then, for what torch's call does not say, its argument at the same place
-    # or the port's own argument of the same name (ops.norm(h, ord=1) -> ops.vector_norm(x, ord=1))
-    for fallback in (lambda k, param: None, lambda k, param: in_order[k] if k < len(in_order) else port_own.get(param)):
-        for name, params in functions:
-            kwargs, tensors, ok = {}, [], True
-            for k, (param, has_default) in enumerate(params):
-                hit = next((v for n, v in torch_args
-                            if n == f"#{k}" or (not n.startswith("#") and similarity(n, param) >= 0.8)), fallback(k, param))
-                if isinstance(hit, tuple) and len(hit) == 2 and hit[0] == "tensor":
-                    if ms_of.get(hit[1]) is None:
-                        ok = False
-                        break
-                    tensors.append((param, ms_of[hit[1]]))
-                elif hit is not None and _value_ok(hit):
-                    kwargs[param] = hit
-                elif not has_default:
-                    ok = False
-                    break
-            key = (name, tuple(tensors), tuple(sorted(kwargs.items(), key=lambda kv: kv[0])))
-            if ok and tensors and repr(key) not in seen:
-                seen.add(repr(key))
-                shown = f"ops.{name}({_in_order(params, dict(tensors), kwargs)})"
-                out.append((OpChange(div.ms.index, tuple(kwargs.items()), replace=name, tensors=tuple(tensors),
-                                     shown=shown), f"{shown} in its place, called as torch calls {t.name}"))
-    return out
-
-
-def _in_order(params: Sequence[Tuple[str, bool]], tensors: Mapping[str, int], kwargs: Mapping[str, Any]) -> str:
-    """The arguments in the function's order: tensors by their parameter's name, positionally until the first
-    keyword (ops.gather_elements(input, dim=1, index=index))."""
-    out, keyword = [], False
-    for name, _ in params:
-        if name in tensors:
-            out.append(f"{name}={name}" if keyword else name)
-        elif name in kwargs:
-            out.append(f"{name}={kwargs[name]!r}")
-            keyword = True
-    return ", ".join(out)
 
 
 def search_ops(module: TorchProbe, cell: MindSporeProbe, torch_owner: str, ms_name: str, inputs: Sequence[np.ndarray],
@@ -302,7 +61,7 @@ def search_ops(module: TorchProbe, cell: MindSporeProbe, torch_owner: str, ms_na
         if div.torch is not None and not swept:
             try:
                 wanted = tuple(div.ms.names) + tuple(k for k, _ in div.ms.keywords + div.torch.keywords)
-                alternatives = api_candidates(div, cell.functions_like(_base_name(div.torch.name), wanted), same)
+                alternatives = api_candidates(div, cell.functions_like(base_name(div.torch.name), wanted), same)
             except Exception:  # no function list on this side
                 alternatives = []
         for change, words in candidates(div, ms_ops) + alternatives:
@@ -376,7 +135,7 @@ def number_words(v: Any) -> str:
 
 
 def _scale_words(div: OpDivergence, change: OpChange) -> str:
-    if _base_name(div.ms.name) not in _SCALING or len(change.arguments) + len(change.positions) != 1:
+    if base_name(div.ms.name) not in _SCALING or len(change.arguments) + len(change.positions) != 1:
         return ""
     key, new = (list(change.arguments) + list(change.positions))[0]
     old = dict(zip(div.ms.names, div.ms.positional)).get(key) if isinstance(key, str) else div.ms.positional[key]
@@ -386,10 +145,6 @@ def _scale_words(div: OpDivergence, change: OpChange) -> str:
         return ""
     said = [f"{x:.6g}" + (f" = {number_words(float(x))}" if number_words(float(x)) else "") for x in (old, new)]
     return f" (a scale: the port scales by {said[0]} where torch's values need {said[1]})"
-
-
-def _base_name(name: str) -> str:
-    return name.split(".")[-1].strip("_")
 
 
 def _op_agrees(div: OpDivergence, changed: Sequence[OpRecord], same: Any) -> bool:
@@ -473,13 +228,6 @@ def _arg_words(r: OpRecord, k: int, value: Any = None) -> str:
     return "Tensor"
 
 
-def _call_words(r: OpRecord) -> str:
-    """'Tensor.__getitem__(0)': the call with its plain arguments (tensors left out)."""
-    plain = [repr(v) for v in r.positional if v != "<tensor>" and not isinstance(v, tuple)]
-    plain += [f"{k}={v!r}" for k, v in r.keywords if v != "<tensor>"]
-    return f"{r.name}({', '.join(plain)})" if plain else r.name
-
-
 def _fix(div: OpDivergence, change: OpChange, ms_ops: Sequence[OpRecord]) -> str:
     name = next(r.name for r in ms_ops if r.index == change.index)
     if change.replace:
@@ -497,7 +245,7 @@ def _fix(div: OpDivergence, change: OpChange, ms_ops: Sequence[OpRecord]) -> str
     if change.swap_outputs:
         return f"take '{name}''s results in the other order (unpack them as torch's counterpart returns them reversed)"
     if change.drop:
-        return f"remove the '{_call_words(div.ms)}' call in construct"
+        return f"remove the '{call_words(div.ms)}' call in construct"
     if change.flatten:
         return f"{name}(x.reshape(-1), ...) in place of {name}(x, ...): reduce over all elements as torch's call does"
     if change.cast:

@@ -2,7 +2,7 @@
 import numpy as np
 
 from migcheck.localization.op_align import diverging_ops, same_value
-from migcheck.localization.op_search import as_constructor, candidates
+from migcheck.localization.op_candidates import as_constructor, candidates
 from migcheck.records.ops import OpRecord
 
 SAME = same_value(1e-5, 1e-6)

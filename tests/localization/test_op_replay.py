@@ -85,7 +85,7 @@ def test_a_replay_the_ports_own_call_contradicts_is_not_its_cause():
     import numpy as np
 
     ms = pytest.importorskip("mindspore")
-    from migcheck.localization.capture import port_passes_torchs_value
+    from migcheck.localization.op_replay import port_passes_torchs_value
     from migcheck.localization.op_replay import ReplayMatch
     from migcheck.runners.mindspore_side import MindSporeCell
 
