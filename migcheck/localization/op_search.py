@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import re
 import time
 from dataclasses import replace
 from typing import Any, Callable, List, Mapping, Optional, Sequence, Tuple
@@ -150,7 +151,28 @@ def api_candidates(div: OpDivergence, functions: Sequence[Tuple[str, Tuple[Tuple
                 shown = f"ops.{name}({_in_order(params, dict(tensors), kwargs)})"
                 out.append((OpChange(div.ms.index, tuple(kwargs.items()), replace=name, tensors=tuple(tensors),
                                      shown=shown), f"{shown} in its place, called as torch calls {t.name}"))
+                if one_up(_base_name(t.name), name):
+                    out.append(_lifted(div, name, params, dict(tensors), kwargs))
     return out
+
+
+def one_up(base: str, name: str) -> bool:
+    """`name` is `base` one dimension up (adaptive_avg_pool2d for adaptive_avg_pool1d): the same op over one more
+    spatial axis, which computes the lower one over a unit axis."""
+    m = re.search(r"(\d)d", base)
+    return m is not None and name == base[:m.start(1)] + str(int(m[1]) + 1) + base[m.end(1):]
+
+
+def _lifted(div: OpDivergence, name: str, params: Sequence[Tuple[str, bool]], tensors: Mapping[str, int],
+            kwargs: Mapping[str, Any]) -> Tuple[OpChange, str]:
+    """The op computed by its next-dimension sibling: a unit axis before the last, each size n given as (1, n)."""
+    lifted = {k: (1, v) if isinstance(v, int) and not isinstance(v, bool) else v for k, v in kwargs.items()}
+    first = next(iter(tensors))
+    args = _in_order(params, tensors, lifted).replace(first, f"{first}.expand_dims(-2)", 1)
+    shown = f"ops.{name}({args}).squeeze(-2)"
+    return (OpChange(div.ms.index, tuple(lifted.items()), replace=name, tensors=tuple(tensors.items()), shown=shown,
+                     lift=True), f"{shown} in its place: torch's {div.torch.name} computed by the op one dimension up,"
+            f" over a unit axis")
 
 
 def _in_order(params: Sequence[Tuple[str, bool]], tensors: Mapping[str, int], kwargs: Mapping[str, Any]) -> str:

@@ -127,8 +127,13 @@ def _wrap(name: str, original: Callable, names: Tuple[str, ...], primitive: bool
                 change, names, call_args, kwargs)
             if change is not None and change.replace:  # another public function in the op's place
                 given = [a for a in list(call_args) + list(kwargs.values()) if isinstance(a, ms.Tensor)]
-                out = getattr(ms.ops, change.replace)(**{**{k: given[i] for k, i in change.tensors},
-                                                         **dict(change.arguments)})
+                tensors = {k: given[i] for k, i in change.tensors}
+                if change.lift:  # the next-dimension sibling over a unit axis
+                    first = change.tensors[0][0]
+                    tensors[first] = ms.ops.expand_dims(tensors[first], -2)
+                out = getattr(ms.ops, change.replace)(**{**tensors, **dict(change.arguments)})
+                if change.lift:
+                    out = ms.ops.squeeze(out, -2)
             elif primitive:
                 target = prim
                 if change is not None and change.init:

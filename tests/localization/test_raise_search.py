@@ -106,3 +106,20 @@ def test_the_arange_twin_passes():
     assert _pair(lambda h: h.sum(1, keepdim=True) * torch.arange(1.0, 2.2, 0.1),
                  lambda h: h.sum(1, keepdims=True) * (ops.arange(0, 13).astype(ms.float32) * 0.1 + 1.0), "arange_ok",
                  13).status == "pass"
+
+
+def _t_pool(h):
+    return torch.nn.functional.adaptive_avg_pool1d(h.reshape(2, 1, 4), 3).reshape(2, 3)
+
+
+def test_a_1d_pool_refusing_a_length_its_output_does_not_divide_is_computed_by_the_2d_pool_over_a_unit_axis():
+    v = _pair(_t_pool, lambda h: ops.adaptive_avg_pool1d(h.reshape(2, 1, 4), 3).reshape(2, 3), "pool1d", 3)
+    d = _defect(v)
+    assert d.confirmed and d.confidence == "high"
+    assert d.fix == ("use ops.adaptive_avg_pool2d(input.expand_dims(-2), output_size=(1, 3)).squeeze(-2) in place of"
+                     " adaptive_avg_pool1d")
+
+
+def test_the_2d_pool_over_a_unit_axis_twin_passes():
+    assert _pair(_t_pool, lambda h: ops.adaptive_avg_pool2d(h.reshape(2, 1, 1, 4), (1, 3)).reshape(2, 3),
+                 "pool1d_ok", 3).status == "pass"
