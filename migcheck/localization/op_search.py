@@ -22,6 +22,7 @@ import numpy as np
 from migcheck.localization.arg_candidates import setting_candidates
 from migcheck.localization.arg_search import MAX_CANDIDATES, MAX_SECONDS, SearchOutcome
 from migcheck.localization.confirm import agree
+from migcheck.localization.op_compose import scale_candidates, scale_fix
 from migcheck.localization.op_align import (OpDivergence, counterpart, differing_outputs, diverging_ops,
                                             outputs_differ, said_outputs, same_value)
 from migcheck.records.ops import UNCHANGED, OpChange, OpRecord
@@ -96,6 +97,7 @@ def candidates(div: OpDivergence, ms_ops: Sequence[OpRecord]) -> List[Tuple[OpCh
         if div.ms.inputs[j].dtype == np.bool_:  # a mask: the other convention (True = keep vs True = fill)
             name = div.ms.names[k] if k < len(div.ms.names) else f"argument {k}"
             out.append((OpChange(div.ms.index, negate=(k,)), f"its {name} argument negated (logical_not)"))
+    out += scale_candidates(div.ms)  # a refused number as a scale applied outside the op (op_compose.py)
     for index in (div.ms.index,) + div.producers:
         if len(by_index[index].outputs) >= 2:
             out.append((OpChange(index, swap_outputs=True), f"'{by_index[index].name}' results in the other order"))
@@ -376,6 +378,8 @@ def _fix(div: OpDivergence, change: OpChange, ms_ops: Sequence[OpRecord]) -> str
     if change.replace:
         shown = change.shown or f"ops.{change.replace}(...)"
         return f"use {shown} in place of {name}"
+    if change.scale:
+        return scale_fix(div.ms, change)
     if change.negate:
         k = change.negate[0]
         param = div.ms.names[k] if k < len(div.ms.names) else f"argument {k}"

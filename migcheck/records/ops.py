@@ -80,6 +80,8 @@ class OpChange:
     negate: Tuple[int, ...] = ()  # positional boolean tensor arguments handed over negated (logical_not)
     write_back: bool = False  # the op's result written into its first tensor argument (what an in-place call means)
     shown: str = ""  # that call as code, its arguments in the function's order ("ops.gather_elements(x, dim=1, index=index)")
+    scale: float = 0.0  # the op's result multiplied by this (a refused argument run at 1.0 and applied outside)
+    scale_negative: bool = False  # ... only where the op's first tensor input is negative (one branch's scale)
     lift: bool = False  # that function is the op's next-dimension sibling: its first tensor gets a unit axis at -2
     #                     (a length L read as 1 x L) and its result loses it again (adaptive_avg_pool2d for pool1d)
 

@@ -141,6 +141,8 @@ def _wrap(name: str, original: Callable, names: Tuple[str, ...], primitive: bool
                 out = original(target, *run_args, **run_kwargs)
             else:
                 out = original(*run_args, **run_kwargs)
+            if change is not None and change.scale and isinstance(out, ms.Tensor):
+                out = _scaled(out, change, call_args)
         except Exception:  # kept with its inputs (the op that raised), then raised on
             st.ops -= 1
             _keep(st, OpRecord(index, op_name, tuple(_plain(a) for a in call_args), _keywords(kwargs, names, call_args,
@@ -168,6 +170,14 @@ def _wrap(name: str, original: Callable, names: Tuple[str, ...], primitive: bool
         return out
 
     return wrapper
+
+
+def _scaled(out: Any, change: OpChange, call_args: tuple) -> Any:
+    """The op's result times change.scale, everywhere or where its first tensor input is negative."""
+    if not change.scale_negative:
+        return out * change.scale
+    x = next(a for a in call_args if isinstance(a, ms.Tensor))
+    return ms.ops.where(x < 0, out * change.scale, out)
 
 
 def _inplace(name: str, call_args: tuple) -> Optional[np.ndarray]:

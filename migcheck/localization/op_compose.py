@@ -1,0 +1,78 @@
+"""A refused number as a composition: an op that raised on one of its number arguments (MindSpore's Elu takes only
+alpha=1.0) run with that argument at 1.0 and the port's value applied outside it, as a scale of the whole result
+or of its negative branch. Candidates come from the raised call's own arguments; only a re-run of the construct
+that then agrees with torch confirms one (op_search.py), and its code is the workaround printed.
+"""
+from __future__ import annotations
+
+from typing import Any, List, Sequence, Tuple
+
+from migcheck.records.ops import OpChange, OpRecord
+
+
+def _numbers(r: OpRecord) -> List[Tuple[str, float]]:
+    named = list(zip(r.names, r.positional)) + [(k, v) for k, v in r.keywords]
+    return [(k, float(v)) for k, v in named if isinstance(v, float) and not isinstance(v, bool) and v not in (0.0, 1.0)]
+
+
+def scale_candidates(ms_op: OpRecord) -> List[Tuple[OpChange, str]]:
+    """For an op that raised: each float argument set to 1.0 with its value as a scale of the result where the
+    input is negative, then of the whole result."""
+    if not ms_op.raised:
+        return []
+    out = []
+    for name, value in _numbers(ms_op):
+        for negative in (True, False):
+            where = "where its input is negative" if negative else "everywhere"
+            out.append((OpChange(ms_op.index, ((name, 1.0),), scale=value, scale_negative=negative),
+                        f"'{ms_op.name}' run with {name}=1.0 (a value it accepts) and its result {where} times the"
+                        f" port's {name}={value!r}: {name} as a scale"))
+    return out
+
+
+def scale_fix(ms_op: OpRecord, change: OpChange, others: Sequence[Any] = ()) -> str:
+    """The workaround as code: the op at 1.0, then the scale applied outside it."""
+    name = dict(change.arguments)
+    (arg, _), = change.arguments
+    call = f"{ms_op.name}(x, ..., {arg}={name[arg]!r})"
+    if change.scale_negative:
+        return (f"y = {call}; y = ops.where(x < 0, {change.scale!r} * y, y) in place of {ms_op.name}(x, ..., "
+                f"{arg}={change.scale!r}) ({arg} applied as the negative branch's scale, which MindSpore refuses)")
+    return f"y = {change.scale!r} * {call} in place of {ms_op.name}(x, ..., {arg}={change.scale!r})"
+
+
+def layer_scale_workaround(cell: Any, ms_name: str, inputs: Sequence[Any], torch_out: Any, refused: str,
+                           tol: Any) -> Tuple[str, str]:
+    """The same for a layer whose constructor argument MindSpore's op refuses (nn.ELU(alpha=0.5)): the layer
+    rebuilt with that argument at 1.0, its output scaled outside it (where the input is negative, then
+    everywhere), re-run on torch's recorded input. (cause, fix) when one agrees with torch, else ("", "")."""
+    import numpy as np
+
+    from migcheck.localization.confirm import agree
+
+    try:
+        args = cell.constructor(ms_name).arguments
+    except Exception:  # no constructor to read: nothing to rebuild
+        return "", ""
+    x = np.asarray(inputs[0]) if inputs else None
+    for a in args:
+        if not (isinstance(a.value, float) and a.value not in (0.0, 1.0) and f"{a.name}=" in refused):
+            continue
+        try:
+            base = cell.rerun_rebuilt(ms_name, list(inputs), {a.name: 1.0})
+        except Exception:  # 1.0 is refused too
+            continue
+        if not isinstance(base, np.ndarray) or x is None or x.shape != base.shape:
+            continue
+        kind = cell.subcell_kind(ms_name)
+        for negative in (True, False):
+            got = np.where(x < 0, a.value * base, base) if negative else a.value * base
+            if agree(torch_out, got.astype(base.dtype), tol):
+                where = "where its input is negative" if negative else "everywhere"
+                cause = (f"MindSpore's {kind} refuses {a.name}={a.value!r}; rebuilt with {a.name}=1.0 (a value it"
+                         f" accepts) and its output {where} multiplied by {a.value!r}, re-run on torch's recorded"
+                         f" input, it agrees with torch: {a.name} acts as a scale there")
+                scaled = f"ops.where(x < 0, {a.value!r} * y, y)" if negative else f"{a.value!r} * y"
+                return cause, (f"y = nn.{kind}({a.name}=1.0)(x); y = {scaled} in place of "
+                               f"nn.{kind}({a.name}={a.value!r}) (a workaround: MindSpore refuses the value)")
+    return "", ""
