@@ -81,6 +81,11 @@ def locate(case: Any, check: str, ref: Any, cell: MindSporeProbe, mapping: Weigh
                                       m_calls, tol)
             owners = {d.torch_name for d in ops}
             bw_defects = sorted(ops + [d for d in bw_defects if d.torch_name not in owners], key=lambda d: d.order)
+        if not any(d.confirmed for d in bw_defects):  # a path torch detaches and the port does not
+            from migcheck.localization.detach_search import detach_defects
+
+            bw_defects = detach_defects(module, cell, ref, case.loss.torch if case.loss else None, t_calls, m_calls,
+                                        flow, tol) or bw_defects
         defects = bw_defects or defects
     findings: List[Finding] = findings_of(defects)
     failing = [t.name for t in tensors if not t.ok]

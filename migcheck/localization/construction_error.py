@@ -32,6 +32,7 @@ from migcheck.localization.correspondence import corresponds
 from migcheck.localization.locate import Defect, Localization
 from migcheck.localization.rules import Finding
 from migcheck.runners.base import Constructor
+from migcheck.runners.probes import TorchProbe
 
 TolFor = Callable[[str], Tuple[float, float]]
 RULE = "constructor-argument"
@@ -140,7 +141,7 @@ def counterpart(path: str, kind: str, t_calls: Sequence[Any]) -> Optional[Any]:
     return next(iter(same.values())) if len(same) == 1 else None
 
 
-def search(failed: Any, module: Any, t_call: Any, build_run: Callable[[Mapping[str, Any], bool], Any],
+def search(failed: Any, module: TorchProbe, t_call: Any, build_run: Callable[[Mapping[str, Any], bool], Any],
            tol: TolFor, network_agrees: Optional[Callable[[Mapping[str, Any]], bool]] = None) -> ConstructionSite:
     """The first changed call that constructs and agrees with torch's layer (eval and train mode) and, where
     network_agrees is given, with which the whole network passes the check."""
@@ -183,7 +184,7 @@ def _torch_call(c: Constructor) -> str:
     return f"{c.kind}({', '.join(given)})"
 
 
-def _torch_train(module: Any, name: str, inputs: Sequence[np.ndarray]) -> Optional[Tuple[Any, bool]]:
+def _torch_train(module: TorchProbe, name: str, inputs: Sequence[np.ndarray]) -> Optional[Tuple[Any, bool]]:
     """torch's layer in train mode on the recorded input, and whether it is random (two runs differ)."""
     first = _try(lambda: module.rerun_patched(name, inputs, {}, train=True))
     second = _try(lambda: module.rerun_patched(name, inputs, {}, train=True))
@@ -248,7 +249,7 @@ def locate_construction(case: Any, ref: Any, tolerance_for: Any,
     return search(failed, module, t_call, build_run, _tol(tolerance_for), network)
 
 
-def _torch_params(module: Any, name: str) -> List[np.ndarray]:
+def _torch_params(module: TorchProbe, name: str) -> List[np.ndarray]:
     """torch's layer's own parameters in registration order (a rebuilt MindSpore layer takes them one by one)."""
     prefix = f"{name}." if name else ""
     try:

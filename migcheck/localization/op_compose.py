@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any, List, Sequence, Tuple
 
 from migcheck.records.ops import OpChange, OpRecord
+from migcheck.runners.probes import MindSporeProbe
 
 
 def _numbers(r: OpRecord) -> List[Tuple[str, float]]:
@@ -41,7 +42,7 @@ def scale_fix(ms_op: OpRecord, change: OpChange, others: Sequence[Any] = ()) -> 
     return f"y = {change.scale!r} * {call} in place of {ms_op.name}(x, ..., {arg}={change.scale!r})"
 
 
-def layer_scale_workaround(cell: Any, ms_name: str, inputs: Sequence[Any], torch_out: Any, refused: str,
+def layer_scale_workaround(cell: MindSporeProbe, ms_name: str, inputs: Sequence[Any], torch_out: Any, refused: str,
                            tol: Any) -> Tuple[str, str]:
     """The same for a layer whose constructor argument MindSpore's op refuses (nn.ELU(alpha=0.5)): the layer
     rebuilt with that argument at 1.0, its output scaled outside it (where the input is negative, then

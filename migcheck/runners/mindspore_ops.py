@@ -105,6 +105,8 @@ def _apply(change: OpChange, names: Tuple[str, ...], args: tuple, kwargs: dict) 
         args[position] = value
     for position in change.negate:
         args[position] = ms.ops.logical_not(args[position])
+    for position in change.stop:
+        args[position] = ms.ops.stop_gradient(args[position])
     return tuple(args), kwargs
 
 
@@ -335,6 +337,39 @@ def trace(cell: Any, inputs: Sequence[np.ndarray], to_numpy: Callable[[Any], Any
                 delattr(owner, name)
     return records, None if out is None else to_numpy(out)
 
+
+
+def vjp_changed(cell: Any, inputs: Sequence[np.ndarray], cotangent: np.ndarray, change: OpChange,
+                to_numpy: Callable[[Any], Any]) -> Tuple[Any, Tuple[Any, ...]]:
+    """(output, gradients with respect to its inputs) of `cell` on `inputs` for the output gradient `cotangent`,
+    with one call of its own construct changed (mindspore.vjp in PYNATIVE, the call points wrapped meanwhile)."""
+    global _STATE
+    patches = _patches()
+    saved: List[Tuple[Any, str, bool, Any]] = [(o, n, n in o.__dict__, o.__dict__.get(n)) for o, n, _ in patches]
+    try:
+        for owner, name, wrapper in patches:
+            setattr(owner, name, wrapper)
+        _STATE = _State(change, 256)
+        _STATE.children = {id(c): n for n, c in cell.cells_and_names() if n}
+        with pynative():
+            was = bool(cell.training)
+            cell.set_train(False)
+            try:
+                held = HeldErrors(cell)
+                out, fn = ms.vjp(held.function(), *[ms.Tensor(contiguous(x)) for x in inputs])
+                held.reraise()
+                grads = fn(ms.Tensor(contiguous(cotangent)))
+            finally:
+                cell.set_train(was)
+    finally:
+        _STATE = None
+        for owner, name, had, value in saved:
+            if had:
+                setattr(owner, name, value)
+            else:
+                delattr(owner, name)
+    grads = grads if isinstance(grads, (tuple, list)) else (grads,)
+    return to_numpy(out), tuple(to_numpy(g) for g in grads)
 
 
 def functions_like(base: str, wanted: Sequence[str] = (), limit: int = 6

@@ -289,6 +289,12 @@ class MindSporeCell:
 
         return trace(self.subcell(name), inputs, to_numpy, change)
 
+    def vjp_changed(self, name: str, inputs: Sequence[np.ndarray], cotangent: np.ndarray, change: Any) -> Tuple[Any, Any]:
+        """(output, input gradients) of one sub-cell with one call of its construct changed (runners/mindspore_ops.py)."""
+        from migcheck.runners.mindspore_ops import vjp_changed
+
+        return vjp_changed(self.subcell(name), inputs, cotangent, change, to_numpy)
+
     def functions_like(self, base: str, wanted: Sequence[str] = ()) -> List[Any]:
         from migcheck.runners.mindspore_ops import functions_like
 
