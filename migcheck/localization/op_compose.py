@@ -77,3 +77,44 @@ def layer_scale_workaround(cell: MindSporeProbe, ms_name: str, inputs: Sequence[
                 return cause, (f"y = nn.{kind}({a.name}=1.0)(x); y = {scaled} in place of "
                                f"nn.{kind}({a.name}={a.value!r}) (a workaround: MindSpore refuses the value)")
     return "", ""
+
+
+def transpose_candidates(ms_op: OpRecord, named: Any = None) -> List[Tuple[OpChange, str]]:
+    """For an op of two or more tensors (matmul, bmm): each float matrix argument with its last two axes swapped
+    (torch's F.linear computes x @ W.T where a port writes matmul(x, W)). named(array): what the port called that
+    tensor (a parameter's name), or ""."""
+    tensor_at = [k for k, v in enumerate(ms_op.positional) if v == "<tensor>"][:len(ms_op.inputs)]
+    if len(tensor_at) < 2:
+        return []
+    out = []
+    for j, k in enumerate(tensor_at):
+        x = ms_op.inputs[j]
+        if x.ndim < 2 or x.dtype.kind != "f":
+            continue
+        param = ms_op.names[k] if k < len(ms_op.names) else f"argument {k}"
+        called = named(x) if named is not None else ""
+        what = f"its {param} argument" + (f" (the parameter '{called}')" if called else "")
+        out.append((OpChange(ms_op.index, transpose=(k,)), f"{what} transposed (swapaxes(-2, -1))"))
+    return out
+
+
+def transpose_fix(ms_op: OpRecord, change: OpChange) -> str:
+    k = change.transpose[0]
+    param = ms_op.names[k] if k < len(ms_op.names) else f"argument {k}"
+    return f"{ms_op.name}(..., {param}={param}.swapaxes(-2, -1), ...): hand {ms_op.name} the transposed {param}"
+
+
+def parameter_namer(cell: MindSporeProbe, ms_name: str) -> Any:
+    """array -> the name of the sub-cell's parameter holding exactly that value ("" when none does)."""
+    import numpy as np
+
+    try:
+        prefix = f"{ms_name}." if ms_name else ""
+        state = {k[len(prefix):]: v for k, v in cell.state().items() if k.startswith(prefix)}
+    except Exception:  # no state to read: tensors stay unnamed
+        state = {}
+
+    def named(x: Any) -> str:
+        return next((k for k, v in state.items() if np.shape(v) == np.shape(x) and np.array_equal(v, x)), "")
+
+    return named

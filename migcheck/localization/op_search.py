@@ -22,7 +22,8 @@ import numpy as np
 from migcheck.localization.arg_candidates import setting_candidates
 from migcheck.localization.arg_search import MAX_CANDIDATES, MAX_SECONDS, SearchOutcome
 from migcheck.localization.confirm import agree
-from migcheck.localization.op_compose import scale_candidates, scale_fix
+from migcheck.localization.op_compose import (parameter_namer, scale_candidates, scale_fix, transpose_candidates,
+                                              transpose_fix)
 from migcheck.localization.op_align import (OpDivergence, counterpart, differing_outputs, diverging_ops,
                                             outputs_differ, said_outputs, same_value)
 from migcheck.records.ops import UNCHANGED, OpChange, OpRecord
@@ -62,7 +63,7 @@ def as_constructor(r: OpRecord, names: Sequence[str] = ()) -> Tuple[Constructor,
     return Constructor(r.name, True, tuple(args), r.doc), where
 
 
-def candidates(div: OpDivergence, ms_ops: Sequence[OpRecord]) -> List[Tuple[OpChange, str]]:
+def candidates(div: OpDivergence, ms_ops: Sequence[OpRecord], named: Any = None) -> List[Tuple[OpChange, str]]:
     """(change, what it is in words) for one diverging op, most likely first."""
     ms_c, where = as_constructor(div.ms)
     torch_c = Constructor("", True, ())
@@ -98,6 +99,7 @@ def candidates(div: OpDivergence, ms_ops: Sequence[OpRecord]) -> List[Tuple[OpCh
             name = div.ms.names[k] if k < len(div.ms.names) else f"argument {k}"
             out.append((OpChange(div.ms.index, negate=(k,)), f"its {name} argument negated (logical_not)"))
     out += scale_candidates(div.ms)  # a refused number as a scale applied outside the op (op_compose.py)
+    out += transpose_candidates(div.ms, named)  # a matrix handed over the other way round (x @ W for x @ W.T)
     for index in (div.ms.index,) + div.producers:
         if len(by_index[index].outputs) >= 2:
             out.append((OpChange(index, swap_outputs=True), f"'{by_index[index].name}' results in the other order"))
@@ -206,6 +208,7 @@ def search_ops(module: TorchProbe, cell: MindSporeProbe, torch_owner: str, ms_na
     ms_ops = [r for r in traced if r.index >= 0]
     if base is not None and agree(torch_out, base, tol_for):
         return None
+    named = parameter_namer(cell, ms_name)
     rtol, atol = tol_for("float32")
     same = same_value(rtol, atol)
     known = list(torch_values) + list(inputs)
@@ -229,7 +232,7 @@ def search_ops(module: TorchProbe, cell: MindSporeProbe, torch_owner: str, ms_na
                 alternatives = api_candidates(div, cell.functions_like(_base_name(div.torch.name), wanted), same)
             except Exception:  # no function list on this side
                 alternatives = []
-        for change, words in candidates(div, ms_ops) + alternatives:
+        for change, words in candidates(div, ms_ops, named) + alternatives:
             if len(tried) >= max_count or time.monotonic() - started > max_seconds:
                 return _located(_none(divergences[0] if divergences else None, tried, started, base is None),
                                 traced, divergences, ms_name, torch_names)
@@ -380,6 +383,8 @@ def _fix(div: OpDivergence, change: OpChange, ms_ops: Sequence[OpRecord]) -> str
         return f"use {shown} in place of {name}"
     if change.scale:
         return scale_fix(div.ms, change)
+    if change.transpose:
+        return transpose_fix(div.ms, change)
     if change.negate:
         k = change.negate[0]
         param = div.ms.names[k] if k < len(div.ms.names) else f"argument {k}"

@@ -77,6 +77,7 @@ class OpChange:
     drop: bool = False  # the op's first tensor argument handed on in place of its result
     replace: str = ""  # another mindspore.ops function called in its place, with `arguments` as keywords
     tensors: Tuple[Tuple[str, int], ...] = ()  # that function's tensor parameters: which of the op's tensor inputs
+    transpose: Tuple[int, ...] = ()  # positional tensor arguments handed over with their last two axes swapped
     stop: Tuple[int, ...] = ()  # positional tensor arguments handed over through ops.stop_gradient (detached)
     negate: Tuple[int, ...] = ()  # positional boolean tensor arguments handed over negated (logical_not)
     write_back: bool = False  # the op's result written into its first tensor argument (what an in-place call means)

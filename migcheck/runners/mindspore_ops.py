@@ -107,6 +107,8 @@ def _apply(change: OpChange, names: Tuple[str, ...], args: tuple, kwargs: dict) 
         args[position] = ms.ops.logical_not(args[position])
     for position in change.stop:
         args[position] = ms.ops.stop_gradient(args[position])
+    for position in change.transpose:
+        args[position] = ms.ops.swapaxes(args[position], -2, -1)
     return tuple(args), kwargs
 
 
