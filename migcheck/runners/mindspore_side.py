@@ -295,6 +295,13 @@ class MindSporeCell:
 
         return vjp_changed(self.subcell(name), inputs, cotangent, change, to_numpy)
 
+    def call_optional(self, name: str, inputs: Sequence[np.ndarray], kwargs: Mapping[str, np.ndarray]) -> Tuple[Any, Any]:
+        """(construct's parameters defaulting to None, its output with `kwargs` given): runners/mindspore_call_args.py."""
+        from migcheck.runners.mindspore_call_args import call_with, optional_parameters
+
+        cell = self.subcell(name)
+        return optional_parameters(cell), call_with(cell, inputs, kwargs, to_numpy) if kwargs is not None else None
+
     def functions_like(self, base: str, wanted: Sequence[str] = ()) -> List[Any]:
         from migcheck.runners.mindspore_ops import functions_like
 
