@@ -147,8 +147,10 @@ def _search(module: TorchProbe, cell: MindSporeProbe, t_calls: Sequence[Any], ms
         return bool(cell.constructor(ms_name).library)
 
     try:
+        # paired parameters name their owners too ('patch.weight' ~ 'proj.weight': the layer 'patch' is torch's 'proj')
+        owners = {m.rpartition(".")[0]: t.rpartition(".")[0] for t, m in mapping_pairs if "." in t and "." in m}
         return search_raise(module, cell, t_calls, ms_owner, torch_owner_of, tol,
-                            {m: t for t, m in mapping_pairs}, library)
+                            {**owners, **{m: t for t, m in mapping_pairs}}, library)
     except Exception:  # a construct that cannot be traced: the call-level location stands alone
         return None
 

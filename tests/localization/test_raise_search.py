@@ -123,3 +123,34 @@ def test_a_1d_pool_refusing_a_length_its_output_does_not_divide_is_computed_by_t
 def test_the_2d_pool_over_a_unit_axis_twin_passes():
     assert _pair(_t_pool, lambda h: ops.adaptive_avg_pool2d(h.reshape(2, 1, 1, 4), (1, 3)).reshape(2, 3),
                  "pool1d_ok", 3).status == "pass"
+
+
+def _renamed(ms_flatten):
+    class T(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.proj = torch.nn.Conv2d(2, 3, 1)
+
+        def forward(self, x):
+            return torch.flatten(self.proj(x), 2).sum(-1)
+
+    class M(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.patch = ms.nn.Conv2d(2, 3, 1, has_bias=True)
+
+        def construct(self, x):
+            return ms_flatten(self.patch(x)).sum(-1)
+
+    case = PairedCase(name="renamed", torch=T, mindspore=M, inputs={"x": given(np.ones((2, 2, 3, 3), np.float32))},
+                      checks=("forward",), weight_map={"proj.weight": "patch.weight", "proj.bias": "patch.bias"})
+    return run_item(Item(case, "forward", "pynative", "cpu"))
+
+
+def test_the_raising_op_is_placed_after_the_child_in_torchs_name_when_the_weight_map_renames_it():
+    d = _defect(_renamed(lambda h: ops.flatten(h, 2)))  # 2 binds to `order`, not start_dim
+    assert d.confirmed and "the op sits between 'proj' output and '<output>' input" in d.cause
+
+
+def test_the_keyword_start_dim_twin_passes():
+    assert _renamed(lambda h: ops.flatten(h, start_dim=2)).status == "pass"
