@@ -118,3 +118,23 @@ def parameter_namer(cell: MindSporeProbe, ms_name: str) -> Any:
         return next((k for k, v in state.items() if np.shape(v) == np.shape(x) and np.array_equal(v, x)), "")
 
     return named
+
+
+def size_candidates(ms_op: OpRecord, torch_op: Any) -> List[Tuple[OpChange, str]]:
+    """For an op that raised and takes an output `size` (interpolate refusing a scale_factor for a mode): the size
+    torch's counterpart produced (its output's trailing axes), with the op's scale arguments cleared."""
+    if not ms_op.raised or torch_op is None or not torch_op.outputs or not ms_op.inputs:
+        return []
+    names = set(ms_op.names) | {k for k, _ in ms_op.keywords}
+    out_shape, in_shape = torch_op.outputs[0].shape, ms_op.inputs[0].shape
+    if "size" not in names or len(out_shape) != len(in_shape) or len(out_shape) < 3:
+        return []
+    size = tuple(int(n) for n in out_shape[2:])
+    given = dict(zip(ms_op.names, ms_op.positional))
+    given.update(dict(ms_op.keywords))
+    cleared = tuple((k, None) for k in sorted(names) if "scale" in k.lower() and given.get(k) is not None)
+    ratio = {round(o / i, 6) for o, i in zip(out_shape[2:], in_shape[2:]) if i}
+    why = (f"the input's {tuple(in_shape[2:])} times {ratio.pop():g}" if len(ratio) == 1 else "torch's output size")
+    return [(OpChange(ms_op.index, (("size", size),) + cleared),
+             f"size={size} ({why}, the size torch's {torch_op.name} returned) in place of "
+             + ", ".join(k for k, _ in cleared))] if cleared else []

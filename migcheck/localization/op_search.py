@@ -22,8 +22,8 @@ import numpy as np
 from migcheck.localization.arg_candidates import setting_candidates
 from migcheck.localization.arg_search import MAX_CANDIDATES, MAX_SECONDS, SearchOutcome
 from migcheck.localization.confirm import agree
-from migcheck.localization.op_compose import (parameter_namer, scale_candidates, scale_fix, transpose_candidates,
-                                              transpose_fix)
+from migcheck.localization.op_compose import (parameter_namer, scale_candidates, scale_fix, size_candidates,
+                                              transpose_candidates, transpose_fix)
 from migcheck.localization.op_align import (OpDivergence, counterpart, differing_outputs, diverging_ops,
                                             outputs_differ, said_outputs, same_value)
 from migcheck.records.ops import UNCHANGED, OpChange, OpRecord
@@ -99,6 +99,7 @@ def candidates(div: OpDivergence, ms_ops: Sequence[OpRecord], named: Any = None)
             name = div.ms.names[k] if k < len(div.ms.names) else f"argument {k}"
             out.append((OpChange(div.ms.index, negate=(k,)), f"its {name} argument negated (logical_not)"))
     out += scale_candidates(div.ms)  # a refused number as a scale applied outside the op (op_compose.py)
+    out += size_candidates(div.ms, div.torch)  # an output size in place of a refused scale (interpolate)
     out += transpose_candidates(div.ms, named)  # a matrix handed over the other way round (x @ W for x @ W.T)
     for index in (div.ms.index,) + div.producers:
         if len(by_index[index].outputs) >= 2:

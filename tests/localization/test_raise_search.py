@@ -154,3 +154,20 @@ def test_the_raising_op_is_placed_after_the_child_in_torchs_name_when_the_weight
 
 def test_the_keyword_start_dim_twin_passes():
     assert _renamed(lambda h: ops.flatten(h, start_dim=2)).status == "pass"
+
+
+def _t_up(h):
+    return torch.nn.functional.interpolate(h.reshape(2, 1, 2, 2), scale_factor=2, mode="bilinear").reshape(2, 16)[:, :3]
+
+
+def test_a_refused_scale_factor_is_replaced_by_the_output_size_torch_returned():
+    v = _pair(_t_up, lambda h: ops.interpolate(h.reshape(2, 1, 2, 2), scale_factor=2.0, mode="bilinear"
+                                               ).reshape(2, 16)[:, :3], "up", 3)
+    d = _defect(v)
+    assert d.confirmed and "size=(4, 4) (the input's (2, 2) times 2" in d.cause
+    assert d.fix.endswith("-> interpolate(..., size=(4, 4), scale_factor=None)")
+
+
+def test_the_interpolate_given_a_size_twin_passes():
+    assert _pair(_t_up, lambda h: ops.interpolate(h.reshape(2, 1, 2, 2), size=(4, 4), mode="bilinear"
+                                                  ).reshape(2, 16)[:, :3], "up_ok", 3).status == "pass"
