@@ -44,9 +44,11 @@ def _agrees(torch_out: Any, ms_out: Any, tol: TolFor) -> bool:
     return bool(pairs) and all(agree(t, m, tol) for t, m in pairs)
 
 
-def fill_optional(cell: MindSporeProbe, ms_name: str, ms_inputs: Sequence[Any], torch_out: Any,
+def fill_optional(cell: MindSporeProbe, ms_name: str, ms_inputs: Sequence[Any], torch_out: Any, ms_out: Any,
                   network_inputs: Sequence[Any], tol: TolFor) -> Optional[Tuple[str, str, Tuple[str, ...], float]]:
-    """(cause, fix, candidates tried, seconds) when one optional argument makes the layer agree; else None."""
+    """(cause, fix, candidates tried, seconds) when one optional argument makes the layer agree; else None.
+    ms_out: what the port's call returned; the call without optional arguments must reproduce it (else the port
+    passed one, and "left at None" would not be true)."""
     started = time.monotonic()
     try:
         optional, base = cell.call_optional(ms_name, list(ms_inputs), {})
@@ -54,6 +56,10 @@ def fill_optional(cell: MindSporeProbe, ms_name: str, ms_inputs: Sequence[Any], 
         return None
     if not optional or not _same_form(torch_out, base) or _agrees(torch_out, base, tol):
         return None
+    ours = _leaves(ms_out)
+    if not ours or len(ours) != len(_leaves(base)) or not all(
+            a.shape == b.shape and np.array_equal(a, b) for a, b in zip(ours, _leaves(base))):
+        return None  # the port's call passed something: not a call that left its optional arguments out
     given = [(k, np.asarray(x)) for k, x in enumerate(network_inputs)
              if isinstance(x, np.ndarray) and x.dtype.kind in "iu" and x.ndim == 1 and x.size <= 4096]
     tried: List[str] = []

@@ -279,7 +279,7 @@ def _unfed(cell: MindSporeProbe, row: SubcellRow, t_calls: Sequence[Any], m_call
                 " is wrong on its own is not known")
     m_call = next((c for c in m_calls if c.name == row.ms_name), None)
     root = next((c for c in m_calls if c.name == ""), None)
-    found = (fill_optional(cell, row.ms_name, m_call.inputs, t_calls[row.order].output, root.inputs, tol)
+    found = (fill_optional(cell, row.ms_name, m_call.inputs, t_calls[row.order].output, m_call.output, root.inputs, tol)
              if m_call is not None and root is not None and "+" not in row.ms_name else None)
     if found is None:
         return Defect(row.order, row.torch_name, row.torch_kind, row.ms_name, row.ms_kind, evidence, "", "", "low",
