@@ -63,6 +63,11 @@ def _family(value: Any) -> str:
     return "none" if value is None else "other"
 
 
+def _kind_of(value: Any) -> str:
+    """_family, with an axis kept as a list of one ([0], as an operator stores it) counted as a number."""
+    return "number" if isinstance(value, tuple) and len(value) == 1 and _family(value[0]) == "number" else _family(value)
+
+
 def align(torch_c: Constructor, ms_c: Constructor, table: Sequence[Tuple[str, str]] = ()) -> Dict[str, Argument]:
     """MindSpore argument name -> torch's argument of matching meaning: the table's (torch, ms) name pairs
     first, then names at least 0.8 alike whose values are of the same kind (None matches any kind)."""
@@ -81,7 +86,7 @@ def align(torch_c: Constructor, ms_c: Constructor, table: Sequence[Tuple[str, st
             if t.name in used:
                 continue
             score = similarity(m.name, t.name)
-            kinds = {_family(m.value), _family(t.value)}
+            kinds = {_kind_of(m.value), _kind_of(t.value)}
             if score >= 0.8 and (len(kinds) == 1 or "none" in kinds) and (best is None or score > best[0]):
                 best = (score, t)
         if best is not None:
@@ -120,6 +125,8 @@ def _as_ms(torch_value: Any, ms_value: Any) -> Any:
         return torch_value
     if isinstance(torch_value, tuple) and isinstance(ms_value, tuple) and len(torch_value) == len(ms_value):
         return torch_value
+    if isinstance(ms_value, tuple) and len(ms_value) == 1 and _family(ms_value[0]) == _family(torch_value) == "number":
+        return torch_value  # an operator that keeps one axis as a list of one ([0]): torch's number in its place
     if _family(ms_value) == "none" and _family(torch_value) in ("number", "str", "bool"):
         return torch_value
     return None

@@ -95,6 +95,12 @@ def search(module: TorchProbe, cell: MindSporeProbe, torch_name: str, ms_name: s
                                                                train=train, extra=extra))):
                 outcome = budget.outcome(*_said(torch_c, ms_c, cand, held, budget))
                 return dataclasses.replace(outcome, workaround=cand.against_torch)
+        from migcheck.localization.crop_search import crop_candidate
+
+        cropped = (crop_candidate(cell, ms_name, ms_c, held, inputs, torch_out, matches_torch, budget.tried)
+                   if budget.allows() else None)
+        if cropped is not None:  # the unpadded layer's full output, cropped as torch crops it
+            return budget.outcome(*cropped)
     if budget.allows():
         budget.tried.append(f"{'eval' if train else 'train'} mode")
         if matches_torch(_try(lambda: cell.run_live(ms_name, inputs, not train))):

@@ -82,8 +82,8 @@ def _candidates(cell: MindSporeProbe, t_calls: Sequence[Any], m_calls: Sequence[
 
 def backward_summary(defects: Sequence[Defect]) -> str:
     first = defects[0]
-    text = (f"first divergence in backward: torch '{first.torch_name}' ({first.torch_kind}) / MindSpore"
-            f" '{first.ms_name}' ({first.ms_kind}): forward values agree, its backward alone differs"
+    text = (f"first divergence in backward: torch '{first.torch_name or '<root>'}' ({first.torch_kind}) / MindSpore"
+            f" '{first.ms_name or '<root>'}' ({first.ms_kind}): forward values agree, its backward alone differs"
             f" (isolated backward re-run)")
     if first.cause:
         text += f"; likely cause: {first.cause}"

@@ -82,6 +82,11 @@ def locate(case: Any, check: str, ref: Any, cell: MindSporeProbe, mapping: Weigh
                                       m_calls, tol)
             owners = {d.torch_name for d in ops}
             bw_defects = sorted(ops + [d for d in bw_defects if d.torch_name not in owners], key=lambda d: d.order)
+        if not any(d.confirmed for d in bw_defects):  # a path torch detaches and the port does not
+            from migcheck.localization.detach_search import detach_defects
+
+            bw_defects = detach_defects(module, cell, ref, case.loss.torch if case.loss else None, t_calls, m_calls,
+                                        flow, tol) or bw_defects
         defects = bw_defects or defects
     findings: List[Finding] = findings_of(defects)
     failing = [t.name for t in tensors if not t.ok]
@@ -232,9 +237,7 @@ def _defects(module: TorchProbe, cell: MindSporeProbe, rows: Sequence[SubcellRow
     if not out and not between:  # the first divergence could not be fed torch's inputs (another form: a packed
         row = next((r for r in rows if r.inputs_ok and r.outputs_ok is False and r.isolated_ok is None), None)
         if row is not None:  # sequence), so whether it is wrong on its own is unknown: named, at low confidence
-            out.append(Defect(row.order, row.torch_name, row.torch_kind, row.ms_name, row.ms_kind,
-                              "inputs agree, outputs differ; the isolated re-run could not feed it torch's inputs, so"
-                              " whether it is wrong on its own is not known", "", "", "low", False, ""))
+            out.append(_unfed(cell, row, t_calls, m_calls, tol))
     if between and not out:
         first = next(r for r in rows if between.startswith(f"inside torch '{r.torch_name or '<root>'}'"))
         match = _identify_op(op_values, tol)
@@ -272,6 +275,25 @@ def _defects(module: TorchProbe, cell: MindSporeProbe, rows: Sequence[SubcellRow
         out.append(Defect(first.order, first.torch_name, first.torch_kind, first.ms_name, first.ms_kind, between,
                           cause, "", "medium" if cause else "low", False, rule or "functional-op", **cost))
     return out
+
+
+def _unfed(cell: MindSporeProbe, row: SubcellRow, t_calls: Sequence[Any], m_calls: Sequence[Any], tol: Any) -> Defect:
+    """A layer torch's inputs cannot be fed to: an optional argument the port left out, found by re-running its
+    layer with it (call_fill.py); else named at low confidence."""
+    from migcheck.localization.call_fill import fill_optional
+
+    evidence = ("inputs agree, outputs differ; the isolated re-run could not feed it torch's inputs, so whether it"
+                " is wrong on its own is not known")
+    m_call = next((c for c in m_calls if c.name == row.ms_name), None)
+    root = next((c for c in m_calls if c.name == ""), None)
+    found = (fill_optional(cell, row.ms_name, m_call.inputs, t_calls[row.order].output, m_call.output, root.inputs, tol)
+             if m_call is not None and root is not None and "+" not in row.ms_name else None)
+    if found is None:
+        return Defect(row.order, row.torch_name, row.torch_kind, row.ms_name, row.ms_kind, evidence, "", "", "low",
+                      False, "")
+    cause, fix, tried, seconds = found
+    return Defect(row.order, row.torch_name, row.torch_kind, row.ms_name, row.ms_kind, f"{evidence}; {cause}", cause,
+                  fix, "high", True, "call-argument", search_s=seconds, search_tried=tried)
 
 
 def _search(module: TorchProbe, cell: MindSporeProbe, torch_name: str, ms_name: str, inputs: Sequence[Any], torch_out: Any,

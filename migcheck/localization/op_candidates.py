@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import re
 from typing import Any, List, Mapping, Sequence, Tuple
 
 import numpy as np
 
 from migcheck.localization.arg_candidates import setting_candidates
 from migcheck.localization.op_align import OpDivergence
+from migcheck.localization.op_compose import scale_candidates, size_candidates, transpose_candidates
 from migcheck.records.ops import OpChange, OpRecord
 from migcheck.runners.base import Argument, Constructor
 
@@ -50,7 +52,7 @@ def as_constructor(r: OpRecord, names: Sequence[str] = ()) -> Tuple[Constructor,
     return Constructor(r.name, True, tuple(args), r.doc), where
 
 
-def candidates(div: OpDivergence, ms_ops: Sequence[OpRecord]) -> List[Tuple[OpChange, str]]:
+def candidates(div: OpDivergence, ms_ops: Sequence[OpRecord], named: Any = None) -> List[Tuple[OpChange, str]]:
     """(change, what it is in words) for one diverging op, most likely first."""
     ms_c, where = as_constructor(div.ms)
     torch_c = Constructor("", True, ())
@@ -87,6 +89,9 @@ def candidates(div: OpDivergence, ms_ops: Sequence[OpRecord]) -> List[Tuple[OpCh
         if div.ms.inputs[j].dtype == np.bool_:  # a mask: the other convention (True = keep vs True = fill)
             name = div.ms.names[k] if k < len(div.ms.names) else f"argument {k}"
             out.append((OpChange(div.ms.index, negate=(k,)), f"its {name} argument negated (logical_not)"))
+    out += scale_candidates(div.ms)  # a refused number as a scale applied outside the op (op_compose.py)
+    out += size_candidates(div.ms, div.torch)  # an output size in place of a refused scale (interpolate)
+    out += transpose_candidates(div.ms, named)  # a matrix handed over the other way round (x @ W for x @ W.T)
     for index in (div.ms.index,) + div.producers:
         if len(by_index[index].outputs) >= 2:
             out.append((OpChange(index, swap_outputs=True), f"'{by_index[index].name}' results in the other order"))
@@ -238,7 +243,28 @@ def api_candidates(div: OpDivergence, functions: Sequence[Tuple[str, Tuple[Tuple
                 shown = f"ops.{name}({_in_order(params, dict(tensors), kwargs)})"
                 out.append((OpChange(div.ms.index, tuple(kwargs.items()), replace=name, tensors=tuple(tensors),
                                      shown=shown), f"{shown} in its place, called as torch calls {t.name}"))
+                if one_up(base_name(t.name), name):
+                    out.append(_lifted(div, name, params, dict(tensors), kwargs))
     return out
+
+
+def one_up(base: str, name: str) -> bool:
+    """`name` is `base` one dimension up (adaptive_avg_pool2d for adaptive_avg_pool1d): the same op over one more
+    spatial axis, which computes the lower one over a unit axis."""
+    m = re.search(r"(\d)d", base)
+    return m is not None and name == base[:m.start(1)] + str(int(m[1]) + 1) + base[m.end(1):]
+
+
+def _lifted(div: OpDivergence, name: str, params: Sequence[Tuple[str, bool]], tensors: Mapping[str, int],
+            kwargs: Mapping[str, Any]) -> Tuple[OpChange, str]:
+    """The op computed by its next-dimension sibling: a unit axis before the last, each size n given as (1, n)."""
+    lifted = {k: (1, v) if isinstance(v, int) and not isinstance(v, bool) else v for k, v in kwargs.items()}
+    first = next(iter(tensors))
+    args = _in_order(params, tensors, lifted).replace(first, f"{first}.expand_dims(-2)", 1)
+    shown = f"ops.{name}({args}).squeeze(-2)"
+    return (OpChange(div.ms.index, tuple(lifted.items()), replace=name, tensors=tuple(tensors.items()), shown=shown,
+                     lift=True), f"{shown} in its place: torch's {div.torch.name} computed by the op one dimension up,"
+            f" over a unit axis")
 
 
 def _in_order(params: Sequence[Tuple[str, bool]], tensors: Mapping[str, int], kwargs: Mapping[str, Any]) -> str:

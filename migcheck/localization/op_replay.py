@@ -17,7 +17,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from migcheck.records.ops import TENSOR, Change, OpSite  # noqa: F401  (re-exported)
-from migcheck.runners.probes import OpReplayer
+from migcheck.runners.probes import MindSporeProbe, OpReplayer
 
 MAX_SITES = 64  # larger regions are not replayed (cost: one replay per alternative)
 
@@ -157,7 +157,7 @@ def find_setting(module: OpReplayer, owner: str, after: int, before: int, torch_
     return hits[0] if len(keys) == 1 else None  # two sites (or two settings) that both explain it: not named
 
 
-def port_passes_torchs_value(cell: Any, ms_name: str, inputs: Sequence[Any], match: ReplayMatch) -> bool:
+def port_passes_torchs_value(cell: MindSporeProbe, ms_name: str, inputs: Sequence[Any], match: ReplayMatch) -> bool:
     """Whether the port's own call of the replayed op already passes torch's value for that setting: then the
     replay (torch's calls with another value give MindSpore's output) is a coincidence of what follows (a cat on
     another axis that a reshape maps onto the port's wrong shuffle), not the port's mistake, and no fix is owed."""

@@ -14,6 +14,7 @@ import numpy as np
 
 from migcheck.localization.arg_search import MAX_CANDIDATES, MAX_SECONDS, SearchOutcome
 from migcheck.localization.confirm import agree
+from migcheck.localization.op_compose import parameter_namer, scale_fix, transpose_fix
 from migcheck.localization.op_align import (OpDivergence, counterpart, differing_outputs, diverging_ops,
                                             outputs_differ, said_outputs, same_value)
 from migcheck.localization.op_candidates import api_candidates, base_name, call_words, candidates
@@ -41,6 +42,7 @@ def search_ops(module: TorchProbe, cell: MindSporeProbe, torch_owner: str, ms_na
     ms_ops = [r for r in traced if r.index >= 0]
     if base is not None and agree(torch_out, base, tol_for):
         return None
+    named = parameter_namer(cell, ms_name)
     rtol, atol = tol_for("float32")
     same = same_value(rtol, atol)
     known = list(torch_values) + list(inputs)
@@ -64,7 +66,7 @@ def search_ops(module: TorchProbe, cell: MindSporeProbe, torch_owner: str, ms_na
                 alternatives = api_candidates(div, cell.functions_like(base_name(div.torch.name), wanted), same)
             except Exception:  # no function list on this side
                 alternatives = []
-        for change, words in candidates(div, ms_ops) + alternatives:
+        for change, words in candidates(div, ms_ops, named) + alternatives:
             if len(tried) >= max_count or time.monotonic() - started > max_seconds:
                 return _located(_none(divergences[0] if divergences else None, tried, started, base is None),
                                 traced, divergences, ms_name, torch_names)
@@ -233,6 +235,10 @@ def _fix(div: OpDivergence, change: OpChange, ms_ops: Sequence[OpRecord]) -> str
     if change.replace:
         shown = change.shown or f"ops.{change.replace}(...)"
         return f"use {shown} in place of {name}"
+    if change.scale:
+        return scale_fix(div.ms, change)
+    if change.transpose:
+        return transpose_fix(div.ms, change)
     if change.negate:
         k = change.negate[0]
         param = div.ms.names[k] if k < len(div.ms.names) else f"argument {k}"

@@ -114,6 +114,14 @@ def _locate(module: TorchProbe, cell: MindSporeProbe, inputs: Sequence[Any], dty
         call = next(c for c in t_calls if c.name == torch_name)
         for diff, fix in _checked_fixes(module, cell, torch_name, ms_name, call, tol):
             return RaiseSite(ms_name, ms_kind, torch_name, call.kind, diff.cause, fix, diff.rule, shown)
+    if torch_name is not None and refused:  # a refused number worked around outside the layer (op_compose.py)
+        from migcheck.localization.op_compose import layer_scale_workaround
+
+        call = next(c for c in t_calls if c.name == torch_name)
+        cause, fix = layer_scale_workaround(cell, ms_name, list(call.inputs), call.output, refused, tol)
+        if cause:
+            return RaiseSite(ms_name, ms_kind, torch_name, call.kind, cause, fix, "refused-argument", shown,
+                             checked="the rebuilt layer with the scale outside it runs and agrees with torch")
     if op is not None:  # else the call that went wrong, searched in the port's own constructs (raise_search.py)
         searched = _search(module, cell, t_calls, op[0].owner if earlier is None else earlier.owner, torch_owner_of,
                            tol, mapping_pairs)
@@ -139,8 +147,10 @@ def _search(module: TorchProbe, cell: MindSporeProbe, t_calls: Sequence[Any], ms
         return bool(cell.constructor(ms_name).library)
 
     try:
+        # paired parameters name their owners too ('patch.weight' ~ 'proj.weight': the layer 'patch' is torch's 'proj')
+        owners = {m.rpartition(".")[0]: t.rpartition(".")[0] for t, m in mapping_pairs if "." in t and "." in m}
         return search_raise(module, cell, t_calls, ms_owner, torch_owner_of, tol,
-                            {m: t for t, m in mapping_pairs}, library)
+                            {**owners, **{m: t for t, m in mapping_pairs}}, library)
     except Exception:  # a construct that cannot be traced: the call-level location stands alone
         return None
 

@@ -77,6 +77,8 @@ class OpChange:
     drop: bool = False  # the op's first tensor argument handed on in place of its result
     replace: str = ""  # another mindspore.ops function called in its place, with `arguments` as keywords
     tensors: Tuple[Tuple[str, int], ...] = ()  # that function's tensor parameters: which of the op's tensor inputs
+    transpose: Tuple[int, ...] = ()  # positional tensor arguments handed over with their last two axes swapped
+    stop: Tuple[int, ...] = ()  # positional tensor arguments handed over through ops.stop_gradient (detached)
     negate: Tuple[int, ...] = ()  # positional boolean tensor arguments handed over negated (logical_not)
     write_back: bool = False  # the op's result written into its first tensor argument (what an in-place call means)
     flatten: bool = False  # the op's first tensor argument flattened to 1-D (torch's call reduces over all elements)
@@ -84,6 +86,10 @@ class OpChange:
     order: Tuple[int, ...] = ()  # the op's positional arguments handed over in this order (indices into the call's)
     swap_axes: Tuple[int, ...] = ()  # (i, j): the op's first tensor argument with these two axes swapped first
     shown: str = ""  # that call as code, its arguments in the function's order ("ops.gather_elements(x, dim=1, index=index)")
+    scale: float = 0.0  # the op's result multiplied by this (a refused argument run at 1.0 and applied outside)
+    scale_negative: bool = False  # ... only where the op's first tensor input is negative (one branch's scale)
+    lift: bool = False  # that function is the op's next-dimension sibling: its first tensor gets a unit axis at -2
+    #                     (a length L read as 1 x L) and its result loses it again (adaptive_avg_pool2d for pool1d)
 
 
 # A re-run that changes no call (no op has index -1) but, as every changed re-run, keeps the calls recorded up

@@ -24,3 +24,9 @@ def extra_children(obj: Any, base: str, children: Iterable[str]) -> Tuple[str, .
     if not base or type(obj).__name__ == base:
         return ()
     return tuple(children)
+
+
+def cell_lineage(cell: Any) -> Tuple[str, Tuple[str, ...]]:
+    """A MindSpore cell's nearest mindspore.nn layer class, and the children a subclass of it adds."""
+    base = library_base(cell, ("mindspore.nn.",))
+    return base, extra_children(cell, base, cell.name_cells().keys())

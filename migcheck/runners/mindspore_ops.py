@@ -108,6 +108,10 @@ def _apply(change: OpChange, names: Tuple[str, ...], args: tuple, kwargs: dict) 
         args[position] = value
     for position in change.negate:
         args[position] = ms.ops.logical_not(args[position])
+    for position in change.stop:
+        args[position] = ms.ops.stop_gradient(args[position])
+    for position in change.transpose:
+        args[position] = ms.ops.swapaxes(args[position], -2, -1)
     tensor_at = [i for i, a in enumerate(args) if isinstance(a, ms.Tensor)]
     if change.flatten and tensor_at:
         args[tensor_at[0]] = args[tensor_at[0]].reshape(-1)
@@ -137,8 +141,13 @@ def _wrap(name: str, original: Callable, names: Tuple[str, ...], primitive: bool
                 change, names, call_args, kwargs)
             if change is not None and change.replace:  # another public function in the op's place
                 given = [a for a in list(call_args) + list(kwargs.values()) if isinstance(a, ms.Tensor)]
-                out = getattr(ms.ops, change.replace)(**{**{k: given[i] for k, i in change.tensors},
-                                                         **dict(change.arguments)})
+                tensors = {k: given[i] for k, i in change.tensors}
+                if change.lift:  # the next-dimension sibling over a unit axis
+                    first = change.tensors[0][0]
+                    tensors[first] = ms.ops.expand_dims(tensors[first], -2)
+                out = getattr(ms.ops, change.replace)(**{**tensors, **dict(change.arguments)})
+                if change.lift:
+                    out = ms.ops.squeeze(out, -2)
             elif primitive:
                 target = prim
                 if change is not None and change.init:
@@ -146,6 +155,8 @@ def _wrap(name: str, original: Callable, names: Tuple[str, ...], primitive: bool
                 out = original(target, *run_args, **run_kwargs)
             else:
                 out = original(*run_args, **run_kwargs)
+            if change is not None and change.scale and isinstance(out, ms.Tensor):
+                out = _scaled(out, change, call_args)
         except Exception:  # kept with its inputs (the op that raised), then raised on
             st.ops -= 1
             _keep(st, OpRecord(index, op_name, tuple(_plain(a) for a in call_args), _keywords(kwargs, names, call_args,
@@ -173,6 +184,14 @@ def _wrap(name: str, original: Callable, names: Tuple[str, ...], primitive: bool
         return out
 
     return wrapper
+
+
+def _scaled(out: Any, change: OpChange, call_args: tuple) -> Any:
+    """The op's result times change.scale, everywhere or where its first tensor input is negative."""
+    if not change.scale_negative:
+        return out * change.scale
+    x = next(a for a in call_args if isinstance(a, ms.Tensor))
+    return ms.ops.where(x < 0, out * change.scale, out)
 
 
 def _inplace(name: str, call_args: tuple) -> Optional[np.ndarray]:
@@ -330,6 +349,39 @@ def trace(cell: Any, inputs: Sequence[np.ndarray], to_numpy: Callable[[Any], Any
                 delattr(owner, name)
     return records, None if out is None else to_numpy(out)
 
+
+
+def vjp_changed(cell: Any, inputs: Sequence[np.ndarray], cotangent: np.ndarray, change: OpChange,
+                to_numpy: Callable[[Any], Any]) -> Tuple[Any, Tuple[Any, ...]]:
+    """(output, gradients with respect to its inputs) of `cell` on `inputs` for the output gradient `cotangent`,
+    with one call of its own construct changed (mindspore.vjp in PYNATIVE, the call points wrapped meanwhile)."""
+    global _STATE
+    patches = _patches()
+    saved: List[Tuple[Any, str, bool, Any]] = [(o, n, n in o.__dict__, o.__dict__.get(n)) for o, n, _ in patches]
+    try:
+        for owner, name, wrapper in patches:
+            setattr(owner, name, wrapper)
+        _STATE = _State(change, 256)
+        _STATE.children = {id(c): n for n, c in cell.cells_and_names() if n}
+        with pynative():
+            was = bool(cell.training)
+            cell.set_train(False)
+            try:
+                held = HeldErrors(cell)
+                out, fn = ms.vjp(held.function(), *[ms.Tensor(contiguous(x)) for x in inputs])
+                held.reraise()
+                grads = fn(ms.Tensor(contiguous(cotangent)))
+            finally:
+                cell.set_train(was)
+    finally:
+        _STATE = None
+        for owner, name, had, value in saved:
+            if had:
+                setattr(owner, name, value)
+            else:
+                delattr(owner, name)
+    grads = grads if isinstance(grads, (tuple, list)) else (grads,)
+    return to_numpy(out), tuple(to_numpy(g) for g in grads)
 
 
 def functions_like(base: str, wanted: Sequence[str] = (), limit: int = 6

@@ -20,7 +20,7 @@ from migcheck.runners.mindspore_module import (TorchLikeCell, as_ms_args, entry_
 from migcheck.runners.mindspore_objective import KeywordCall, MindSporeSideError, objective_cell, split_grads
 from migcheck.runners.base import ParamInfo
 from migcheck.runners.foreign_params import as_parameters, is_foreign_trainable
-from migcheck.runners.lineage import extra_children, library_base
+from migcheck.runners.lineage import cell_lineage
 from migcheck.precision import Precision, kept, unmatched
 from migcheck.util.calls import keyword_names
 from migcheck.util.tree import contiguous, flatten, lenient, record_fields
@@ -106,7 +106,7 @@ class MindSporeCell:
         owners = (self.cell.owners() if isinstance(self.cell, TorchLikeCell)
                   else {name: type(c).__name__ for name, c in self.cell.cells_and_names()})
         lineage = ({} if isinstance(self.cell, TorchLikeCell)  # torch-like layers: their parameter signature decides
-                   else {name: _lineage(c) for name, c in self.cell.cells_and_names()})
+                   else {name: cell_lineage(c) for name, c in self.cell.cells_and_names()})
         out = []
         for name, p in self._named:
             owner = name.rpartition(".")[0]
@@ -201,8 +201,7 @@ class MindSporeCell:
         return tuple(to_numpy(g) for g in (grads if isinstance(grads, (tuple, list)) else (grads,)))
 
     def args_of(self, name: str, inputs: Sequence[np.ndarray]) -> List[Any]:
-        """Recorded tensors for one sub-cell, with the plain arguments its captured call took (a height and
-        width, a sequence length) back in place: what a re-run of it alone must be given."""
+        """Recorded tensors, with the plain arguments the sub-cell's captured call took (hooks.with_plain)."""
         from migcheck.runners.hooks import with_plain
 
         return with_plain(inputs, self.plain_args.get(name))
@@ -300,6 +299,19 @@ class MindSporeCell:
         from migcheck.runners.mindspore_ops import trace
 
         return trace(self.subcell(name), self.args_of(name, inputs), to_numpy, change)
+
+    def vjp_changed(self, name: str, inputs: Sequence[np.ndarray], cotangent: np.ndarray, change: Any) -> Tuple[Any, Any]:
+        """(output, input gradients) of one sub-cell with one call of its construct changed (runners/mindspore_ops.py)."""
+        from migcheck.runners.mindspore_ops import vjp_changed
+
+        return vjp_changed(self.subcell(name), inputs, cotangent, change, to_numpy)
+
+    def call_optional(self, name: str, inputs: Sequence[np.ndarray], kwargs: Mapping[str, np.ndarray]) -> Tuple[Any, Any]:
+        """(construct's parameters defaulting to None, its output with `kwargs` given): runners/mindspore_call_args.py."""
+        from migcheck.runners.mindspore_call_args import call_with, optional_parameters
+
+        cell = self.subcell(name)
+        return optional_parameters(cell), call_with(cell, inputs, kwargs, to_numpy) if kwargs is not None else None
 
     def functions_like(self, base: str, wanted: Sequence[str] = ()) -> List[Any]:
         from migcheck.runners.mindspore_ops import functions_like
@@ -436,9 +448,3 @@ def _trainable(p: Any) -> bool:
 def _tensor(x: np.ndarray, dtype: str) -> ms.Tensor:
     t = ms.Tensor(np.array(x, copy=True))
     return t.astype(ms.bfloat16) if dtype == "bfloat16" else t
-
-
-def _lineage(cell: Any) -> Tuple[str, Tuple[str, ...]]:
-    """The nearest mindspore.nn layer class in the cell's MRO, and the children a subclass of it adds."""
-    base = library_base(cell, ("mindspore.nn.",))
-    return base, extra_children(cell, base, cell.name_cells().keys())

@@ -104,6 +104,12 @@ class MindSporeProbe(SideProbe, Protocol):
     def trace_ops(self, name: str, inputs: Arrays, change: Any = None) -> Tuple[List[Any], Any]:
         """(the op calls the sub-cell's own construct made, its output), in PYNATIVE."""
 
+    def call_optional(self, name: str, inputs: Arrays, kwargs: Optional[Mapping[str, np.ndarray]]) -> Tuple[Any, Any]:
+        """(construct's parameters defaulting to None, the sub-cell's output with `kwargs` given; None when None)."""
+
+    def vjp_changed(self, name: str, inputs: Arrays, cotangent: np.ndarray, change: Any) -> Tuple[Any, Any]:
+        """(output, input gradients) of a sub-cell for an output gradient, one call of its construct changed."""
+
     def functions_like(self, base: str, wanted: Sequence[str] = ()) -> List[Any]:
         """mindspore.ops functions named like torch's op `base`, those taking more of `wanted` first."""
 

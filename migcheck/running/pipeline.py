@@ -139,13 +139,18 @@ def _run_check(item: Item, options: RunOptions) -> Outcome:
     return dataclasses.replace(outcome, reference=source)
 
 
-def _run_mindspore_side(item: Item, options: RunOptions, ref: Reference) -> Outcome:
+def _run_mindspore_side(item: Item, options: RunOptions, ref: Reference, locate: bool = True) -> Outcome:
     from migcheck.runners.mindspore_context import configure
     from migcheck.runners.mindspore_side import MindSporeCell
 
     case = item.case
     configure(item.mode, item.backend, options.device_id)
-    cell = MindSporeCell(case.mindspore, item.mode, case.network_inputs)
+    try:
+        cell = MindSporeCell(case.mindspore, item.mode, case.network_inputs)
+    except Exception as exc:  # the factory raised while it built the port: which constructor call, and its fix
+        if not locate:
+            raise
+        return _construction_failed(exc, item, options, ref)
     n_net = len(ref.input_names) - len(case.targets)
     torch_side = None if options.golden else (lambda: _torch_module(case))
     mapping = build_mapping(case, ref.params, cell, torch_side, ref.inputs[:n_net], ref.input_dtypes, ref.weights)
@@ -160,6 +165,28 @@ def _run_mindspore_side(item: Item, options: RunOptions, ref: Reference) -> Outc
     else:
         outcome = with_structure(outcome, problems) if problems else outcome
     return dataclasses.replace(outcome, notes=outcome.notes + mapping_notes(mapping, outcome.kind is not None))
+
+
+def _construction_failed(exc: Exception, item: Item, options: RunOptions, ref: Reference) -> Outcome:
+    """The error verdict, located at the constructor call that raised (localization/construction_error.py)."""
+    outcome = error_outcome(exc, item, pynative_runs=lambda: _runs_in_pynative(item, options))
+    if outcome.kind != Kind.ERROR or options.golden:  # golden mode has no torch to compare the layer with
+        return outcome
+    from migcheck.localization.construction_error import locate_construction
+
+    def passes_with(factory: Callable[[], Any]) -> bool:
+        changed = dataclasses.replace(item, case=dataclasses.replace(item.case, mindspore=factory), mode="pynative")
+        try:
+            return _run_mindspore_side(changed, options, ref, locate=False).kind is None
+        except Exception:  # the changed network does not build or run either
+            return False
+
+    try:
+        site = locate_construction(item.case, ref, _tolerance_for(item, options, "forward"), passes_with)
+    except Exception as exc2:  # best effort: the error verdict stands, and says why it has no place
+        return dataclasses.replace(outcome, notes=outcome.notes + (
+            f"the constructor call that raised could not be located ({type(exc2).__name__}: {_first_line(exc2)})",))
+    return outcome if site is None else dataclasses.replace(outcome, localization=site.as_localization())
 
 
 def _torch_module(case: PairedCase) -> Any:

@@ -210,3 +210,104 @@ def test_an_own_cell_called_with_a_plain_int_is_re_run_alone_with_it_and_its_set
 
 def test_the_plain_int_cells_twin_passes():
     assert _run(TorchWave, _ms_wave({"base": 100.0}), {"x": uniform(3, 4)})[0].status == "pass"
+
+
+class TorchProjection(torch.nn.Module):
+    """A hand-written output projection (F.linear computes x @ W.T + b) and a cosine head (F.normalize per row)."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = torch.nn.Parameter(torch.linspace(-1, 1, 16).reshape(4, 4) ** 3)
+
+    def forward(self, x):
+        return F.linear(x, self.w)
+
+
+class TorchProjNet(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(4, 4)
+        self.proj = TorchProjection()
+
+    def forward(self, x):
+        return self.proj(self.fc(x))
+
+
+def _ms_proj(body):
+    class Projection(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.w = ms.Parameter(ms.Tensor(np.zeros((4, 4), np.float32)), name="w")
+            self.l2 = ops.L2Normalize(axis=1)
+
+        def construct(self, x):
+            return body(self, x)
+
+    class Net(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc = ms.nn.Dense(4, 4)
+            self.proj = Projection()
+
+        def construct(self, x):
+            return self.proj(self.fc(x))
+    return Net
+
+
+def test_a_hand_written_projection_multiplying_by_the_untransposed_weight_gets_it_transposed():
+    v, defects = _run(TorchProjNet, _ms_proj(lambda m, x: ops.matmul(x, m.w)), {"x": uniform(2, 4)})
+    (d,) = [d for d in defects if d.confirmed]
+    assert d.ms_name == "proj" and d.confidence == "high"
+    assert "its other argument (the parameter 'w') transposed" in d.cause
+    assert d.fix == "matmul(..., other=other.swapaxes(-2, -1), ...): hand matmul the transposed other"
+
+
+def test_the_projection_with_the_transposed_weight_passes():
+    assert _run(TorchProjNet, _ms_proj(lambda m, x: ops.matmul(x, m.w.T)), {"x": uniform(2, 4)})[0].status == "pass"
+
+
+class TorchNormHead(torch.nn.Module):
+    def forward(self, x):
+        return F.normalize(x, dim=1) * 2.0
+
+
+class TorchNormNet(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(4, 4)
+        self.head = TorchNormHead()
+
+    def forward(self, x):
+        return self.head(self.fc(x))
+
+
+def _ms_norm(axis):
+    class Head(ms.nn.Cell):  # the port's own cosine-style head
+        def __init__(self):
+            super().__init__()
+            self.l2 = ops.L2Normalize(axis=axis)
+
+        def construct(self, x):
+            return self.l2(x) * 2.0
+
+    class Net(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc = ms.nn.Dense(4, 4)
+            self.head = Head()
+
+        def construct(self, x):
+            return self.head(self.fc(x))
+    return Net
+
+
+def test_an_operator_keeping_its_axis_as_a_list_of_one_gets_torchs_dim():
+    """L2Normalize keeps axis as [0]: torch's dim=1 is still the candidate (an axis of one counted as a number)."""
+    v, defects = _run(TorchNormNet, _ms_norm(0), {"x": uniform(3, 4)})
+    (d,) = [d for d in defects if d.confirmed]
+    assert d.ms_name == "head"
+    assert "with axis=1 (torch's dim)" in d.cause and d.fix == "ops.L2Normalize(axis=(0,)) -> ops.L2Normalize(axis=1)"
+
+
+def test_the_row_normalizing_twin_passes():
+    assert _run(TorchNormNet, _ms_norm(1), {"x": uniform(3, 4)})[0].status == "pass"

@@ -106,3 +106,68 @@ def test_the_arange_twin_passes():
     assert _pair(lambda h: h.sum(1, keepdim=True) * torch.arange(1.0, 2.2, 0.1),
                  lambda h: h.sum(1, keepdims=True) * (ops.arange(0, 13).astype(ms.float32) * 0.1 + 1.0), "arange_ok",
                  13).status == "pass"
+
+
+def _t_pool(h):
+    return torch.nn.functional.adaptive_avg_pool1d(h.reshape(2, 1, 4), 3).reshape(2, 3)
+
+
+def test_a_1d_pool_refusing_a_length_its_output_does_not_divide_is_computed_by_the_2d_pool_over_a_unit_axis():
+    v = _pair(_t_pool, lambda h: ops.adaptive_avg_pool1d(h.reshape(2, 1, 4), 3).reshape(2, 3), "pool1d", 3)
+    d = _defect(v)
+    assert d.confirmed and d.confidence == "high"
+    assert d.fix == ("use ops.adaptive_avg_pool2d(input.expand_dims(-2), output_size=(1, 3)).squeeze(-2) in place of"
+                     " adaptive_avg_pool1d")
+
+
+def test_the_2d_pool_over_a_unit_axis_twin_passes():
+    assert _pair(_t_pool, lambda h: ops.adaptive_avg_pool2d(h.reshape(2, 1, 1, 4), (1, 3)).reshape(2, 3),
+                 "pool1d_ok", 3).status == "pass"
+
+
+def _renamed(ms_flatten):
+    class T(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.proj = torch.nn.Conv2d(2, 3, 1)
+
+        def forward(self, x):
+            return torch.flatten(self.proj(x), 2).sum(-1)
+
+    class M(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.patch = ms.nn.Conv2d(2, 3, 1, has_bias=True)
+
+        def construct(self, x):
+            return ms_flatten(self.patch(x)).sum(-1)
+
+    case = PairedCase(name="renamed", torch=T, mindspore=M, inputs={"x": given(np.ones((2, 2, 3, 3), np.float32))},
+                      checks=("forward",), weight_map={"proj.weight": "patch.weight", "proj.bias": "patch.bias"})
+    return run_item(Item(case, "forward", "pynative", "cpu"))
+
+
+def test_the_raising_op_is_placed_after_the_child_in_torchs_name_when_the_weight_map_renames_it():
+    d = _defect(_renamed(lambda h: ops.flatten(h, 2)))  # 2 binds to `order`, not start_dim
+    assert d.confirmed and "the op sits between 'proj' output and '<output>' input" in d.cause
+
+
+def test_the_keyword_start_dim_twin_passes():
+    assert _renamed(lambda h: ops.flatten(h, start_dim=2)).status == "pass"
+
+
+def _t_up(h):
+    return torch.nn.functional.interpolate(h.reshape(2, 1, 2, 2), scale_factor=2, mode="bilinear").reshape(2, 16)[:, :3]
+
+
+def test_a_refused_scale_factor_is_replaced_by_the_output_size_torch_returned():
+    v = _pair(_t_up, lambda h: ops.interpolate(h.reshape(2, 1, 2, 2), scale_factor=2.0, mode="bilinear"
+                                               ).reshape(2, 16)[:, :3], "up", 3)
+    d = _defect(v)
+    assert d.confirmed and "size=(4, 4) (the input's (2, 2) times 2" in d.cause
+    assert d.fix.endswith("-> interpolate(..., size=(4, 4), scale_factor=None)")
+
+
+def test_the_interpolate_given_a_size_twin_passes():
+    assert _pair(_t_up, lambda h: ops.interpolate(h.reshape(2, 1, 2, 2), size=(4, 4), mode="bilinear"
+                                                  ).reshape(2, 16)[:, :3], "up_ok", 3).status == "pass"

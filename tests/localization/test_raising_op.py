@@ -236,13 +236,42 @@ def _elu_port(act):
     return run_item(Item(case, "forward", "pynative", "cpu"))
 
 
-def test_an_argument_mindspores_error_refuses_is_named_with_torchs_value_unconfirmed():
+def test_an_argument_mindspores_error_refuses_is_worked_around_as_a_scale_only_after_a_re_run():
+    """nn.ELU(alpha=0.5) raises; rebuilt with alpha=1.0 and its negative branch times 0.5 it agrees with torch."""
     v = _elu_port(lambda: ms.nn.ELU(alpha=0.5))
     assert v.status == "error"
     (d,) = v.localization.defects
     assert d.torch_name == "act" and d.ms_name == "act"
-    assert "refuses alpha=0.5" in d.cause and "alpha must be 1.0" in d.cause
-    assert d.confidence == "medium" and not d.confirmed and d.fix == ""  # read off the calls, not re-run
+    assert "refuses alpha=0.5" in d.cause and "where its input is negative multiplied by 0.5" in d.cause
+    assert d.confidence == "high" and d.confirmed
+    assert d.fix.startswith("y = nn.ELU(alpha=1.0)(x); y = ops.where(x < 0, 0.5 * y, y)")
+
+
+class _TorchCelu(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(6, 3)
+        self.act = torch.nn.CELU(alpha=0.5)
+
+    def forward(self, x):
+        return self.act(self.fc(x))
+
+
+def test_a_refused_argument_no_scale_explains_stays_unconfirmed_without_a_fix():
+    """torch's CELU(alpha=0.5) ported as nn.ELU(alpha=0.5): no scale of ELU(1.0) is CELU(0.5)."""
+    class M(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc = ms.nn.Dense(6, 3)
+            self.act = ms.nn.ELU(alpha=0.5)
+
+        def construct(self, x):
+            return self.act(self.fc(x))
+
+    case = PairedCase(name="celu", torch=_TorchCelu, mindspore=M, inputs={"x": given(X)}, checks=("forward",))
+    v = run_item(Item(case, "forward", "pynative", "cpu"))
+    assert v.status == "error"
+    assert not any(d.confidence == "high" or d.fix for d in v.localization.defects)
 
 
 def test_the_written_out_elu_twin_passes():
@@ -287,7 +316,9 @@ def test_a_functional_op_that_raises_is_placed_after_the_sub_cell_whose_output_i
     assert v.status == "error"
     (d,) = v.localization.defects
     assert "in '<root>', after 'fc1' output" in d.evidence, d.evidence
-    assert "refuses alpha=0.5" in d.cause and d.confidence == "medium"
+    # the op run with alpha=1.0 and its negative branch scaled by 0.5 re-runs to agreement: the workaround
+    assert d.confidence == "high" and d.confirmed
+    assert d.fix.startswith("y = elu(x, ..., alpha=1.0); y = ops.where(x < 0, 0.5 * y, y)")
 
 
 def test_the_functional_elu_twin_passes():

@@ -1,0 +1,104 @@
+"""A gradient-only difference from a missing stop_gradient (a straight-through estimator ported without torch's
+`.detach()`): every forward value agrees, each op's own backward agrees, and yet a container's input gradient
+differs, because the port lets gradient flow through a path torch cut.
+
+For each container whose backward differs (torch's recorded output gradient in, torch's input gradient out), the
+port's construct is traced and each float tensor argument of each of its calls is handed over through
+ops.stop_gradient in turn; the container's gradients are re-run (mindspore.vjp) with that one change. The first
+change with which the output still agrees and every input gradient agrees with torch's is the confirmed cause,
+and the fix is that call with the argument wrapped. Budgeted; what was tried is kept on the defect.
+"""
+from __future__ import annotations
+
+import time
+from typing import Any, List, Sequence, Tuple
+
+import numpy as np
+
+from migcheck.localization.dataflow import close, descendants
+from migcheck.localization.locate import Defect
+from migcheck.records.ops import OpChange
+from migcheck.runners.probes import MindSporeProbe, TorchProbe
+
+CHILD = "cell:"  # the op tracer's marker of a child cell called by the construct (runners/mindspore_ops.py)
+
+MAX_CANDIDATES = 32
+MAX_SECONDS = 20.0
+RULE = "missing-stop-gradient"
+
+
+def _grads_agree(torch_grads: Sequence[Any], ms_grads: Sequence[Any], tol: Any) -> bool:
+    pairs = [(t, np.asarray(m)) for t, m in zip(torch_grads, ms_grads) if t is not None and t.dtype.kind in "fc"]
+    return bool(pairs) and all(t.shape == m.shape and close(t, m, *tol(str(t.dtype))) for t, m in pairs)
+
+
+def detach_defects(module: TorchProbe, cell: MindSporeProbe, ref: Any, loss: Any, t_calls: Sequence[Any],
+                   m_calls: Sequence[Any], flow: Any, tol: Any) -> List[Defect]:
+    """Defects for containers whose gradients agree once one argument is detached; [] when none does."""
+    try:
+        records = module.capture_backward(ref.inputs, ref.input_dtypes, ref.objective, loss)
+    except Exception:  # hooks autograd refuses: no container gradients to compare with
+        return []
+    names = [c.name for c in t_calls]
+    started = time.monotonic()
+    for i, call in enumerate(t_calls):
+        if not (call.name == "" or descendants(names, call.name)) or call.name not in records or not call.inputs:
+            continue
+        pair = flow.pair_of(i)
+        ms_name = "" if call.name == "" else (
+            m_calls[pair.ms_indices[0]].name if pair is not None and len(pair.ms_indices) == 1 else None)
+        grad_out, grad_in = records[call.name]
+        if ms_name is None or len(grad_out) != 1 or grad_out[0] is None:
+            continue
+        found = _search(cell, ms_name, call, grad_out[0], grad_in, tol, started)
+        if found is not None:
+            cause, fix, tried = found
+            seconds = round(time.monotonic() - started, 3)
+            return [Defect(i, call.name, call.kind, ms_name, cell.subcell_kind(ms_name) if ms_name else call.kind,
+                           f"forward values agree; inside '{call.name or '<root>'}', {cause}", cause, fix, "high",
+                           True, RULE, search_s=seconds, search_tried=tuple(tried))]
+    return []
+
+
+def _search(cell: MindSporeProbe, ms_name: str, call: Any, grad_out: np.ndarray, grad_in: Sequence[Any], tol: Any,
+            started: float) -> Any:
+    try:
+        traced, _ = cell.trace_ops(ms_name, list(call.inputs))
+        _, base = cell.vjp_changed(ms_name, list(call.inputs), grad_out, OpChange(-1))
+    except Exception:  # a construct that cannot be traced or differentiated alone
+        return None
+    if _grads_agree(grad_in, base, tol):
+        return None  # this container's backward agrees: the difference is elsewhere
+    tried: List[str] = []
+    for r in reversed([r for r in traced if r.index >= 0 and not r.raised]):
+        tensors = [k for k, v in enumerate(r.positional) if v == "<tensor>"]
+        for j, k in enumerate(tensors[:len(r.inputs)]):
+            if r.inputs[j].dtype.kind != "f":
+                continue
+            if len(tried) >= MAX_CANDIDATES or time.monotonic() - started > MAX_SECONDS:
+                return None
+            name = r.names[k] if k < len(r.names) else f"argument {k}"
+            tried.append(f"op {r.index} '{r.name}': {name} through ops.stop_gradient")
+            try:
+                out, grads = cell.vjp_changed(ms_name, list(call.inputs), grad_out, OpChange(r.index, stop=(k,)))
+            except Exception:  # the change breaks the construct: not this one
+                continue
+            if close(call.output, np.asarray(out), *tol(str(call.output.dtype))) and _grads_agree(grad_in, grads, tol):
+                what = _operand(r, k)
+                children = [c.name[len(CHILD):] for c in traced[:traced.index(r)] if c.name.startswith(CHILD)]
+                place = f"; the op sits after '{children[-1]}' output" if children else ""
+                cause = (f"the port's '{r.name}' takes {what} with its gradient, where torch's graph cuts it"
+                         f" (a detach, e.g. a straight-through estimator): with {what} handed over through"
+                         f" ops.stop_gradient, the forward still agrees and every input gradient of"
+                         f" '{call.name or '<root>'}' agrees with torch's (re-run with mindspore.vjp on torch's"
+                         f" recorded inputs and output gradient; {len(tried)} candidates tried){place}")
+                return cause, f"wrap {what} of '{r.name}' in ops.stop_gradient(...) in construct", tried
+    return None
+
+
+def _operand(r: Any, k: int) -> str:
+    if r.name in ("Tensor.__add__", "Tensor.__radd__", "Tensor.__sub__", "Tensor.__mul__", "Tensor.__rsub__",
+                  "Tensor.__rmul__", "Tensor.__truediv__"):
+        return "its right operand" if k == 1 else "its left operand"
+    name = r.names[k] if k < len(r.names) else ""
+    return f"its argument '{name}'" if name else f"its argument {k}"

@@ -1,0 +1,109 @@
+"""A port whose MindSpore factory raises while it builds the network (localization/construction_error.py): the
+constructor call that raised is named with its arguments as written, and changed calls generated from the two
+calls (a positional value rebound to torch's parameter, torch's values, the nearest value the message accepts)
+are constructed and run on torch's recorded input, then the whole network is built with the change and checked.
+Each bad port has a correct twin that passes."""
+import numpy as np
+import pytest
+
+from migcheck import PairedCase, given
+from migcheck.planning.items import Item
+from migcheck.running.pipeline import run_item
+
+pytestmark = [pytest.mark.needs_torch, pytest.mark.needs_mindspore]
+torch = pytest.importorskip("torch")
+ms = pytest.importorskip("mindspore")
+
+X = np.linspace(-1, 1, 2 * 4 * 6 * 6, dtype=np.float32).reshape(2, 4, 6, 6)
+
+
+def _run(torch_layer, ms_layer, name):
+    class T(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = torch.nn.Conv2d(4, 4, 1)
+            self.layer = torch_layer()
+
+        def forward(self, x):
+            return self.layer(self.conv(x))
+
+    class M(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.conv = ms.nn.Conv2d(4, 4, 1, has_bias=True)
+            self.layer = ms_layer()
+
+        def construct(self, x):
+            return self.layer(self.conv(x))
+
+    case = PairedCase(name=name, torch=T, mindspore=M, inputs={"x": given(X)}, checks=("forward",))
+    return run_item(Item(case, "forward", "pynative", "cpu"))
+
+
+def _defect(v):
+    assert v.status == "error"
+    (d,) = v.localization.defects
+    assert d.torch_name == "layer" and d.ms_name == "layer"
+    return d
+
+
+def test_a_drop_probability_passed_positionally_binds_to_keep_prob_and_is_moved_to_p():
+    d = _defect(_run(lambda: torch.nn.Dropout(0.0), lambda: ms.nn.Dropout(0.0), "dropout_positional"))
+    assert d.confirmed and d.confidence == "high" and d.rule == "constructor-argument"
+    assert "passed positionally, 0.0 binds to keep_prob in MindSpore; torch's Dropout takes it as p" in d.cause
+    assert d.fix == "nn.Dropout(0.0) -> nn.Dropout(p=0.0)"
+    assert d.search_tried and d.search_s >= 0
+
+
+def test_the_dropout_given_p_by_keyword_passes():
+    assert _run(lambda: torch.nn.Dropout(0.0), lambda: ms.nn.Dropout(p=0.0), "dropout_keyword").status == "pass"
+
+
+def test_a_pool_given_padding_with_pad_mode_same_is_rebuilt_with_pad_mode_pad():
+    v = _run(lambda: torch.nn.MaxPool2d(3, 1, padding=1), lambda: ms.nn.MaxPool2d(3, 1, pad_mode="same", padding=1),
+             "maxpool_same_padding")
+    d = _defect(v)
+    assert d.confirmed
+    assert "pad_mode='pad'" in d.fix and "padding=1" in d.fix
+    assert "the whole network built with it passes the check" in v.localization.summary
+
+
+def test_the_pool_with_pad_mode_pad_passes():
+    assert _run(lambda: torch.nn.MaxPool2d(3, 1, padding=1), lambda: ms.nn.MaxPool2d(3, 1, pad_mode="pad", padding=1),
+                "maxpool_pad").status == "pass"
+
+
+def test_a_layer_with_parameters_gets_torch_s_groups_and_its_weights():
+    d = _defect(_run(lambda: torch.nn.Conv2d(4, 6, 3, groups=2),
+                     lambda: ms.nn.Conv2d(4, 6, 3, pad_mode="valid", group=4, has_bias=True), "conv_group"))
+    assert d.confirmed and "group=2" in d.fix
+
+
+def test_the_conv_with_torch_s_groups_passes():
+    assert _run(lambda: torch.nn.Conv2d(4, 6, 3, groups=2),
+                lambda: ms.nn.Conv2d(4, 6, 3, pad_mode="valid", group=2, has_bias=True), "conv_group_ok").status == "pass"
+
+
+def test_a_call_no_change_repairs_is_named_without_a_fix():
+    """Torch's Linear has no activation: no changed call computes it, so the call is named at medium, no fix."""
+    class T(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layer = torch.nn.Linear(6, 3)
+
+        def forward(self, x):
+            return self.layer(x)
+
+    class M(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.layer = ms.nn.Dense(6, 3, activation="no_such_activation")
+
+        def construct(self, x):
+            return self.layer(x)
+
+    case = PairedCase(name="dense_bad_activation", torch=T, mindspore=M, inputs={"x": given(X[0, 0])},
+                      checks=("forward",))
+    d = _defect(run_item(Item(case, "forward", "pynative", "cpu")))
+    assert not d.confirmed and d.confidence == "medium" and not d.fix
+    assert "activation='no_such_activation'" in d.cause

@@ -1,0 +1,60 @@
+"""A gradient-only difference from a missing stop_gradient (localization/detach_search.py): a straight-through
+estimator ported without torch's .detach() computes the same forward, but lets gradient through the rounding
+path. Each float argument of each call of the port's construct is handed over through ops.stop_gradient in turn,
+and the container's gradients re-run on torch's recorded inputs and output gradient; the change with which they
+agree is the confirmed cause. Its correct twin passes."""
+import numpy as np
+import pytest
+
+from migcheck import PairedCase, given
+from migcheck.planning.items import Item
+from migcheck.running.pipeline import run_item
+
+pytestmark = [pytest.mark.needs_torch, pytest.mark.needs_mindspore]
+torch = pytest.importorskip("torch")
+ms = pytest.importorskip("mindspore")
+ops = ms.ops
+
+X = np.linspace(-1, 1, 16, dtype=np.float32).reshape(4, 4)
+
+
+def _run(ms_body, name):
+    class T(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = torch.nn.Linear(4, 4)
+            self.fc2 = torch.nn.Linear(4, 3)
+
+        def forward(self, x):
+            h = self.fc1(x)
+            q = torch.round(h * 4) / 4
+            return self.fc2(h + (q - h).detach())
+
+    class M(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = ms.nn.Dense(4, 4)
+            self.fc2 = ms.nn.Dense(4, 3)
+
+        def construct(self, x):
+            h = self.fc1(x)
+            q = ops.round(h * 4) / 4
+            return self.fc2(ms_body(h, q))
+
+    case = PairedCase(name=name, torch=T, mindspore=M, inputs={"x": given(X)}, checks=("backward",))
+    return run_item(Item(case, "backward", "pynative", "cpu"))
+
+
+def test_a_straight_through_estimator_without_stop_gradient_is_found_by_detaching_one_argument():
+    v = _run(lambda h, q: h + (q - h), "ste_missing")
+    assert v.status == "fail"
+    (d,) = [d for d in v.localization.defects if d.confirmed]
+    assert d.rule == "missing-stop-gradient" and d.confidence == "high"
+    assert "the port's 'Tensor.__add__' takes its right operand with its gradient" in d.cause
+    assert "the op sits after 'fc1' output" in d.cause
+    assert d.fix == "wrap its right operand of 'Tensor.__add__' in ops.stop_gradient(...) in construct"
+    assert d.search_tried and d.search_s >= 0
+
+
+def test_the_stop_gradient_twin_passes():
+    assert _run(lambda h, q: h + ops.stop_gradient(q - h), "ste_ok").status == "pass"
