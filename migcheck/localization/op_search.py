@@ -20,6 +20,7 @@ import numpy as np
 
 from migcheck.localization.arg_candidates import setting_candidates
 from migcheck.localization.arg_search import MAX_CANDIDATES, MAX_SECONDS, SearchOutcome
+from migcheck.localization.beyond import Beyond, SecondInputs, edge_check
 from migcheck.localization.confirm import agree
 from migcheck.localization.op_align import (OpDivergence, counterpart, differing_outputs, diverging_ops,
                                             outputs_differ, said_outputs, same_value)
@@ -91,6 +92,7 @@ def candidates(div: OpDivergence, ms_ops: Sequence[OpRecord]) -> List[Tuple[OpCh
     same_shape = any(x.shape == y.shape for x in div.ms.inputs[:1] for y in div.ms.outputs[:1])
     out += drop if same_shape else []
     tensor_at = [k for k, v in enumerate(div.ms.positional) if v == "<tensor>"]
+    out += _casts(div, tensor_at)
     for j, k in enumerate(tensor_at[:len(div.ms.inputs)]):
         if div.ms.inputs[j].dtype == np.bool_:  # a mask: the other convention (True = keep vs True = fill)
             name = div.ms.names[k] if k < len(div.ms.names) else f"argument {k}"
@@ -100,6 +102,24 @@ def candidates(div: OpDivergence, ms_ops: Sequence[OpRecord]) -> List[Tuple[OpCh
             out.append((OpChange(index, swap_outputs=True), f"'{by_index[index].name}' results in the other order"))
     # whatever the shapes: only the construct's re-run agreeing with torch confirms a drop
     return out + ([] if same_shape else drop)
+
+
+def _casts(div: OpDivergence, tensor_at: Sequence[int]) -> List[Tuple[OpChange, str]]:
+    """Where the port's call returns another dtype than torch's op (ops.ReduceSum on a bool mask returns bool,
+    torch's sum int64): each tensor argument of another dtype handed over as torch's result dtype, the port's own
+    call kept (tried before another function in its place)."""
+    t = div.torch
+    if t is None or not t.outputs or not div.ms.outputs or t.outputs[0].dtype == div.ms.outputs[0].dtype:
+        return []
+    want, got = t.outputs[0].dtype, div.ms.outputs[0].dtype
+    out = []
+    for j, k in enumerate(tensor_at[:len(div.ms.inputs)]):
+        if div.ms.inputs[j].dtype != want:
+            name = div.ms.names[k] if k < len(div.ms.names) else f"argument {k}"
+            out.append((OpChange(div.ms.index, cast=((k, want.name),)),
+                        f"its {name} argument cast to {want.name} (torch's '{t.name}' returns {want.name} where the"
+                        f" port's call returns {got.name})"))
+    return out
 
 
 def api_candidates(div: OpDivergence, functions: Sequence[Tuple[str, Tuple[Tuple[str, bool], ...]]], same: Any
@@ -197,6 +217,8 @@ def search_ops(module: TorchProbe, cell: MindSporeProbe, torch_owner: str, ms_na
     sites = [(d, False) for d in divergences[:MAX_OPS]] + [
         (OpDivergence(r, counterpart(r, torch_ops, same), ()), True) for r in ms_ops
         if r.index not in placed and not r.raised and r.outputs]
+    second = SecondInputs(module, torch_owner, inputs, torch_out, tol_for)
+    rejected: List[Tuple[int, str]] = []  # candidates that agreed on the case's input only
     for div, swept in sites:
         alternatives = []
         if div.torch is not None and not swept:
@@ -207,8 +229,8 @@ def search_ops(module: TorchProbe, cell: MindSporeProbe, torch_owner: str, ms_na
                 alternatives = []
         for change, words in candidates(div, ms_ops) + alternatives:
             if len(tried) >= max_count or time.monotonic() - started > max_seconds:
-                return _located(_none(divergences[0] if divergences else None, tried, started, base is None),
-                                traced, divergences, ms_name, torch_names)
+                return _located(_none(divergences[0] if divergences else None, tried, started, base is None,
+                                      rejected), traced, divergences, ms_name, torch_names)
             tried.append(f"op {div.ms.index} '{div.ms.name}': {words}")
             try:
                 changed, got = cell.trace_ops(ms_name, inputs, change)
@@ -216,12 +238,32 @@ def search_ops(module: TorchProbe, cell: MindSporeProbe, torch_owner: str, ms_na
                 continue
             whole = agree(torch_out, got, tol_for)
             if whole or (not swept and _op_agrees(div, changed, same)):
+                held = _beyond(second, module, cell, torch_owner, ms_name, div, change, whole, same)
+                if not held.ok:  # agrees on the case's input only: not the cause; the search goes on
+                    tried[-1] += f" (rejected: {held.words})"
+                    rejected.append((held.failed, f"{words} ({held.words})"))
+                    continue
                 return SearchOutcome(_cause(div, ms_name, words + _scale_words(div, change), len(tried), whole,
                                              base is None, swept)
-                                     + _between_children(traced, div, ms_name, torch_names), _fix(div, change, ms_ops), True,
+                                     + _between_children(traced, div, ms_name, torch_names)
+                                     + (f"; {held.words}" if held.words else ""), _fix(div, change, ms_ops), True,
                                      tuple(tried), round(time.monotonic() - started, 3), RULE)
-    return _located(_none(divergences[0] if divergences else None, tried, started, base is None), traced, divergences,
-                    ms_name, torch_names)
+    return _located(_none(divergences[0] if divergences else None, tried, started, base is None, rejected), traced,
+                    divergences, ms_name, torch_names)
+
+
+def _beyond(second: SecondInputs, module: TorchProbe, cell: MindSporeProbe, torch_owner: str, ms_name: str,
+            div: OpDivergence, change: OpChange, whole: bool, same: Any) -> Beyond:
+    """A candidate that agreed on the case's input, measured beyond it (beyond.py): the construct on second
+    inputs (where the whole construct agreed), and a function put in the call's place at edge values."""
+    held = second.check(cell, ms_name, change) if whole else Beyond(
+        True, "confirmed at the op on the case's input only (a later difference keeps the construct apart)")
+    if held.ok and change.replace and div.torch is not None:
+        edges = edge_check(module, cell, torch_owner, div.torch.index, div.torch.inputs, div.ms.inputs, change, same)
+        if not edges.ok:
+            return edges
+        held = Beyond(True, "; ".join(w for w in (held.words, edges.words) if w))
+    return held
 
 
 def _located(none: SearchOutcome, traced: Sequence[OpRecord], divergences: Sequence[OpDivergence], ms_name: str,
@@ -303,13 +345,17 @@ def _op_agrees(div: OpDivergence, changed: Sequence[OpRecord], same: Any) -> boo
     return all(same(a, b) for a, b in zip(now.outputs, t.outputs))
 
 
-def _none(div: Optional[OpDivergence], tried: List[str], started: float, raised: bool = False) -> SearchOutcome:
+def _none(div: Optional[OpDivergence], tried: List[str], started: float, raised: bool = False,
+          rejected: Sequence[Tuple[int, str]] = ()) -> SearchOutcome:
     said = ""
     if div is not None and raised and outputs_differ(div.ms, div.torch):
         said = f"op '{div.ms.name}' is the first whose inputs agree with torch's values and that {_differs(div)}"
     elif div is not None:
         said = (f"op '{div.ms.name}' is the first whose inputs agree with torch's values and whose output does not"
                 + (f" (torch's counterpart: '{div.torch.name}')" if div.torch is not None else ""))
+    if said and rejected:  # the closest first: fewest edge values where it differs from torch's op
+        said += "; not confirmed (each agreed on the case's input only): " + "; ".join(
+            w for _, w in sorted(rejected, key=lambda r: r[0]))
     return SearchOutcome(said, "", False, tuple(tried), round(time.monotonic() - started, 3), RULE)
 
 
@@ -358,6 +404,11 @@ def _fix(div: OpDivergence, change: OpChange, ms_ops: Sequence[OpRecord]) -> str
         k = change.negate[0]
         param = div.ms.names[k] if k < len(div.ms.names) else f"argument {k}"
         return f"{name}(..., {param}=ops.logical_not({param}), ...): hand {name} the negated {param}"
+    if change.cast:
+        k, dtype = change.cast[0]
+        param = div.ms.names[k] if k < len(div.ms.names) else f"argument {k}"
+        return (f"{name}(..., {param}={param}.astype(mindspore.{dtype}), ...): hand {name} its {param} as {dtype}"
+                f" (it returns {div.ms.outputs[0].dtype.name} for a {div.ms.inputs[0].dtype.name} input)")
     if change.write_back:
         method = name[len("Tensor."):-1]
         shown = ", ".join(repr(v) for v in div.ms.positional[1:])

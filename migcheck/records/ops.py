@@ -78,6 +78,7 @@ class OpChange:
     replace: str = ""  # another mindspore.ops function called in its place, with `arguments` as keywords
     tensors: Tuple[Tuple[str, int], ...] = ()  # that function's tensor parameters: which of the op's tensor inputs
     negate: Tuple[int, ...] = ()  # positional boolean tensor arguments handed over negated (logical_not)
+    cast: Tuple[Tuple[int, str], ...] = ()  # positional tensor arguments handed over cast to a dtype (numpy's name)
     write_back: bool = False  # the op's result written into its first tensor argument (what an in-place call means)
     shown: str = ""  # that call as code, its arguments in the function's order ("ops.gather_elements(x, dim=1, index=index)")
 

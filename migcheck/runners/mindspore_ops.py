@@ -105,6 +105,8 @@ def _apply(change: OpChange, names: Tuple[str, ...], args: tuple, kwargs: dict) 
         args[position] = value
     for position in change.negate:
         args[position] = ms.ops.logical_not(args[position])
+    for position, dtype in change.cast:
+        args[position] = args[position].astype(getattr(ms, "bool_" if dtype == "bool" else dtype))
     return tuple(args), kwargs
 
 
@@ -321,6 +323,12 @@ def trace(cell: Any, inputs: Sequence[np.ndarray], to_numpy: Callable[[Any], Any
     return records, None if out is None else to_numpy(out)
 
 
+def call_function(name: str, tensors: Dict[str, np.ndarray], kwargs: Dict[str, Any]) -> List[np.ndarray]:
+    """mindspore.ops.<name>(**tensors, **kwargs) once, in PYNATIVE; its tensor results as numpy."""
+    with pynative():
+        out = getattr(ms.ops, name)(**{k: ms.Tensor(contiguous(v)) for k, v in tensors.items()}, **kwargs)
+    return _tensors(out)
+
 
 def functions_like(base: str, wanted: Sequence[str] = (), limit: int = 6
                    ) -> List[Tuple[str, Tuple[Tuple[str, bool], ...]]]:
@@ -335,7 +343,7 @@ def functions_like(base: str, wanted: Sequence[str] = (), limit: int = 6
         if name.startswith("_") or not inspect.isfunction(fn):
             continue
         alike = difflib.SequenceMatcher(None, name, base).ratio()
-        if name == base or name.startswith(base + "_") or name.endswith("_" + base) or alike >= 0.85:
+        if name == base or name.startswith(base) or name.endswith("_" + base) or alike >= 0.85:
             try:
                 params = tuple((p.name, p.default is not p.empty) for p in inspect.signature(fn).parameters.values()
                                if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))

@@ -289,6 +289,12 @@ class MindSporeCell:
 
         return trace(self.subcell(name), inputs, to_numpy, change)
 
+    def run_function(self, name: str, tensors: Mapping[str, np.ndarray], kwargs: Mapping[str, Any]) -> List[np.ndarray]:
+        """mindspore.ops.<name> called once, in PYNATIVE, on given tensors and plain keyword arguments."""
+        from migcheck.runners.mindspore_ops import call_function
+
+        return call_function(name, dict(tensors), dict(kwargs))
+
     def functions_like(self, base: str, wanted: Sequence[str] = ()) -> List[Any]:
         from migcheck.runners.mindspore_ops import functions_like
 
