@@ -343,7 +343,10 @@ def functions_like(base: str, wanted: Sequence[str] = (), limit: int = 6
         if name.startswith("_") or not inspect.isfunction(fn):
             continue
         alike = difflib.SequenceMatcher(None, name, base).ratio()
-        if name == base or name.startswith(base) or name.endswith("_" + base) or alike >= 0.85:
+        # a name that only extends torch's by a few letters (maximum for max) is another form of the same op;
+        # a longer one is another op (multinomial for mul)
+        longer = name.startswith(base) and len(name) - len(base) <= 4
+        if name == base or name.startswith(base + "_") or longer or name.endswith("_" + base) or alike >= 0.85:
             try:
                 params = tuple((p.name, p.default is not p.empty) for p in inspect.signature(fn).parameters.values()
                                if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
