@@ -115,9 +115,9 @@ def _casts(div: OpDivergence, tensor_at: Sequence[int]) -> List[Tuple[OpChange, 
     out = []
     for j, k in enumerate(tensor_at[:len(div.ms.inputs)]):
         if div.ms.inputs[j].dtype != want:
-            name = div.ms.names[k] if k < len(div.ms.names) else f"argument {k}"
+            name = f"{div.ms.names[k]} argument" if k < len(div.ms.names) else f"argument {k}"
             out.append((OpChange(div.ms.index, cast=((k, want.name),)),
-                        f"its {name} argument cast to {want.name} (torch's '{t.name}' returns {want.name} where the"
+                        f"its {name} cast to {want.name} (torch's '{t.name}' returns {want.name} where the"
                         f" port's call returns {got.name})"))
     return out
 
