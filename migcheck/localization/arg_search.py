@@ -21,6 +21,7 @@ import numpy as np
 
 from migcheck.localization.arg_candidates import (Candidate, alternative_kwargs, call_text, not_carried,
                                                   setting_candidates)
+from migcheck.localization.beyond import SecondInputs
 from migcheck.localization.confirm import agree, own_error
 from migcheck.runners.probes import MindSporeProbe, TorchProbe
 
@@ -79,6 +80,7 @@ def search(module: TorchProbe, cell: MindSporeProbe, torch_name: str, ms_name: s
     except (AttributeError, KeyError):
         return budget.outcome()
     noise = own_error(module, torch_name, inputs)
+    second = SecondInputs(module, torch_name, inputs, torch_out, tol_for)
 
     def matches_torch(got: Any) -> bool:
         return agree(torch_out, got, tol_for) or agree(torch_out, got, tol_for, noise)
@@ -91,9 +93,15 @@ def search(module: TorchProbe, cell: MindSporeProbe, torch_name: str, ms_name: s
             if not budget.allows():
                 return budget.outcome()
             budget.tried.append(cand.label())
-            if matches_torch(_try(lambda: cell.rerun_arguments(ms_name, {**held, **dict(cand.changes)}, inputs,
-                                                               train=train, extra=extra))):
-                outcome = budget.outcome(*_said(torch_c, ms_c, cand, held, budget))
+            kwargs = {**held, **dict(cand.changes)}
+            if matches_torch(_try(lambda: cell.rerun_arguments(ms_name, kwargs, inputs, train=train, extra=extra))):
+                beyond = second.check_run(lambda arrays, kw=kwargs: cell.rerun_arguments(ms_name, kw, arrays,
+                                                                                          train=train, extra=extra))
+                if not beyond.ok:  # agrees on the case's input only (beyond.py): not the cause
+                    budget.tried[-1] += f" (rejected: {beyond.words})"
+                    continue
+                cause, fix = _said(torch_c, ms_c, cand, held, budget)
+                outcome = budget.outcome(f"{cause}; {beyond.words}", fix)
                 return dataclasses.replace(outcome, workaround=cand.against_torch)
         from migcheck.localization.crop_search import crop_candidate
 

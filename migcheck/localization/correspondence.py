@@ -207,8 +207,12 @@ def padding_difference(kind: str, t: Mapping[str, Any], m: Mapping[str, Any], sp
         return None
     fix = tp[0][0] if all(a == b == tp[0][0] for a, b in tp) else tuple(p for pair in tp for p in pair)
     fixed: Dict[str, Any] = {"pad_mode": "pad", "padding": fix}
-    if isinstance(fix, tuple) and ms_pads({**m, "pad_mode": "same"}, spatial) == tp:
-        fixed = {"pad_mode": "same", "padding": 0}  # asymmetric pads that MindSpore's 'same' applies itself
+    # asymmetric pads that MindSpore's 'same' applies itself (torch's own padding='same' with an even kernel);
+    # pads the same on both sides of each axis stay explicit, in MindSpore's (top, bottom, left, right) order: a
+    # change of the port's own padding, right at every input size (a 'same' that matches is so only at stride 1)
+    uneven = t.get("padding") == "same" or any(a != b for a, b in tp)
+    if isinstance(fix, tuple) and uneven and ms_pads({**m, "pad_mode": "same"}, spatial) == tp:
+        fixed = {"pad_mode": "same", "padding": 0}
     cause = (f"the padding each side applies differs for input size {tuple(spatial)}: torch pads"
              f" {_show(tp)}, MindSpore pad_mode='{str(m.get('pad_mode', 'pad')).lower()}' pads {_show(mp)}")
     return Difference(PADDING_ID, "padding", "pad_mode", t.get("padding"), m.get("pad_mode"), mp, fixed, cause)

@@ -85,6 +85,7 @@ def candidates(div: OpDivergence, ms_ops: Sequence[OpRecord], named: Any = None)
     same_shape = any(x.shape == y.shape for x in div.ms.inputs[:1] for y in div.ms.outputs[:1])
     out += drop if same_shape else []
     tensor_at = [k for k, v in enumerate(div.ms.positional) if v == "<tensor>"]
+    out += _casts(div, tensor_at)
     for j, k in enumerate(tensor_at[:len(div.ms.inputs)]):
         if div.ms.inputs[j].dtype == np.bool_:  # a mask: the other convention (True = keep vs True = fill)
             name = div.ms.names[k] if k < len(div.ms.names) else f"argument {k}"
@@ -97,6 +98,30 @@ def candidates(div: OpDivergence, ms_ops: Sequence[OpRecord], named: Any = None)
             out.append((OpChange(index, swap_outputs=True), f"'{by_index[index].name}' results in the other order"))
     # whatever the shapes: only the construct's re-run agreeing with torch confirms a drop
     return out + ([] if same_shape else drop)
+
+
+def _casts(div: OpDivergence, tensor_at: Sequence[int]) -> List[Tuple[OpChange, str]]:
+    """Where the port's call returns another dtype than torch's op (ops.ReduceSum on a bool mask returns bool,
+    torch's sum int64; ops.mean of an int mask truncates where torch's computes in float32): each tensor argument
+    of another dtype handed over as torch's result dtype, the port's own call kept (tried before another function
+    in its place). A call that raised on its input's dtype gets the same, its input cast to torch's result dtype."""
+    t = div.torch
+    if t is None or not t.outputs or not (div.ms.outputs or div.ms.raised):
+        return []
+    want = t.outputs[0].dtype
+    got = div.ms.outputs[0].dtype if div.ms.outputs else None
+    if got == want or (got is None and want.kind == "b"):
+        return []
+    out = []
+    for j, k in enumerate(tensor_at[:len(div.ms.inputs)]):
+        given = div.ms.inputs[j].dtype
+        if given == want or (got is None and given.kind not in "iub"):
+            continue
+        name = f"{div.ms.names[k]} argument" if k < len(div.ms.names) else f"argument {k}"
+        why = (f"torch's '{t.name}' returns {want.name} where the port's call returns {got.name}" if got is not None
+               else f"the port's {given.name} input is refused; torch's result is {want.name}")
+        out.append((OpChange(div.ms.index, cast=((k, want.name),)), f"its {name} cast to {want.name} ({why})"))
+    return out
 
 
 def explicit_torch_keywords(div: OpDivergence) -> List[Tuple[OpChange, str]]:
@@ -117,9 +142,7 @@ def explicit_torch_keywords(div: OpDivergence) -> List[Tuple[OpChange, str]]:
 
 def reshaped_inputs(div: OpDivergence) -> List[Tuple[OpChange, str]]:
     """The op fed what torch's call was, by what the two results show: torch's result has no axes where the
-    port's has some (torch's call reduced over all elements; the port's reduces one axis by default), or is a
-    float where the port's is an integer (torch's call computed in float, the port's truncated in the input's
-    integer dtype)."""
+    port's has some (torch's call reduced over all elements; the port's reduces one axis by default)."""
     t = div.torch
     if t is None or not t.outputs or not div.ms.inputs or not (div.ms.outputs or div.ms.raised):
         return []
@@ -129,12 +152,6 @@ def reshaped_inputs(div: OpDivergence) -> List[Tuple[OpChange, str]]:
     if mine is not None and theirs.ndim == 0 and mine.ndim > 0 and given.ndim > 1:
         out.append((OpChange(div.ms.index, flatten=True), "its input flattened to 1-D (torch's call has no axis:"
                     " it reduces over all elements)"))
-    if mine is not None and theirs.dtype.kind == "f" and mine.dtype.kind in "iub" and given.dtype.kind in "iub":
-        out.append((OpChange(div.ms.index, cast=theirs.dtype.name), f"its input cast to {theirs.dtype.name} first"
-                    f" (torch's result is {theirs.dtype.name}, the port's {mine.dtype.name})"))
-    elif mine is None and given.dtype != theirs.dtype and given.dtype.kind in "iub" and theirs.dtype.kind != "b":
-        out.append((OpChange(div.ms.index, cast=theirs.dtype.name), f"its input cast to {theirs.dtype.name} first"
-                    f" (the port's {given.dtype.name} input is refused; torch's result is {theirs.dtype.name})"))
     return out
 
 

@@ -13,6 +13,7 @@ from typing import Any, Callable, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 from migcheck.localization.arg_search import MAX_CANDIDATES, MAX_SECONDS, SearchOutcome
+from migcheck.localization.beyond import Beyond, SecondInputs, edge_check
 from migcheck.localization.confirm import agree
 from migcheck.localization.op_compose import parameter_namer, scale_fix, transpose_fix
 from migcheck.localization.op_align import (OpDivergence, counterpart, differing_outputs, diverging_ops,
@@ -58,6 +59,8 @@ def search_ops(module: TorchProbe, cell: MindSporeProbe, torch_owner: str, ms_na
     sites = [(d, False) for d in divergences[:MAX_OPS]] + [
         (OpDivergence(r, counterpart(r, torch_ops, same), ()), True) for r in ms_ops
         if r.index not in placed and not r.raised and r.outputs]
+    second = SecondInputs(module, torch_owner, inputs, torch_out, tol_for)
+    rejected: List[Tuple[int, str]] = []  # candidates that agreed on the case's input only
     for div, swept in sites:
         alternatives = []
         if div.torch is not None and not swept:
@@ -68,8 +71,8 @@ def search_ops(module: TorchProbe, cell: MindSporeProbe, torch_owner: str, ms_na
                 alternatives = []
         for change, words in candidates(div, ms_ops, named) + alternatives:
             if len(tried) >= max_count or time.monotonic() - started > max_seconds:
-                return _located(_none(divergences[0] if divergences else None, tried, started, base is None),
-                                traced, divergences, ms_name, torch_names)
+                return _located(_none(divergences[0] if divergences else None, tried, started, base is None,
+                                      rejected), traced, divergences, ms_name, torch_names)
             tried.append(f"op {div.ms.index} '{div.ms.name}': {words}")
             try:
                 changed, got = cell.trace_ops(ms_name, inputs, change)
@@ -77,12 +80,32 @@ def search_ops(module: TorchProbe, cell: MindSporeProbe, torch_owner: str, ms_na
                 continue
             whole = agree(torch_out, got, tol_for)
             if whole or (not swept and _op_agrees(div, changed, same) and closer(torch_out, got, base, rtol, atol)):
+                held = _beyond(second, module, cell, torch_owner, ms_name, div, change, whole, same)
+                if not held.ok:  # agrees on the case's input only: not the cause; the search goes on
+                    tried[-1] += f" (rejected: {held.words})"
+                    rejected.append((held.failed, f"{words} ({held.words})"))
+                    continue
                 return SearchOutcome(_cause(div, ms_name, words + _scale_words(div, change), len(tried), whole,
                                              base is None, swept)
-                                     + _between_children(traced, div, ms_name, torch_names), _fix(div, change, ms_ops), True,
+                                     + _between_children(traced, div, ms_name, torch_names)
+                                     + (f"; {held.words}" if held.words else ""), _fix(div, change, ms_ops), True,
                                      tuple(tried), round(time.monotonic() - started, 3), RULE)
-    return _located(_none(divergences[0] if divergences else None, tried, started, base is None), traced, divergences,
-                    ms_name, torch_names)
+    return _located(_none(divergences[0] if divergences else None, tried, started, base is None, rejected), traced,
+                    divergences, ms_name, torch_names)
+
+
+def _beyond(second: SecondInputs, module: TorchProbe, cell: MindSporeProbe, torch_owner: str, ms_name: str,
+            div: OpDivergence, change: OpChange, whole: bool, same: Any) -> Beyond:
+    """A candidate that agreed on the case's input, measured beyond it (beyond.py): the construct on second
+    inputs (where the whole construct agreed), and a function put in the call's place at edge values."""
+    held = second.check(cell, ms_name, change) if whole else Beyond(
+        True, "confirmed at the op on the case's input only (a later difference keeps the construct apart)")
+    if held.ok and change.replace and div.torch is not None:
+        edges = edge_check(module, cell, torch_owner, div.torch.index, div.torch.inputs, div.ms.inputs, change, same)
+        if not edges.ok:
+            return edges
+        held = Beyond(True, "; ".join(w for w in (held.words, edges.words) if w))
+    return held
 
 
 def _located(none: SearchOutcome, traced: Sequence[OpRecord], divergences: Sequence[OpDivergence], ms_name: str,
@@ -175,13 +198,17 @@ def closer(torch_out: Any, got: Any, base: Any, rtol: float, atol: float) -> boo
     return was is None or not close(now, was, rtol, atol)
 
 
-def _none(div: Optional[OpDivergence], tried: List[str], started: float, raised: bool = False) -> SearchOutcome:
+def _none(div: Optional[OpDivergence], tried: List[str], started: float, raised: bool = False,
+          rejected: Sequence[Tuple[int, str]] = ()) -> SearchOutcome:
     said = ""
     if div is not None and raised and outputs_differ(div.ms, div.torch):
         said = f"op '{div.ms.name}' is the first whose inputs agree with torch's values and that {_differs(div)}"
     elif div is not None:
         said = (f"op '{div.ms.name}' is the first whose inputs agree with torch's values and whose output does not"
                 + (f" (torch's counterpart: '{div.torch.name}')" if div.torch is not None else ""))
+    if said and rejected:  # the closest first: fewest edge values where it differs from torch's op
+        said += "; not confirmed (each agreed on the case's input only): " + "; ".join(
+            w for _, w in sorted(rejected, key=lambda r: r[0]))
     # said as the cause of a layer (cell_search.py) only where the op has a counterpart torch computed: an op of a
     # region torch computes in one fused call differs from every torch value without being wrong itself
     located = said if div is not None and div.torch is not None else ""
@@ -255,7 +282,12 @@ def _fix(div: OpDivergence, change: OpChange, ms_ops: Sequence[OpRecord]) -> str
     if change.flatten:
         return f"{name}(x.reshape(-1), ...) in place of {name}(x, ...): reduce over all elements as torch's call does"
     if change.cast:
-        return f"{name}(x.astype(mindspore.{change.cast}), ...) in place of {name}(x, ...): compute in {change.cast}"
+        k, dtype = change.cast[0]
+        param = div.ms.names[k] if k < len(div.ms.names) else f"argument {k}"
+        given = div.ms.inputs[0].dtype.name if div.ms.inputs else "its"
+        why = (f"it returns {div.ms.outputs[0].dtype.name} for a {given} input" if div.ms.outputs
+               else f"it refuses a {given} input")
+        return f"{name}(..., {param}={param}.astype(mindspore.{dtype}), ...): hand {name} its {param} as {dtype} ({why})"
     if change.swap_axes:
         i, j = change.swap_axes
         return f"{name}(x.swapaxes({i}, {j}), ...) in place of {name}(x, ...): swap the two axes first"

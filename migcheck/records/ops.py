@@ -80,9 +80,9 @@ class OpChange:
     transpose: Tuple[int, ...] = ()  # positional tensor arguments handed over with their last two axes swapped
     stop: Tuple[int, ...] = ()  # positional tensor arguments handed over through ops.stop_gradient (detached)
     negate: Tuple[int, ...] = ()  # positional boolean tensor arguments handed over negated (logical_not)
+    cast: Tuple[Tuple[int, str], ...] = ()  # positional tensor arguments handed over cast to a dtype (numpy's name)
     write_back: bool = False  # the op's result written into its first tensor argument (what an in-place call means)
     flatten: bool = False  # the op's first tensor argument flattened to 1-D (torch's call reduces over all elements)
-    cast: str = ""  # the op's tensor arguments cast to this dtype (numpy's name) first, e.g. "float32"
     order: Tuple[int, ...] = ()  # the op's positional arguments handed over in this order (indices into the call's)
     swap_axes: Tuple[int, ...] = ()  # (i, j): the op's first tensor argument with these two axes swapped first
     shown: str = ""  # that call as code, its arguments in the function's order ("ops.gather_elements(x, dim=1, index=index)")

@@ -1,6 +1,6 @@
 """MindSpore ports that are not nn.Cell: torch-like module layers over MindSpore (parameters held as
 Parameters or plain Tensors, `forward` instead of `construct`, a `__call__`), wrapped as one Cell; and the
-arguments a cell is called with, arrays made tensors (as_ms_args)."""
+arguments a cell is called with, arrays made tensors (as_ms_args), and what it returns made numpy (to_numpy)."""
 from __future__ import annotations
 
 import contextlib
@@ -10,7 +10,7 @@ import mindspore as ms
 import numpy as np
 
 from migcheck.runners.mindspore_objective import MindSporeSideError
-from migcheck.util.tree import contiguous
+from migcheck.util.tree import contiguous, record_fields
 
 GRAPH_HINT = ("the MindSpore port is a torch-like module ({name}), not a mindspore.nn.Cell: GRAPH mode compiles its"
               " forward as Python source, which failed; run the case in PYNATIVE only (modes=('pynative',)), or"
@@ -95,3 +95,19 @@ def graph_hint(cell: Any, mode: str) -> Iterator[None]:
 def as_ms_args(values: Sequence[Any]) -> List[Any]:
     """Arrays as MindSpore tensors; plain arguments (an int height, a sequence length) as they are."""
     return [ms.Tensor(contiguous(x)) if isinstance(x, np.ndarray) else x for x in values]
+
+
+def to_numpy(tree: Any) -> Any:
+    if isinstance(tree, ms.Tensor):
+        if tree.dtype == ms.bfloat16:
+            tree = tree.astype(ms.float32)
+        return tree.asnumpy().copy()
+    fields = record_fields(tree)  # model-output objects: by field name
+    if fields is not None:
+        return {k: to_numpy(v) for k, v in fields}
+    if isinstance(tree, (tuple, list)):
+        return [to_numpy(v) for v in tree]
+    if isinstance(tree, (bool, int, float, np.ndarray, np.generic)):
+        return np.asarray(tree)
+    raise MindSporeSideError(f"MindSpore cell returned a {type(tree).__name__}; return tensors, numbers or"
+                             f" tuples/lists/dicts of them")

@@ -117,8 +117,8 @@ def _apply(change: OpChange, names: Tuple[str, ...], args: tuple, kwargs: dict) 
         args[tensor_at[0]] = args[tensor_at[0]].reshape(-1)
     if change.swap_axes and tensor_at:
         args[tensor_at[0]] = ms.ops.swapaxes(args[tensor_at[0]], *change.swap_axes)
-    for i in tensor_at if change.cast else ():
-        args[i] = args[i].astype(getattr(ms, change.cast))
+    for position, dtype in change.cast:
+        args[position] = args[position].astype(getattr(ms, "bool_" if dtype == "bool" else dtype))
     return tuple(args), kwargs
 
 
@@ -350,6 +350,12 @@ def trace(cell: Any, inputs: Sequence[np.ndarray], to_numpy: Callable[[Any], Any
     return records, None if out is None else to_numpy(out)
 
 
+def call_function(name: str, tensors: Dict[str, np.ndarray], kwargs: Dict[str, Any]) -> List[np.ndarray]:
+    """mindspore.ops.<name>(**tensors, **kwargs) once, in PYNATIVE; its tensor results as numpy."""
+    with pynative():
+        out = getattr(ms.ops, name)(**{k: ms.Tensor(contiguous(v)) for k, v in tensors.items()}, **kwargs)
+    return _tensors(out)
+
 
 def vjp_changed(cell: Any, inputs: Sequence[np.ndarray], cotangent: np.ndarray, change: OpChange,
                 to_numpy: Callable[[Any], Any]) -> Tuple[Any, Tuple[Any, ...]]:
@@ -397,7 +403,10 @@ def functions_like(base: str, wanted: Sequence[str] = (), limit: int = 6
         if name.startswith("_") or not inspect.isfunction(fn):
             continue
         alike = difflib.SequenceMatcher(None, name, base).ratio()
-        if name == base or name.startswith(base + "_") or name.endswith("_" + base) or alike >= 0.85:
+        # a name that only extends torch's by a few letters (maximum for max) is another form of the same op;
+        # a longer one is another op (multinomial for mul)
+        longer = name.startswith(base) and len(name) - len(base) <= 4
+        if name == base or name.startswith(base + "_") or longer or name.endswith("_" + base) or alike >= 0.85:
             try:
                 params = tuple((p.name, p.default is not p.empty) for p in inspect.signature(fn).parameters.values()
                                if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))

@@ -16,14 +16,15 @@ from migcheck.runners.construction import bound_arguments, built_with_calls, own
 from migcheck.runners.mindspore_context import pynative, scratch_cwd
 from migcheck.runners.mindspore_held import HeldErrors
 from migcheck.runners.mindspore_module import (TorchLikeCell, as_ms_args, entry_point, graph_hint, is_torch_like,
-                                               load_value, read_value)
+                                               load_value, read_value, to_numpy)
+from migcheck.runners.mindspore_cell_ops import CellOps
 from migcheck.runners.mindspore_objective import KeywordCall, MindSporeSideError, objective_cell, split_grads
 from migcheck.runners.base import ParamInfo
 from migcheck.runners.foreign_params import as_parameters, is_foreign_trainable
 from migcheck.runners.lineage import cell_lineage
 from migcheck.precision import Precision, kept, unmatched
 from migcheck.util.calls import keyword_names
-from migcheck.util.tree import contiguous, flatten, lenient, record_fields
+from migcheck.util.tree import contiguous, flatten, lenient
 
 # Optimizer presets paired with torch_side.PRESETS. Weight decay is given per group so that it
 # reaches every parameter, as in torch (a plain float would be filtered by parameter name).
@@ -36,26 +37,11 @@ PRESETS: Mapping[str, Callable[[list], Any]] = {
     "adamw": lambda params: ms.mint.optim.AdamW(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2),
 }
 
-def to_numpy(tree: Any) -> Any:
-    if isinstance(tree, ms.Tensor):
-        if tree.dtype == ms.bfloat16:
-            tree = tree.astype(ms.float32)
-        return tree.asnumpy().copy()
-    fields = record_fields(tree)  # model-output objects: by field name
-    if fields is not None:
-        return {k: to_numpy(v) for k, v in fields}
-    if isinstance(tree, (tuple, list)):
-        return [to_numpy(v) for v in tree]
-    if isinstance(tree, (bool, int, float, np.ndarray, np.generic)):
-        return np.asarray(tree)
-    raise MindSporeSideError(f"MindSpore cell returned a {type(tree).__name__}; return tensors, numbers or tuples/lists/dicts of them")
-
-
 def _dtype_name(p: Any) -> str:
     return str(p.dtype).lower()  # "Float32" -> "float32", "BFloat16" -> "bfloat16"
 
 
-class MindSporeCell:
+class MindSporeCell(CellOps):
     def __init__(self, factory: Callable[[], Any], mode: str, input_names: Sequence[str] = ()) -> None:
         built, self._calls = built_with_calls(factory, ms.nn.Cell)  # each layer's constructor call (construction.py)
         if is_torch_like(built):
@@ -293,30 +279,6 @@ class MindSporeCell:
         from migcheck.runners.mindspore_args import run_alternative
 
         return run_alternative(self.subcell(name), class_name, kwargs, inputs, to_numpy)
-
-    def trace_ops(self, name: str, inputs: Sequence[np.ndarray], change: Any = None) -> Tuple[List[Any], Any]:
-        """(the op calls the sub-cell's own construct made, its output) in PYNATIVE (runners/mindspore_ops.py)."""
-        from migcheck.runners.mindspore_ops import trace
-
-        return trace(self.subcell(name), self.args_of(name, inputs), to_numpy, change)
-
-    def vjp_changed(self, name: str, inputs: Sequence[np.ndarray], cotangent: np.ndarray, change: Any) -> Tuple[Any, Any]:
-        """(output, input gradients) of one sub-cell with one call of its construct changed (runners/mindspore_ops.py)."""
-        from migcheck.runners.mindspore_ops import vjp_changed
-
-        return vjp_changed(self.subcell(name), inputs, cotangent, change, to_numpy)
-
-    def call_optional(self, name: str, inputs: Sequence[np.ndarray], kwargs: Mapping[str, np.ndarray]) -> Tuple[Any, Any]:
-        """(construct's parameters defaulting to None, its output with `kwargs` given): runners/mindspore_call_args.py."""
-        from migcheck.runners.mindspore_call_args import call_with, optional_parameters
-
-        cell = self.subcell(name)
-        return optional_parameters(cell), call_with(cell, inputs, kwargs, to_numpy) if kwargs is not None else None
-
-    def functions_like(self, base: str, wanted: Sequence[str] = ()) -> List[Any]:
-        from migcheck.runners.mindspore_ops import functions_like
-
-        return functions_like(base, wanted)
 
     def has_parameters(self, name: str) -> bool:
         prefix = f"{name}." if name else ""

@@ -60,6 +60,9 @@ class TorchProbe(SideProbe, Protocol):
 
     def op_records(self, owner: str) -> List[Any]: ...
 
+    def rerun_op(self, owner: str, index: int, inputs: Arrays) -> List[np.ndarray]:
+        """One recorded call of `owner`'s own forward run again on other tensors (edge values)."""
+
     def rerun_patched(self, name: str, inputs: Arrays, patch: Mapping[str, Any],
                       pads: Optional[Sequence[Tuple[int, int]]] = None, train: bool = False,
                       float64: bool = False) -> Any:
@@ -109,6 +112,9 @@ class MindSporeProbe(SideProbe, Protocol):
 
     def vjp_changed(self, name: str, inputs: Arrays, cotangent: np.ndarray, change: Any) -> Tuple[Any, Any]:
         """(output, input gradients) of a sub-cell for an output gradient, one call of its construct changed."""
+    def run_function(self, name: str, tensors: Mapping[str, np.ndarray], kwargs: Mapping[str, Any]
+                     ) -> List[np.ndarray]:
+        """mindspore.ops.<name> called once on given tensors and plain keyword arguments (edge values)."""
 
     def functions_like(self, base: str, wanted: Sequence[str] = ()) -> List[Any]:
         """mindspore.ops functions named like torch's op `base`, those taking more of `wanted` first."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import inspect
 import re
-from typing import Any, List, Optional, Tuple
+from typing import Any, List, Optional, Sequence, Tuple
 
 import numpy as np
 import torch
@@ -105,3 +105,24 @@ def _defaults(func: Any) -> Tuple[Tuple[str, Any], ...]:
     params = sig.parameters.values()
     return tuple((p.name, p.default) for p in params if p.default is not p.empty
                  and (p.default is None or isinstance(p.default, (bool, int, float, str))))
+
+
+def rerun(torch_module: Any, owner: str, index: int, inputs: Sequence[np.ndarray]) -> List[np.ndarray]:
+    """The call `records` gave `index` run again with its tensor arguments, in their recorded order, replaced by
+    `inputs`; its tensor results as numpy. KeyError when no such call was recorded."""
+    raw = next((r for r in getattr(torch_module, "trace", []) if r.owner == owner and r.seq == index), None)
+    if raw is None:
+        raise KeyError(f"no recorded call {index} in {owner or '<root>'!r}")
+    given = iter([torch.from_numpy(np.ascontiguousarray(x)) for x in inputs])
+
+    def put(v: Any) -> Any:
+        if isinstance(v, torch.Tensor):
+            return next(given)
+        if isinstance(v, (tuple, list)):
+            return type(v)(put(x) for x in v)
+        return v
+
+    args = tuple(put(a) for a in raw.args)
+    kwargs = {k: put(v) for k, v in raw.kwargs.items()}
+    with torch.no_grad():
+        return _tensors(raw.func(*args, **kwargs))

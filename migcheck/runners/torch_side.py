@@ -251,6 +251,13 @@ class TorchModule:
 
         return records(self, owner)
 
+    def rerun_op(self, owner: str, index: int, inputs: Sequence[np.ndarray]) -> List[np.ndarray]:
+        """One recorded call of `owner`'s own forward (its OpRecord index) run again on other tensors, its plain
+        arguments as recorded: torch's op fed edge values (localization/edge_probes.py)."""
+        from migcheck.runners.torch_ops import rerun
+
+        return rerun(self, owner, index, inputs)
+
     def config(self, name: str) -> Tuple[str, Dict[str, Any]]:
         from migcheck.runners.hooks import plain_config
 

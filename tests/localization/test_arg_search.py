@@ -66,6 +66,9 @@ def test_an_enumeration_member_from_the_docstring_is_the_confirmed_cause():
     assert v.status == "fail" and d.torch_name == "layer" and d.confirmed and d.confidence == "high"
     assert "mode='REFLECT'" in d.cause and d.fix == "nn.Pad(..., mode='SYMMETRIC') -> nn.Pad(..., mode='REFLECT')"
     assert d.search_tried and d.search_s > 0 and any("REFLECT" in t for t in d.search_tried)
+    # and beyond the case's input (beyond.py): fresh values, a longer sequence, another batch size
+    assert "confirmed beyond the case's input: it agrees on fresh values of the same shapes; an input of shape" \
+           " (1, 2, 7) (last axis longer); an input of shape (2, 2, 5) (another batch size)" in d.cause
 
 
 def test_reflect_pad_twin_passes():

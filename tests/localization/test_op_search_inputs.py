@@ -55,7 +55,7 @@ def test_an_integer_mean_torch_computes_in_float_is_cast_first():
                    lambda h: h * ops.mean((h > 0).astype(ms.int32), 1, True))
     assert v.status == "fail" and d.confirmed and d.confidence == "high", d.cause
     assert "op 'mean' inside '<root>'" in d.cause and "cast to float32" in d.cause
-    assert d.fix.startswith("mean(x.astype(mindspore.float32), ...) in place of mean(x, ...)")
+    assert d.fix.startswith("mean(..., x=x.astype(mindspore.float32), ...): hand mean its x as float32")
 
 
 def test_the_float_mean_twin_passes():
@@ -120,8 +120,8 @@ def test_the_tuple_twin_passes():
 def test_a_bool_input_the_op_refuses_is_cast_to_torchs_result_dtype():
     v, (d,) = _run(lambda h: h * torch.cumsum(h > 0, dim=1), lambda h: h * ops.cumsum(h > 0, 1))
     assert v.status == "error" and d.confirmed and d.confidence == "high", d.cause
-    assert "cast to int64 first (the port's bool input is refused" in d.cause
-    assert d.fix.startswith("cumsum(x.astype(mindspore.int64), ...) in place of cumsum(x, ...)")
+    assert "cast to int64 (the port's bool input is refused" in d.cause
+    assert d.fix == "cumsum(..., x=x.astype(mindspore.int64), ...): hand cumsum its x as int64 (it refuses a bool input)"
 
 
 def test_the_cast_count_twin_passes():

@@ -1,0 +1,48 @@
+"""The op-level side of a MindSpore cell: its sub-cells' construct calls traced and changed one at a time
+(runners/mindspore_ops.py), a changed call's gradients, optional construct arguments, one mindspore.ops function
+run alone. A mixin of MindSporeCell, which supplies subcell() and args_of()."""
+from __future__ import annotations
+
+from typing import Any, List, Mapping, Sequence, Tuple
+
+import numpy as np
+
+from migcheck.runners.mindspore_module import to_numpy
+
+
+class CellOps:
+    def subcell(self, name: str) -> Any:  # supplied by MindSporeCell
+        raise NotImplementedError
+
+    def args_of(self, name: str, inputs: Sequence[np.ndarray]) -> List[Any]:  # supplied by MindSporeCell
+        raise NotImplementedError
+
+    def trace_ops(self, name: str, inputs: Sequence[np.ndarray], change: Any = None) -> Tuple[List[Any], Any]:
+        """(the op calls the sub-cell's own construct made, its output) in PYNATIVE (runners/mindspore_ops.py)."""
+        from migcheck.runners.mindspore_ops import trace
+
+        return trace(self.subcell(name), self.args_of(name, inputs), to_numpy, change)
+
+    def vjp_changed(self, name: str, inputs: Sequence[np.ndarray], cotangent: np.ndarray, change: Any) -> Tuple[Any, Any]:
+        """(output, input gradients) of one sub-cell with one call of its construct changed (runners/mindspore_ops.py)."""
+        from migcheck.runners.mindspore_ops import vjp_changed
+
+        return vjp_changed(self.subcell(name), inputs, cotangent, change, to_numpy)
+
+    def call_optional(self, name: str, inputs: Sequence[np.ndarray], kwargs: Mapping[str, np.ndarray]) -> Tuple[Any, Any]:
+        """(construct's parameters defaulting to None, its output with `kwargs` given): runners/mindspore_call_args.py."""
+        from migcheck.runners.mindspore_call_args import call_with, optional_parameters
+
+        cell = self.subcell(name)
+        return optional_parameters(cell), call_with(cell, inputs, kwargs, to_numpy) if kwargs is not None else None
+
+    def run_function(self, name: str, tensors: Mapping[str, np.ndarray], kwargs: Mapping[str, Any]) -> List[np.ndarray]:
+        """mindspore.ops.<name> called once, in PYNATIVE, on given tensors and plain keyword arguments."""
+        from migcheck.runners.mindspore_ops import call_function
+
+        return call_function(name, dict(tensors), dict(kwargs))
+
+    def functions_like(self, base: str, wanted: Sequence[str] = ()) -> List[Any]:
+        from migcheck.runners.mindspore_ops import functions_like
+
+        return functions_like(base, wanted)
