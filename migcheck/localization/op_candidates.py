@@ -157,9 +157,9 @@ def reshaped_inputs(div: OpDivergence) -> List[Tuple[OpChange, str]]:
 
 def layout_changes(div: OpDivergence) -> List[Tuple[OpChange, str]]:
     """An op that only moves elements (its result holds as many as its input, as torch's counterpart's does: a
-    reshape, a permute): its input with two axes swapped first (tokens reshaped to a feature map without their
-    transpose), a shape argument given torch's result shape, and a permutation argument in the other orders that
-    give torch's result shape. What decides is the re-run."""
+    reshape, a permute): its input transposed first, two axes swapped (tokens reshaped to a feature map without
+    their transpose), a shape argument given torch's result shape, and a permutation argument in the other orders
+    that give torch's result shape. What decides is the re-run."""
     t = div.torch
     if t is None or not t.outputs or not div.ms.outputs or not div.ms.inputs:
         return []
@@ -181,7 +181,7 @@ def layout_changes(div: OpDivergence) -> List[Tuple[OpChange, str]]:
                 out.append((OpChange(div.ms.index, ((name, tuple(theirs.shape)),)),
                             f"{name}={tuple(theirs.shape)} (torch's result shape)"))
     for i, j in itertools.combinations(range(given.ndim), 2):
-        out.append((OpChange(div.ms.index, swap_axes=(i, j)), f"its input with axes {i} and {j} swapped first"))
+        out.append((OpChange(div.ms.index, swap_axes=(i, j)), f"its input transposed first (axes {i} and {j} swapped)"))
     return out[:12]
 
 

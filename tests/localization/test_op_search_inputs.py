@@ -146,7 +146,7 @@ def test_a_reshape_that_lost_its_transpose_is_fed_its_input_with_two_axes_swappe
     v, (d,) = _run(lambda h: h.view(3, 2, 3).transpose(1, 2).reshape(3, 6),
                    lambda h: ops.reshape(h.view(3, 2, 3), (3, 6)))
     assert v.status == "fail" and d.confirmed and d.confidence == "high", d.cause
-    assert "op 'reshape' inside '<root>'" in d.cause and "axes 1 and 2 swapped first" in d.cause
+    assert "op 'reshape' inside '<root>'" in d.cause and "its input transposed first (axes 1 and 2 swapped)" in d.cause
     assert d.fix.startswith("reshape(x.swapaxes(1, 2), ...) in place of reshape(x, ...)")
 
 
@@ -183,3 +183,15 @@ def test_torchs_keywords_said_explicitly_where_the_ports_call_left_them_to_its_o
 def test_the_explicit_correction_twin_passes():
     fwd = _scaled(lambda a: a.std(dim=1, keepdim=True))
     assert _run(fwd, _scaled(lambda a: a.std(dim=1, keepdim=True, correction=1)))[0].status == "pass"
+
+
+def test_the_ports_own_function_with_other_arguments_is_not_judged_at_edge_values():
+    """ops.clamp turns NaN into its bound where torch keeps NaN: a property of the function every port calling it
+    shares, so it does not reject ops.clamp(x, max=...) as the fix for ops.clamp(x, min=...)."""
+    v, (d,) = _run(lambda h: h.clamp(max=0.1), lambda h: ops.clamp(h, min=0.1))
+    assert v.status == "fail" and d.confirmed and d.confidence == "high", d.cause
+    assert d.fix == "use ops.clamp(input, max=0.1) in place of clamp"
+
+
+def test_the_clamp_max_twin_passes():
+    assert _run(lambda h: h.clamp(max=0.1), lambda h: ops.clamp(h, max=0.1))[0].status == "pass"
