@@ -102,12 +102,18 @@ def run(sources: Union[CaseSource, Sequence[CaseSource]] = "cases", *, keyword: 
     for error in errors:
         session.collection_error(error)
     to_run = session.plan(items)
+    verdicts = session.execute(to_run, isolate=isolate, timeout=timeout, on_start=on_start)
     try:
-        for verdict in session.execute(to_run, isolate=isolate, timeout=timeout, on_start=on_start):
+        for verdict in verdicts:
             if on_verdict is not None:
                 on_verdict(verdict)
     except KeyboardInterrupt as exc:  # keep what finished; the caller decides how to exit
         session.interrupted(exc)
+    finally:
+        try:
+            verdicts.close()  # a child process of an isolated case is stopped here, whatever stopped the loop
+        except KeyboardInterrupt as exc:  # one that came while it was stopped (held until it was)
+            session.interrupted(exc)
     return _end(session)
 
 

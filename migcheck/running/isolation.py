@@ -38,6 +38,7 @@ from migcheck.case import PairedCase
 from migcheck.options import RunOptions, to_json as options_to_json
 from migcheck.running.outcome import Outcome, verdict_for
 from migcheck.running.pipeline import Item, run_item
+from migcheck.util import signals
 from migcheck.judging.verdict import Verdict
 from migcheck.vocab import Kind, Status
 
@@ -288,7 +289,14 @@ class _Child:
         time.sleep(STACK_DUMP_WAIT_S)
 
     def kill(self) -> None:
-        """Kill the child and anything it started (its process group); idempotent."""
+        """Kill the child and anything it started (its process group); idempotent. A Ctrl-C meanwhile is held until
+        the child is reaped and its pipes closed, then raised: cut short, the readers would still hold the pipes at
+        the interpreter's exit ("could not acquire lock ... daemon threads": the parent aborted, exit -6)."""
+        with signals.deferred():
+            self._kill()
+        signals.check()
+
+    def _kill(self) -> None:
         if self.proc.poll() is None:
             try:
                 if hasattr(os, "killpg"):

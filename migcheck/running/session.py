@@ -179,10 +179,15 @@ class RunSession:
         reused, self._reused = list(self._reused.values()), {}
         fresh = run_items(items, self.options, isolate=isolate or timeout is not None, timeout=timeout,
                           on_start=on_start)
-        for verdict in itertools.chain(reused, fresh):
-            yield self.record(verdict)
-            if self.write_error:
-                return
+        try:
+            for verdict in itertools.chain(reused, fresh):
+                yield self.record(verdict)
+                if self.write_error:
+                    return
+        finally:  # stopped early (a Ctrl-C while a verdict was journaled): a child still running is killed now,
+            close = getattr(fresh, "close", None)  # not when the interpreter exits with its pipe readers still
+            if close is not None:                  # reading (a fatal error there, exit -6)
+                close()
 
     def record(self, verdict: Verdict, item: Optional[Item] = None) -> Verdict:
         """A verdict final in this process (or in its child): stamped with its fingerprint, kept, journaled."""

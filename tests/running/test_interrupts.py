@@ -151,3 +151,56 @@ def test_ctrl_c_kills_an_isolated_child_at_once(tmp_path):
         list(run_case_isolated(case, [Item(case, "forward", "pynative", "cpu")], RunOptions()))
     assert time.monotonic() - started < 30
     assert found and not any(Path(f"/proc/{pid}").exists() for pid in found)  # killed and reaped, not orphaned
+
+
+STOPPED_IN_THE_LOOP = '''
+import threading
+import migcheck
+from migcheck.report import journal
+
+write = journal.Journal.verdict
+
+
+def ctrl_c_while_journaling(self, verdict):  # a Ctrl-C while the first verdict of an isolated case is journaled
+    write(self, verdict)
+    raise KeyboardInterrupt
+
+
+journal.Journal.verdict = ctrl_c_while_journaling
+result = migcheck.run("cases/two.py", isolate=True, checks=("forward",), modes=("pynative",), report="report")
+readers = [t for t in threading.enumerate() if "_read" in t.name and t.is_alive()]
+print("interrupted", result.interrupted, "verdicts", len(result.verdicts), "readers", len(readers))
+'''
+TWO = '''
+from migcheck import PairedCase, uniform
+
+
+def torch_linear():
+    import torch
+    return torch.nn.Linear(3, 2)
+
+
+def ms_dense():
+    import mindspore
+    return mindspore.nn.Dense(3, 2)
+
+
+two = PairedCase(torch=torch_linear, mindspore=ms_dense, inputs={"x": uniform(4, 3)}, checks=("forward", "backward"),
+                 modes=("pynative",))
+'''
+
+
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
+def test_a_ctrl_c_while_an_isolated_cases_verdict_is_journaled_stops_its_child_before_run_returns(tmp_path):
+    """The child's pipe readers are done when run() returns: left to the interpreter's exit (the stopped loop's
+    traceback kept the case's generator alive), they made the parent abort ("could not acquire lock ... daemon
+    threads", exit -6) on a Ctrl-C at the end of an isolated run."""
+    (tmp_path / "cases").mkdir()
+    (tmp_path / "cases" / "two.py").write_text(TWO)
+    (tmp_path / "stop.py").write_text(STOPPED_IN_THE_LOOP)
+    env = {**os.environ, "GLOG_v": "3", "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    done = subprocess.run([sys.executable, "stop.py"], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=240)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split("\n")[-2] == "interrupted True verdicts 1 readers 0", done.stdout
