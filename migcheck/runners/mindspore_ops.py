@@ -9,9 +9,10 @@ name, a primitive's constructor argument, its results swapped, or the op dropped
 """
 from __future__ import annotations
 
+import contextlib
 import inspect
 from dataclasses import replace
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import mindspore as ms
 import numpy as np
@@ -317,9 +318,10 @@ def _patches() -> List[Tuple[Any, str, Any]]:
     return out
 
 
-def trace(cell: Any, inputs: Sequence[np.ndarray], to_numpy: Callable[[Any], Any], change: Optional[OpChange] = None,
-          limit: int = 256) -> Tuple[List[OpRecord], Any]:
-    """(the calls `cell`'s own construct made, its output as numpy) for one PYNATIVE call on `inputs`."""
+@contextlib.contextmanager
+def _wrapped(cell: Any, change: Optional[OpChange], limit: int) -> Iterator[_State]:
+    """The public call points wrapped and one call's state set, `cell` in eval mode in PYNATIVE, for the block;
+    everything put back afterwards (trace and vjp_changed share it)."""
     global _STATE
     patches = _patches()
     saved: List[Tuple[Any, str, bool, Any]] = [(o, n, n in o.__dict__, o.__dict__.get(n)) for o, n, _ in patches]
@@ -332,14 +334,9 @@ def trace(cell: Any, inputs: Sequence[np.ndarray], to_numpy: Callable[[Any], Any
             was = bool(cell.training)
             cell.set_train(False)
             try:
-                out = cell(*as_ms_args(inputs))
-            except Exception:  # a change that breaks a later op: the calls recorded up to there still count
-                if change is None:
-                    raise
-                out = None
+                yield _STATE
             finally:
                 cell.set_train(was)
-        records = _STATE.records
     finally:
         _STATE = None
         for owner, name, had, value in saved:
@@ -347,6 +344,19 @@ def trace(cell: Any, inputs: Sequence[np.ndarray], to_numpy: Callable[[Any], Any
                 setattr(owner, name, value)
             else:
                 delattr(owner, name)
+
+
+def trace(cell: Any, inputs: Sequence[np.ndarray], to_numpy: Callable[[Any], Any], change: Optional[OpChange] = None,
+          limit: int = 256) -> Tuple[List[OpRecord], Any]:
+    """(the calls `cell`'s own construct made, its output as numpy) for one PYNATIVE call on `inputs`."""
+    with _wrapped(cell, change, limit) as state:
+        try:
+            out = cell(*as_ms_args(inputs))
+        except Exception:  # a change that breaks a later op: the calls recorded up to there still count
+            if change is None:
+                raise
+            out = None
+        records = state.records
     return records, None if out is None else to_numpy(out)
 
 
@@ -361,31 +371,11 @@ def vjp_changed(cell: Any, inputs: Sequence[np.ndarray], cotangent: np.ndarray, 
                 to_numpy: Callable[[Any], Any]) -> Tuple[Any, Tuple[Any, ...]]:
     """(output, gradients with respect to its inputs) of `cell` on `inputs` for the output gradient `cotangent`,
     with one call of its own construct changed (mindspore.vjp in PYNATIVE, the call points wrapped meanwhile)."""
-    global _STATE
-    patches = _patches()
-    saved: List[Tuple[Any, str, bool, Any]] = [(o, n, n in o.__dict__, o.__dict__.get(n)) for o, n, _ in patches]
-    try:
-        for owner, name, wrapper in patches:
-            setattr(owner, name, wrapper)
-        _STATE = _State(change, 256)
-        _STATE.children = {id(c): n for n, c in cell.cells_and_names() if n}
-        with pynative():
-            was = bool(cell.training)
-            cell.set_train(False)
-            try:
-                held = HeldErrors(cell)
-                out, fn = ms.vjp(held.function(), *[ms.Tensor(contiguous(x)) for x in inputs])
-                held.reraise()
-                grads = fn(ms.Tensor(contiguous(cotangent)))
-            finally:
-                cell.set_train(was)
-    finally:
-        _STATE = None
-        for owner, name, had, value in saved:
-            if had:
-                setattr(owner, name, value)
-            else:
-                delattr(owner, name)
+    with _wrapped(cell, change, 256):
+        held = HeldErrors(cell)
+        out, fn = ms.vjp(held.function(), *[ms.Tensor(contiguous(x)) for x in inputs])
+        held.reraise()
+        grads = fn(ms.Tensor(contiguous(cotangent)))
     grads = grads if isinstance(grads, (tuple, list)) else (grads,)
     return to_numpy(out), tuple(to_numpy(g) for g in grads)
 
