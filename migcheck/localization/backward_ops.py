@@ -75,14 +75,26 @@ def describe_elements(x: np.ndarray, t: np.ndarray, m: np.ndarray, wrong: np.nda
     return "; ".join(parts) + (f"; ... {more} more" if more > 0 else "")
 
 
-def kink(x: np.ndarray, wrong: np.ndarray, scalars: Sequence[float]) -> str:
-    """The special point every differing element sits on: one of the op's own number arguments, or 0."""
-    values = x[wrong]
+def kink(x: np.ndarray, wrong: np.ndarray, scalars: Sequence[float], names: Sequence[str] = (),
+         input_name: str = "") -> str:
+    """The special point every differing element sits on (one of the op's own number arguments, or 0), or the
+    side of it they all lie on while every agreeing element lies on the other: measured on the recorded input."""
+    values, rest = x[wrong], x[~wrong]
+    named = {float(s): (names[i] if i < len(names) and names[i] else "") for i, s in enumerate(scalars)}
+    who = input_name or "x"
     for s in list(scalars) + [0.0]:
         if values.size and np.all(values == np.float32(s)):
-            return f"x == {_num(s)}" + (" (its bound/argument)" if s in scalars else "")
+            return f"{who} == {_num(s)}" + (f" (its {named[s]} argument)" if named.get(s) else
+                                             " (its bound/argument)" if s in named else "")
     if values.size and len(np.unique(values)) <= 2 and np.all(np.isin(values, [np.float32(s) for s in scalars])):
-        return "x at its bounds " + ", ".join(_num(v) for v in np.unique(values))
+        return f"{who} at its bounds " + ", ".join(_num(v) for v in np.unique(values))
+    if values.size and rest.size:
+        for s in list(scalars) + [0.0]:
+            label = f"{named[s]}={_num(s)}" if named.get(s) else _num(s)
+            if np.all(values < s) and np.all(rest >= s):
+                return f"{who} < {label} (every differing element below it, every agreeing one at or above it)"
+            if np.all(values > s) and np.all(rest <= s):
+                return f"{who} > {label} (every differing element above it, every agreeing one at or below it)"
     return ""
 
 
@@ -113,9 +125,10 @@ def compare(pairs: Sequence[Tuple[OpGradient, OpRecord]], vjp: Callable[..., Tup
             else:
                 where = describe_elements(x if x.shape == tg.shape else np.broadcast_to(np.nan, tg.shape), tg, mg,
                                           wrong)
-            at = kink(x, wrong, t.scalars) if x.shape == tg.shape else ""
+            name = t.input_names[k] if k < len(t.input_names) else ""
+            at = kink(x, wrong, t.scalars, t.scalar_names, name) if x.shape == tg.shape else ""
             cause = (f"MindSpore's {m.name} gradient differs from torch's {t.text.split('(', 1)[0]}"
-                     f"{' at ' + at if at else ''}: {where} ({int(wrong.sum())} of {wrong.size} elements);"
+                     f"{' where ' + at if at else ''}: {where} ({int(wrong.sum())} of {wrong.size} elements);"
                      f" the calls: MindSpore {m.text}, torch {t.text}")
             fix, tried = _fix(t, m, vjp, alternative, rtol, atol)
             runs += tried

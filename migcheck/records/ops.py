@@ -110,6 +110,8 @@ class OpGradient:
     grad_inputs: Tuple[Optional[np.ndarray], ...]  # one per float input (None: no gradient flows)
     scalars: Tuple[float, ...] = ()  # its number arguments (bounds, slopes)
     after: str = ""  # the sub-module that finished last before it ran (its output is what came before)
+    input_names: Tuple[str, ...] = ()  # each float input's parameter name ("" where the signature is unknown)
+    scalar_names: Tuple[str, ...] = ()  # each number argument's parameter name, as `scalars` ("" where unknown)
 
 
 @dataclass(frozen=True)

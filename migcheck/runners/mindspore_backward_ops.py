@@ -13,6 +13,7 @@ import numpy as np
 import mindspore as ms
 
 from migcheck.records.ops import OpRecord
+from migcheck.runners.mindspore_bound import rebound
 from migcheck.runners.mindspore_context import pynative
 from migcheck.runners.mindspore_held import HeldErrors
 
@@ -52,11 +53,16 @@ class RecordedOps:
             for name, c in network.cells_and_names():
                 handles.append(c.register_forward_pre_hook(functools.partial(self._enter, name)))
                 handles.append(c.register_forward_hook(self._leave))
+            functions: Dict[int, Any] = {}  # the originals a port may have bound to its own names (ops' first)
+            for owner, _, wrapper, original in patches:
+                if owner is not ms.Tensor and not isinstance(owner, type):
+                    functions.setdefault(id(original), wrapper)
             try:
                 for owner, attr, wrapper, _ in patches:
                     setattr(owner, attr, wrapper)
-                network.set_train(train)
-                call(*args)
+                with rebound(network, functions):
+                    network.set_train(train)
+                    call(*args)
             finally:
                 for owner, attr, _, original in reversed(patches):
                     if original is None:
@@ -127,8 +133,8 @@ class RecordedOps:
                 continue
             original = ms.Tensor.__dict__.get(attr)
             out.append((ms.Tensor, attr, self._wrap(f"Tensor.{attr}", getattr(ms.Tensor, attr)), original))
-        # A function the port bound before the run (`from mindspore.ops import relu6`) escapes the namespace
-        # patches; the primitive it calls does not.
+        # A function the port bound before the run (`from mindspore.ops import relu6`) is reached through its
+        # own name (runners/mindspore_bound.py); the primitive it calls is wrapped anyway.
         for cls in _primitive_classes():
             out.append((cls, "__call__", self._wrap(f"primitive {cls.__name__}", cls.__dict__["__call__"]),
                         cls.__dict__["__call__"]))

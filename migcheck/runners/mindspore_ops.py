@@ -18,6 +18,7 @@ import mindspore as ms
 import numpy as np
 
 from migcheck.records.ops import OpChange, OpRecord
+from migcheck.runners.mindspore_bound import rebound
 from migcheck.runners.mindspore_context import pynative
 from migcheck.runners.mindspore_held import HeldErrors
 from migcheck.util.tree import contiguous
@@ -323,11 +324,14 @@ def _wrapped(cell: Any, change: Optional[OpChange], limit: int) -> Iterator[_Sta
     """The public call points wrapped and one call's state set, `cell` in eval mode in PYNATIVE, for the block;
     everything put back afterwards (trace and vjp_changed share it)."""
     global _STATE
+    stack = contextlib.ExitStack()
     patches = _patches()
     saved: List[Tuple[Any, str, bool, Any]] = [(o, n, n in o.__dict__, o.__dict__.get(n)) for o, n, _ in patches]
+    functions = {id(getattr(o, n)): w for o, n, w in patches if o is ms.ops}  # the originals a port may bind
     try:
         for owner, name, wrapper in patches:
             setattr(owner, name, wrapper)
+        stack.enter_context(rebound(cell, functions))
         _STATE = _State(change, limit)
         _STATE.children = {id(c): n for n, c in cell.cells_and_names() if n}
         with pynative():
@@ -339,6 +343,7 @@ def _wrapped(cell: Any, change: Optional[OpChange], limit: int) -> Iterator[_Sta
                 cell.set_train(was)
     finally:
         _STATE = None
+        stack.close()
         for owner, name, had, value in saved:
             if had:
                 setattr(owner, name, value)

@@ -5,6 +5,7 @@ input gradients come from re-running that one op on its recorded inputs with tor
 from __future__ import annotations
 
 import functools
+import inspect
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -100,10 +101,24 @@ def _single_op(index: int, owner: str, func: Any, args: tuple, kwargs: dict, res
     plain = (bool, int, float, str, type(None))
     text = describe(name, getattr(func, "__qualname__", ""), getattr(func, "__module__", "") or "",
                     [a for a in args if isinstance(a, plain)], [(k, v) for k, v in kwargs.items() if isinstance(v, plain)])
-    scalars = tuple(float(a) for a in list(args) + list(kwargs.values())
-                    if isinstance(a, (int, float)) and not isinstance(a, bool))
+    named = _named(func, args, kwargs)
+    numbers = [(k, float(a)) for k, a in named if isinstance(a, (int, float)) and not isinstance(a, bool)]
+    inputs = [k for k, a in named if isinstance(a, torch.Tensor) and a.is_floating_point()]
     return OpGradient(index, owner, name, text or name, tuple(_numpy(c) for c in wrt), _numpy(result), grad,
-                      tuple(None if g is None else _numpy(g) for g in grads), scalars, after)
+                      tuple(None if g is None else _numpy(g) for g in grads), tuple(v for _, v in numbers), after,
+                      tuple(inputs) if len(inputs) == len(wrt) else (), tuple(k for k, _ in numbers))
+
+
+def _named(func: Any, args: tuple, kwargs: dict) -> List[Tuple[str, Any]]:
+    """The call's arguments in order, each with its parameter name ("" where the signature is unknown: a
+    builtin's positional argument)."""
+    try:
+        params = [p.name for p in inspect.signature(func).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):  # a builtin without a Python signature
+        params = []
+    return ([(params[i] if i < len(params) else "", a) for i, a in enumerate(args)]
+            + list(kwargs.items()))
 
 
 def _tensors(args: tuple, kwargs: dict) -> List[torch.Tensor]:

@@ -189,7 +189,7 @@ def _atan2_guarded(y, x):  # torch's gradient at the origin is 0: the origin's o
 def test_atan2_at_the_origin_is_located_with_nan_beside_torchs_zero():
     v = _atan2_pair(ops.atan2)
     d = v.localization.defects[0]
-    assert d.rule == "op-backward" and "primitive Atan2(x, x)" in d.cause and "torch.atan2()" in d.cause  # bound early: its primitive
+    assert d.rule == "op-backward" and "ops.atan2(x, x)" in d.cause and "torch.atan2()" in d.cause  # a closure-bound function
     assert "at input 0 (1 element): torch passes gradient times 0, MindSpore nan" in d.cause and d.fix == ""
 
 
@@ -242,3 +242,46 @@ def test_a_multi_result_op_is_paired_by_its_first_result_and_its_tie_gradient_lo
 def test_the_amax_twin_passes():
     v = _run(_torch_amax_of_ties, _ms_amax_of_ties)
     assert v.status == "pass", v.message
+
+
+VAR = np.array([[0.4, 3e-7, 0.2], [5e-8, 0.7, 1.1]], np.float32)  # two variances below the loss's eps=1e-6
+
+
+def _gaussian_nll_pair(ms_loss):
+    class T(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = torch.nn.Linear(4, 3)
+
+        def forward(self, x, var):
+            return torch.nn.functional.gaussian_nll_loss(self.fc(x), torch.zeros_like(var), var)
+
+    class M(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc = ms.nn.Dense(4, 3)
+
+        def construct(self, x, var):
+            return ms_loss(self.fc(x), ops.zeros_like(var), var)
+
+    case = PairedCase(name="gnll", torch=T, mindspore=M, inputs={"x": given(X), "var": given(VAR)},
+                      checks=("backward",))
+    return run_item(Item(case, "backward", "pynative", "cpu"))
+
+
+def _gaussian_nll_as_torch(mean, target, var):  # torch clamps var's value only: its gradient passes through
+    var = var + ops.stop_gradient(ops.maximum(var, 1e-6) - var)
+    return (0.5 * (ops.log(var) + ops.square(mean - target) / var)).mean()
+
+
+def test_a_gradient_that_differs_only_below_the_ops_eps_is_said_to_by_the_argument_names():
+    v = _gaussian_nll_pair(ops.gaussian_nll_loss)
+    assert v.status == "fail"
+    d = [d for d in v.localization.defects if d.rule == "op-backward"][0]
+    # measured: the differing elements of `var` are exactly those below eps, named as torch's signature names them
+    assert "where var < eps=1e-06 (every differing element below it, every agreeing one at or above it)" in d.cause
+    assert "at input 3e-07 (1 element)" in d.cause and d.fix == ""
+
+
+def test_the_gaussian_nll_twin_that_passes_var_gradient_through_passes():
+    assert _gaussian_nll_pair(_gaussian_nll_as_torch).status == "pass"
