@@ -8,9 +8,11 @@ dtype) with only the tested setting changed. Plain Python: __new__ receives the 
 """
 from __future__ import annotations
 
+import ast
 import inspect
+import re
 from contextlib import contextmanager
-from typing import Any, Callable, Dict, Iterator, Optional, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 Calls = Dict[int, Tuple[Any, Tuple[Any, ...], Dict[str, Any]]]  # id(instance) -> (instance, args, kwargs)
 
@@ -22,13 +24,67 @@ def own_signature(cls: type) -> inspect.Signature:
     func = cls.__init__
     for _ in range(4):
         sig = inspect.signature(func)
-        if not all(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for n, p in sig.parameters.items() if n != "self"):
+        if not _only_variadic(sig):
             return sig
         inner = [c.cell_contents for c in getattr(func, "__closure__", None) or () if inspect.isfunction(c.cell_contents)]
         if not inner:
-            return sig
+            break
         func = inner[0]
-    return inspect.signature(func)
+    sig = inspect.signature(func)
+    return (documented_signature(inspect.getdoc(cls) or "") or sig) if _only_variadic(sig) else sig
+
+
+def _only_variadic(sig: inspect.Signature) -> bool:
+    return all(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for n, p in sig.parameters.items() if n != "self")
+
+
+class _Unreadable:
+    """A documented default no Python literal says (`mstype.float32`): the class's own default stays."""
+
+    def __repr__(self) -> str:
+        return "<documented default>"
+
+
+UNREADABLE = _Unreadable()
+_ARG = re.compile(r"^(\w+) \(([^)]*)\)(?:, optional)?:(.*)$")
+_DEFAULT = re.compile(r"Default:?\s*``(.+?)``", re.S)
+
+
+def documented_signature(doc: str) -> Optional[inspect.Signature]:
+    """(self, <the docstring's Args, in order>) for a constructor that takes only *args/**kwargs and hands them
+    on (MindSpore's nn.RNN): the names and defaults its documentation gives, so a call binds by position and a
+    layer can be rebuilt by keyword. None when the docstring lists no arguments."""
+    lines = doc.splitlines()
+    try:
+        start = next(i for i, line in enumerate(lines) if line.strip() in ("Args:", "Parameters:"))
+    except StopIteration:
+        return None
+    found: List[Tuple[str, str]] = []
+    for line in lines[start + 1:]:
+        if line.strip() and not line.startswith(" "):
+            break  # the next section
+        m = _ARG.match(line[4:]) if line.startswith("    ") and not line.startswith("     ") else None
+        if m:
+            found.append((m.group(1), m.group(3)))
+        elif found and line.strip():
+            found[-1] = (found[-1][0], found[-1][1] + " " + line.strip())
+    params = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+    for name, text in found:
+        params.append(inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=_default(text)))
+    try:
+        return inspect.Signature(params) if found else None
+    except ValueError:  # a documented order no Python signature can have (a required name after a default)
+        return None
+
+
+def _default(text: str) -> Any:
+    m = _DEFAULT.search(text)
+    if m is None:
+        return inspect.Parameter.empty if "Default" not in text else UNREADABLE
+    try:
+        return ast.literal_eval(m.group(1).strip())
+    except (ValueError, SyntaxError):
+        return UNREADABLE
 
 
 @contextmanager

@@ -52,6 +52,70 @@ def test_a_wrapped_constructor_shows_its_own_signature():
     assert list(own_signature(Wrapped).parameters) == ["self", "params", "lr"]
 
 
+def test_a_constructor_taking_only_args_and_kwargs_binds_by_its_documented_arguments():
+    class Recurrent(Base):
+        """A layer that hands everything on.
+
+        Args:
+            input_size (int): Features in.
+            nonlinearity (str): ``'tanh'`` or ``'relu'``. Default: ``'tanh'``.
+            dropout (float): Between layers, continued
+                on a second line. Default ``0.0`` .
+            dtype (:class:`mindspore.dtype`): Dtype. Default: ``mstype.float32`` .
+
+        Inputs:
+            - **x** (Tensor) - not an argument.
+        """
+
+        def __init__(self, *args, **kwargs):
+            self.args = (args, kwargs)
+
+    sig = own_signature(Recurrent)
+    assert list(sig.parameters) == ["self", "input_size", "nonlinearity", "dropout", "dtype"]
+    assert sig.parameters["nonlinearity"].default == "tanh" and sig.parameters["dropout"].default == 0.0
+    assert repr(sig.parameters["dtype"].default) == "<documented default>"  # no literal: the class's own stays
+    built, calls = built_with_calls(lambda: Recurrent(4, "relu"), Base)
+    assert bound_arguments(built, calls) == {"input_size": 4, "nonlinearity": "relu"}
+
+
+def test_mindspore_rnn_is_rebuilt_with_torchs_nonlinearity():
+    import mindspore.nn as mnn
+    import torch
+
+    def pt():
+        class Net(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.rnn = torch.nn.RNN(3, 4, nonlinearity="relu", batch_first=True)
+
+            def forward(self, x):
+                return self.rnn(x)[0]
+
+        return Net()
+
+    def port(**kw):
+        def make():
+            class Net(mnn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.rnn = mnn.RNN(3, 4, batch_first=True, **kw)
+
+                def construct(self, x):
+                    return self.rnn(x)[0]
+
+            return Net()
+        return make
+
+    def run(make):
+        return run_item(Item(PairedCase(name="rnn", torch=pt, mindspore=make, inputs={"x": uniform(2, 5, 3)}),
+                             "forward", "pynative", "cpu"))
+
+    bad = run(port())
+    (d,) = bad.localization.defects
+    assert d.torch_name == "rnn" and d.confidence == "high" and "nonlinearity='relu'" in d.fix, (d.cause, d.fix)
+    assert run(port(nonlinearity="relu")).status == "pass"
+
+
 def test_mindspore_padding_kept_in_an_operator_is_read_from_the_call():
     import mindspore as ms
 
