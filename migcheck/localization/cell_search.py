@@ -1,7 +1,8 @@
 """The search on one layer wrong on its own: first its constructor's arguments (arg_search.py); then, for a layer
 of the port's own class (a hand-written attention or upsampling cell) that no argument explains, the op-level
 search inside its construct (op_search.py): its ops traced on torch's recorded inputs, aligned with torch's
-values, and the first diverging op's call changed until the layer agrees with torch.
+values, and the first diverging op's call changed until the layer agrees with torch; last, a parameter copied
+by name but read in another layout (layout_search.py).
 """
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Any, Callable, Sequence, Tuple
 import numpy as np
 
 from migcheck.localization.arg_search import SearchOutcome, search
+from migcheck.localization.layout_search import layout_search
 from migcheck.runners.probes import MindSporeProbe, TorchProbe
 
 TolFor = Callable[[str], Tuple[float, float]]
@@ -21,14 +23,19 @@ def search_layer(module: TorchProbe, cell: MindSporeProbe, torch_name: str, ms_n
     from migcheck.localization.op_search import search_ops
 
     outcome = search(module, cell, torch_name, ms_name, inputs, torch_out, ms_out, tol_for, train=train)
-    if outcome.confirmed or _library(cell, ms_name):
+    if outcome.confirmed:
         return outcome
-    values = [v for v in list(inputs) + [torch_out] if isinstance(v, np.ndarray)]
-    found = search_ops(module, cell, torch_name, ms_name, inputs, torch_out, values, tol_for)
-    if found is None or not found.confirmed:  # an op located but not confirmed: the replay of torch's calls
-        located = found.located if found is not None else ""  # (capture.py) may still confirm a cause; else
-        return replace(outcome, located=located)                # the located op is said, at medium
-    return replace(found, tried=outcome.tried + found.tried, seconds=round(outcome.seconds + found.seconds, 3))
+    if not _library(cell, ms_name):
+        values = [v for v in list(inputs) + [torch_out] if isinstance(v, np.ndarray)]
+        found = search_ops(module, cell, torch_name, ms_name, inputs, torch_out, values, tol_for)
+        if found is not None and found.confirmed:
+            return replace(found, tried=outcome.tried + found.tried, seconds=round(outcome.seconds + found.seconds, 3))
+        # an op located but not confirmed: the replay of torch's calls (capture.py) may still confirm a cause;
+        # else the located op is said, at medium
+        outcome = replace(outcome, located=found.located if found is not None else "")
+    if train:  # the layout is tried on the layer as it runs in eval mode
+        return outcome
+    return layout_search(module, cell, torch_name, ms_name, inputs, torch_out, tol_for, outcome) or outcome
 
 
 def _library(cell: MindSporeProbe, ms_name: str) -> bool:

@@ -46,3 +46,26 @@ class CellOps:
         from migcheck.runners.mindspore_ops import functions_like
 
         return functions_like(base, wanted)
+
+    def run_with_parameters(self, name: str, values: Mapping[str, np.ndarray], inputs: Sequence[np.ndarray],
+                            train: bool = False) -> Any:
+        """The sub-cell run on given inputs with some of its parameters (by name under it) set to other values,
+        all put back afterwards (a parameter layout tried as the cause)."""
+        import mindspore as ms
+
+        from migcheck.runners.mindspore_args import run_live
+
+        cell = self.subcell(name)
+        params = dict(cell.parameters_and_names())
+        saved = {k: params[k].value().asnumpy().copy() for k in values}
+        try:
+            for k, v in values.items():
+                params[k].set_data(ms.Tensor(np.ascontiguousarray(v, dtype=saved[k].dtype)))
+            return run_live(cell, self.args_of(name, inputs), train, to_numpy)
+        finally:
+            for k, v in saved.items():
+                params[k].set_data(ms.Tensor(v))
+
+    def parameter_shapes(self, name: str) -> Mapping[str, Tuple[int, ...]]:
+        """Each parameter of the sub-cell, by its name under it, with its shape."""
+        return {k: tuple(p.shape) for k, p in self.subcell(name).parameters_and_names()}
