@@ -179,6 +179,7 @@ def setting_candidates(torch_c: Constructor, ms_c: Constructor, table: Sequence[
         out.append(Candidate(tuple(torch_values), "torch's values together"))
     out.extend(_by_kind(torch_c, ms_c, aligned))
     out.extend(_unset_in_torch(ms_c, aligned))
+    out.extend(_other_scale(ms_c, aligned))
     open_args = [m for m in ms_c.arguments if (m.found or m.has_default) and (ms_c.library or m.name in aligned)]
     for m in open_args:
         if isinstance(m.value, str):
@@ -234,6 +235,24 @@ def _unset_in_torch(ms_c: Constructor, aligned: Mapping[str, Argument]) -> List[
                     and _differs(other.value, m.value)):
                 out.append(Candidate(((m.name, other.value),), f"{other.name}'s value (torch leaves {t.name} unset,"
                                      f" None)"))
+    return out[:4]
+
+
+def _other_scale(ms_c: Constructor, aligned: Mapping[str, Argument]) -> List[Candidate]:
+    """A small float both calls give the same value (an eps) that one side may apply to a squared quantity and
+    the other to its root (a product of two norms vs each norm, a variance vs a standard deviation): the same
+    value squared and its square root."""
+    out = []
+    for m in ms_c.arguments:
+        t = aligned.get(m.name)
+        v = m.value
+        if (t is None or not isinstance(v, float) or isinstance(v, bool) or not 0.0 < v < 1.0
+                or _differs(_as_ms(t.value, v), v)):
+            continue
+        out.append(Candidate(((m.name, float(f"{v * v:.6g}")),), f"the square of the {m.name}={v!r} both calls give: one side applies "
+                             f"it to a squared quantity (a product of two norms, a variance)"))
+        out.append(Candidate(((m.name, float(f"{v ** 0.5:.6g}")),), f"the square root of the {m.name}={v!r} both calls give: one side "
+                             f"applies it to a root (a norm, a standard deviation)"))
     return out[:4]
 
 

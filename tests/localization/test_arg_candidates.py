@@ -119,3 +119,12 @@ def test_a_number_torch_leaves_none_is_tried_at_the_ports_other_numbers():
     assert found == [(("stride", 3),), (("stride", 0),)]  # the port's kernel_size, then its padding
     set_c = Constructor("AvgPool1d", True, (_arg("kernel_size", 3), _arg("stride", 3), _arg("padding", 0)))
     assert not [c for c in setting_candidates(set_c, ms_c) if "unset" in c.why]  # torch's own 3 is tried by name
+
+
+def test_an_eps_both_calls_share_is_tried_squared_and_as_its_root():
+    torch_c = Constructor("cosine_similarity", True, (_arg("dim", -1), _arg("eps", 1e-8)))
+    ms_c = Constructor("cosine_similarity", True, (_arg("dim", -1), _arg("eps", 1e-8)))
+    found = [c.changes for c in setting_candidates(torch_c, ms_c) if "both calls give" in c.why]
+    assert found == [(("eps", 1e-16),), (("eps", 0.0001),)]
+    other = Constructor("cosine_similarity", True, (_arg("dim", -1), _arg("eps", 1e-6)))
+    assert not [c for c in setting_candidates(torch_c, other) if "both calls give" in c.why]  # torch's own is tried

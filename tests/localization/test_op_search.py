@@ -326,3 +326,38 @@ def test_an_op_the_port_added_is_dropped_to_agreement():
 def test_max_values_twin_passes():
     v, defects = _run(_case(_torch_max_values, _ms_max_values(False), {"x": uniform(3, 4)}))
     assert v.status == "pass" and not defects, v.message
+
+
+def _cosine(ms_fn):
+    import torch
+
+    return _case(lambda h, y: torch.nn.functional.cosine_similarity(h * 1e-5, y, dim=-1), ms_fn,
+                 {"x": uniform(3, 4), "y": uniform(3, 4, low=-2e-5, high=2e-5)})
+
+
+def _cosine_eps_on_the_product(h, y):  # MindSpore clamps the product of the two norms at eps
+    import mindspore.ops as ops
+
+    return ops.cosine_similarity(h * 1e-5, y, dim=-1)
+
+
+def _cosine_eps_on_each_norm(h, y):  # torch clamps each norm at eps
+    import mindspore.ops as ops
+
+    a = h * 1e-5
+    na = ops.clamp(ops.norm(a, dim=-1), min=1e-8)
+    ny = ops.clamp(ops.norm(y, dim=-1), min=1e-8)
+    return ops.sum(a * y, dim=-1) / (na * ny)
+
+
+def test_an_eps_applied_to_a_squared_quantity_is_found_as_its_square():
+    v, defects = _run(_cosine(_cosine_eps_on_the_product))
+    (d,) = [d for d in defects if d.confirmed]
+    assert d.confidence == "high" and "op 'cosine_similarity'" in d.cause
+    assert "eps=1e-16 (the square of the eps=1e-08 both calls give" in d.cause
+    assert d.fix == "cosine_similarity(..., eps=1e-08) -> cosine_similarity(..., eps=1e-16)", d.fix
+
+
+def test_cosine_clamping_each_norm_twin_passes():
+    v, defects = _run(_cosine(_cosine_eps_on_each_norm))
+    assert v.status == "pass" and not defects
