@@ -4,18 +4,13 @@ nameable MindSpore difference; each correct port the same net ported right. Sour
 MindSpore 2.10 on CPU."""
 from __future__ import annotations
 
-import dataclasses
-
 import mindspore as ms
-import numpy as np
 import torch
-import torch.nn.functional as F
-from mindspore import Parameter, Tensor, ops
+from mindspore import ops
 from mindspore import nn as mnn
 from torch import nn as tnn
 
 from evaluation.corpus.build import entry
-from migcheck.case import FrameworkPair
 from migcheck.specs import integers, uniform
 
 # ---------------------------------------------------------------- layers and losses

@@ -1,10 +1,9 @@
-"""Held-out set 7, half a (family h7): functional ops in forward/construct and a gradient-only difference, written blind (without reading
-migcheck's localization, mapping, judging or running code, or other entries' causes). Each naive port has one
-nameable MindSpore difference; each correct port the same net ported right. Sources: probes of torch 2.13 /
-MindSpore 2.10 on CPU."""
+"""Held-out set 7, half a (family h7): functional ops in forward/construct and one gradient-only
+difference, written blind (without reading migcheck's localization, mapping, judging or running code, or other
+entries' causes). Each naive port has one nameable MindSpore
+difference; each correct port is the same net ported right. Sources: probes of torch 2.13 / MindSpore 2.10 on
+CPU."""
 from __future__ import annotations
-
-import dataclasses
 
 import mindspore as ms
 import numpy as np
@@ -15,8 +14,7 @@ from mindspore import nn as mnn
 from torch import nn as tnn
 
 from evaluation.corpus.build import entry
-from migcheck.case import FrameworkPair
-from migcheck.specs import integers, uniform
+from migcheck.specs import uniform
 
 # ---------------------------------------------------------------- functional ops in forward / construct
 
