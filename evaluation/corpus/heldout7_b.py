@@ -7,8 +7,6 @@ functional ops in construct, and one port that MindSpore refuses at construction
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from evaluation.corpus.build import entry
@@ -76,61 +74,63 @@ ENTRIES.append(entry(
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# Gradient-only 2: CLIP's contrastive head. torch's logit_scale is a trainable nn.Parameter; the port declares
-# it Parameter(..., requires_grad=False) (a constant in inference), so it gets no gradient. The forward is the same
-# function, but under migcheck the naive port fails the forward check too (verified: status only), so this entry
-# carries no fails_on.
+# Gradient-only 2: pairwise hashing loss. The Hamming distance between +-1 codes, (K - a.b) / 2, is an integer, so
+# dissimilar pairs often sit exactly on the hinge (distance == margin). torch's HingeEmbeddingLoss (clamp_min)
+# passes the full gradient there; MindSpore's nn.HingeEmbeddingLoss passes half (a maximum(0, margin - x) tie).
+# The loss values agree.
 # ---------------------------------------------------------------------------------------------------------------
-def _clip_torch():
+_CODES_A = np.array([[1, -1, 1, 1, -1, 1], [1, 1, 1, -1, -1, -1], [-1, -1, 1, 1, 1, -1], [1, -1, -1, 1, 1, 1]],
+                    dtype=np.float32)
+_CODES_B = np.array([[1, -1, -1, -1, -1, 1], [1, 1, 1, -1, 1, -1], [1, -1, 1, -1, 1, -1], [1, 1, -1, 1, -1, 1]],
+                    dtype=np.float32)
+_PAIR = np.array([-1, 1, -1, -1], dtype=np.float32)  # 1: similar pair, -1: dissimilar
+
+
+def _hash_torch():
     import torch
 
-    class ClipHead(torch.nn.Module):
+    class PairHashLoss(torch.nn.Module):
         def __init__(self):
             super().__init__()
-            self.visual_projection = torch.nn.Linear(8, 6, bias=False)
-            self.text_projection = torch.nn.Linear(7, 6, bias=False)
-            self.logit_scale = torch.nn.Parameter(torch.tensor(math.log(1 / 0.07)))
+            self.criterion = torch.nn.HingeEmbeddingLoss(margin=2.0)
+            self.pair = torch.from_numpy(_PAIR)
 
-        def forward(self, image_embeds, text_embeds):
-            img = self.visual_projection(image_embeds)
-            txt = self.text_projection(text_embeds)
-            img = img / img.norm(p=2, dim=-1, keepdim=True)
-            txt = txt / txt.norm(p=2, dim=-1, keepdim=True)
-            return self.logit_scale.exp() * img @ txt.t()
+        def forward(self, codes_a, codes_b):
+            hamming = 0.5 * (codes_a.shape[1] - (codes_a * codes_b).sum(-1))
+            return self.criterion(hamming, self.pair)
 
-    return ClipHead()
+    return PairHashLoss()
 
 
-def _clip_ms(correct: bool):
+def _hash_ms(correct: bool):
     def make():
-        import mindspore
         import mindspore.nn as nn
-        from mindspore import Parameter, Tensor, ops
+        from mindspore import Tensor, ops
 
-        class ClipHead(nn.Cell):
+        class PairHashLoss(nn.Cell):
             def __init__(self):
                 super().__init__()
-                self.visual_projection = nn.Dense(8, 6, has_bias=False)
-                self.text_projection = nn.Dense(7, 6, has_bias=False)
-                self.logit_scale = Parameter(Tensor(math.log(1 / 0.07), mindspore.float32), name="logit_scale",
-                                             requires_grad=correct)
+                self.criterion = nn.HingeEmbeddingLoss(margin=2.0)
+                self.pair = Tensor(_PAIR)
 
-            def construct(self, image_embeds, text_embeds):
-                img = self.visual_projection(image_embeds)
-                txt = self.text_projection(text_embeds)
-                img = img / ops.norm(img, dim=-1, keepdim=True)
-                txt = txt / ops.norm(txt, dim=-1, keepdim=True)
-                return ops.exp(self.logit_scale) * ops.matmul(img, txt.T)
+            def construct(self, codes_a, codes_b):
+                hamming = 0.5 * (codes_a.shape[1] - (codes_a * codes_b).sum(-1))
+                if correct:  # torch's formula: clamp_min passes the gradient at the hinge
+                    return ops.where(self.pair == 1, hamming, ops.clamp(2.0 - hamming, min=0.0)).mean()
+                return self.criterion(hamming, self.pair)
 
-        return ClipHead()
+        return PairHashLoss()
     return make
 
 
 ENTRIES.append(entry(
-    "h7b_clip_logit_scale_frozen_parameter", "h7", "probe: Parameter(requires_grad=False) for a trainable scale",
-    _clip_torch, _clip_ms(False), _clip_ms(True), ("<root>",), ("requires_grad|logit_scale",),
-    inputs={"image_embeds": uniform(4, 8), "text_embeds": uniform(3, 7)}, checks=("forward", "backward"),
-    cause_pattern=r"\brequires_grad\b",
+    "h7b_hinge_embedding_loss_gradient_at_margin", "h7", "probe: nn.HingeEmbeddingLoss backward at distance == margin",
+    _hash_torch, _hash_ms(False), _hash_ms(True), ("criterion",), ("HingeEmbeddingLoss|margin|hinge",),
+    inputs={"codes_a": given(_CODES_A), "codes_b": given(_CODES_B)}, checks=("forward", "backward"),
+    fails_on=("backward",),
+    cause_pattern=(r"\bHingeEmbeddingLoss\b|\bhinge_embedding_loss\b|"
+                   r"\bclamp(_min)?\b[^.\n]*\b(margin|hinge|boundary)\b|"
+                   r"\b(margin|hinge|boundary)\b[^.\n]*\b(clamp|half|0\.5)\b"),
 ))
 
 

@@ -494,7 +494,8 @@ ENTRIES.append(entry(
     "model:DETR bbox_embed + HungarianMatcher IoU (facebookresearch/detr); probe: ops.IOU legacy +1 convention",
     _detr_torch, _detr_ms(False), _detr_ms(True), ("after:bbox_embed",), ("IOU|iou",),
     inputs={"hs": uniform(5, 8), "tgt_boxes": given(_TARGETS)},
-    cause_pattern=r"\bIOU\b[^.\n]*(\+ ?1|\bplus one\b|\blegacy\b|\bpixel\b|\bwidth\b|\barea\b)|\bops\.IOU\b|\bmindspore\.ops\.IOU\b",
+    cause_pattern=(r"\bops\.IOU\b|\bP\.IOU\b|\bIOU\(|"
+                   r"\bIOU\b[^.\n]*(\+ ?1\b|\bplus one\b|\blegacy\b)|(\+ ?1\b|\bplus one\b|\blegacy\b)[^.\n]*\bIOU\b"),
 ))
 
 

@@ -20,7 +20,8 @@ def test_heldout7_b_entries_are_well_formed_and_uniquely_named():
     assert len(set(names)) == len(names)
     assert all(n.startswith("h7b_") for n in names)
     assert all(n.startswith("h7b_port_") for n in (e.name for e in heldout7_b_ports.ENTRIES))
-    assert {e.family for e in heldout7_b.ENTRIES} == {"h7"} and {e.family for e in heldout7_b_ports.ENTRIES} == {"h7-port"}
+    assert {e.family for e in heldout7_b.ENTRIES} == {"h7"}
+    assert {e.family for e in heldout7_b_ports.ENTRIES} == {"h7-port"}
     assert "h7" in FAMILIES and "h7-port" in FAMILIES
     assert all(e in heldout7.ENTRIES for e in mine)
     every = [e.name for e in entries(thirdparty=False)]
