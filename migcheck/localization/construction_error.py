@@ -10,6 +10,8 @@ from the two calls, never from a list of known answers:
   torch's first parameter is `p`, MindSpore's `keep_prob`), moved to the MindSpore parameter that aligns with
   torch's;
 - torch's value for each argument of matching meaning, enumerations, flips (arg_candidates.py);
+- the same numbers in another form of the argument: a pair (one per axis) as one value per side, each
+  repeated (`padding=(0, 1)` -> `(0, 0, 1, 1)`), an int as a pair, equal values as one int;
 - the nearest value MindSpore's message says it accepts (a closed end of the range it names).
 
 Each is confirmed by constructing the layer and running it on torch's recorded input, in eval mode and in
@@ -18,6 +20,7 @@ network with that call changed and running the check. Only then is it the cause,
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 import time
 from dataclasses import dataclass
@@ -56,8 +59,16 @@ class ConstructionSite:
     checked: str = ""
     tried: Tuple[str, ...] = ()
     seconds: float = 0.0
+    changed: Tuple[Tuple[str, Any], ...] = ()  # the confirmed call's arguments, by keyword
+    further: Tuple["ConstructionSite", ...] = ()  # calls that raised once this one was changed, each searched
 
     def describe(self) -> str:
+        text = self._describe()
+        for site in self.further:
+            text += f"; once that call is changed, the factory raises again: {site._describe()}"
+        return text
+
+    def _describe(self) -> str:
         where = (f"raised while building the port: constructing MindSpore's '{self.ms_path or '<root>'}' as "
                  f"{self.call} ({self.message})")
         if self.torch_name is not None:
@@ -68,6 +79,11 @@ class ConstructionSite:
             " and agreed with torch)"
 
     def as_localization(self) -> Localization:
+        sites = [self._parts()] + [s._parts() for s in self.further]
+        return Localization((), self.torch_name, self.ms_path, tuple(f for f, _ in sites), self.describe(),
+                            tuple(d for _, d in sites))
+
+    def _parts(self) -> Tuple[Finding, Defect]:
         where = f"torch '{self.torch_name or '<root>'}' / MindSpore '{self.ms_path or '<root>'}' ({self.torch_kind or '?'} / {self.ms_kind})"
         cause = self.cause or (f"MindSpore's {self.ms_kind} constructor refuses the port's call {self.call}: "
                                f"{self.message}")
@@ -79,7 +95,7 @@ class ConstructionSite:
         cost = dict(search_s=self.seconds, search_tried=self.tried) if self.tried else {}
         defect = Defect(0, self.torch_name or "", self.torch_kind, self.ms_path, self.ms_kind, evidence, cause,
                         self.fix, confidence, self.confirmed, RULE, **cost)
-        return Localization((), self.torch_name, self.ms_path, (finding,), self.describe(), (defect,))
+        return finding, defect
 
 
 @dataclass(frozen=True)
@@ -114,6 +130,10 @@ def candidates(failed: Any, torch_c: Optional[Constructor], table: Sequence[Tupl
         for cand in setting_candidates(torch_c, ms_c, table):
             if not cand.against_torch:
                 out.append(Change(tuple({**passed, **dict(cand.changes)}.items()), cand.why))
+    for name, value in passed.items():  # the same values written in the form MindSpore's parameter takes
+        for form, words in other_forms(value):
+            out.append(Change(tuple({**passed, name: form}.items()), f"its {name} {value!r} written as {form!r} "
+                              f"({words})"))
     m = _RANGE.search(failed.message)
     if m and m["arg"] in passed and isinstance(passed[m["arg"]], (int, float)):
         for bound, closed in ((m["lo"], m["lo_b"] == "["), (m["hi"], m["hi_b"] == "]")):
@@ -130,6 +150,23 @@ def candidates(failed: Any, torch_c: Optional[Constructor], table: Sequence[Tupl
             seen.add(repr(c.kwargs))
             unique.append(c)
     return unique[:MAX_CANDIDATES]
+
+
+def other_forms(value: Any) -> List[Tuple[Any, str]]:
+    """The same numbers in the other forms a layer argument takes: a pair (one per axis) as one value per side,
+    each repeated ((0, 1) -> (0, 0, 1, 1)) or the pair given twice; an int as a pair or one per side; equal
+    values as one int."""
+    if isinstance(value, bool) or not isinstance(value, (int, tuple)):
+        return []
+    if isinstance(value, int):
+        return [((value, value), "one per axis"), ((value,) * 4, "one per side")]
+    if not value or not all(isinstance(v, int) and not isinstance(v, bool) for v in value) or len(value) > 3:
+        return []
+    out = [(tuple(x for v in value for x in (v, v)), "each axis's value for both its sides"),
+           (value + value, "the values given twice")]
+    if len(set(value)) == 1:
+        out.append((value[0], "one int for every axis"))
+    return [(f, w) for f, w in out if f != value]
 
 
 def counterpart(path: str, kind: str, t_calls: Sequence[Any]) -> Optional[Any]:
@@ -167,12 +204,15 @@ def search(failed: Any, module: TorchProbe, t_call: Any, build_run: Callable[[Ma
         if whole is False:
             continue
         checked = ("the changed call constructs, and the layer agrees with torch's on its recorded input in eval and"
-                   " train mode" + ("; the whole network built with it passes the check" if whole else ""))
+                   " train mode" + ("; the whole network built with it passes the check" if whole else
+                                    "; the whole network built with it raises at another call" if network_agrees
+                                    else ""))
         fix = f"{failed.call_text()} -> {failed.call_text(kwargs)}"
         cause = (f"the port's call {failed.call_text()} raises in MindSpore's constructor ({failed.message}); "
                  f"{change.why}: with {failed.call_text(kwargs)} the layer constructs and computes what torch's "
                  f"{t_call.kind} computes ({len(tried)} candidates tried)")
         return ConstructionSite(**{**site.__dict__, "cause": cause, "fix": fix, "confirmed": True,
+                                   "changed": tuple(kwargs.items()),
                                    "checked": checked, "tried": tuple(tried),
                                    "seconds": round(time.monotonic() - started, 3)})
     return ConstructionSite(**{**site.__dict__, "tried": tuple(tried) or ("(none)",),
@@ -218,11 +258,11 @@ def locate_construction(case: Any, ref: Any, tolerance_for: Any,
                         passes_with: Optional[Callable[[Callable[[], Any]], bool]] = None) -> Optional[ConstructionSite]:
     """For a case whose MindSpore factory raised: the call that raised and a checked change to it. None when the
     factory builds when run again (the failure lies elsewhere). passes_with(factory): whether the whole check
-    passes with the network that factory builds (the end-to-end re-run of a candidate)."""
-    from migcheck.localization.capture import _tol
+    passes with the network that factory builds (the end-to-end re-run of a candidate). When the factory, with
+    that call changed, raises at another call, that one is searched in turn (`further`, up to MAX_SITES), and
+    the whole network's check runs with every change made."""
     from migcheck.precision import apply_precision
-    from migcheck.runners.mindspore_construction import construct_and_run, failed_construction, patched_factory
-    from migcheck.runners.mindspore_side import to_numpy
+    from migcheck.runners.mindspore_construction import failed_construction, patched_factory
     from migcheck.runners.torch_side import TorchModule
 
     failed = failed_construction(case.mindspore)
@@ -236,16 +276,41 @@ def locate_construction(case: Any, ref: Any, tolerance_for: Any,
         t_calls = module.capture_with_ops(ref.inputs[:n_net], ref.input_dtypes)[0]
     except Exception:  # torch cannot run either: the call that raised is still the place
         t_calls = []
+    sites: List[ConstructionSite] = []
+    factory = case.mindspore
+    while failed is not None and len(sites) < MAX_SITES:
+        site = _search_site(factory, failed, module, t_calls, tolerance_for, passes_with)
+        sites.append(site)
+        if not (site.confirmed and "raises at another call" in site.checked):
+            break
+        factory = patched_factory(factory, failed, dict(site.changed))
+        failed = failed_construction(factory)
+    return dataclasses.replace(sites[0], further=tuple(sites[1:]))
+
+
+MAX_SITES = 4
+
+
+def _search_site(factory: Callable[[], Any], failed: Any, module: TorchProbe, t_calls: Sequence[Any],
+                 tolerance_for: Any, passes_with: Optional[Callable[[Callable[[], Any]], bool]]) -> ConstructionSite:
+    """One raising call searched; the whole network's check is undecided (None) while another call raises."""
+    from migcheck.localization.capture import _tol
+    from migcheck.runners.mindspore_construction import construct_and_run, failed_construction, patched_factory
+    from migcheck.runners.mindspore_side import to_numpy
+
     t_call = counterpart(failed.path, failed.constructor.kind, t_calls)
     params = _torch_params(module, t_call.name) if t_call is not None else []
 
     def build_run(kwargs: Mapping[str, Any], train: bool) -> Any:
-        return construct_and_run(case.mindspore, failed, kwargs, list(t_call.inputs), train, to_numpy, params)
+        return construct_and_run(factory, failed, kwargs, list(t_call.inputs), train, to_numpy, params)
 
     network = None
     if passes_with is not None:
-        def network(kwargs: Mapping[str, Any]) -> bool:
-            return passes_with(patched_factory(case.mindspore, failed, kwargs))
+        def network(kwargs: Mapping[str, Any]) -> Optional[bool]:
+            changed = patched_factory(factory, failed, kwargs)
+            if failed_construction(changed) is not None:
+                return None
+            return passes_with(changed)
     return search(failed, module, t_call, build_run, _tol(tolerance_for), network)
 
 

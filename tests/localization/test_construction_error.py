@@ -107,3 +107,43 @@ def test_a_call_no_change_repairs_is_named_without_a_fix():
     d = _defect(run_item(Item(case, "forward", "pynative", "cpu")))
     assert not d.confirmed and d.confidence == "medium" and not d.fix
     assert "activation='no_such_activation'" in d.cause
+
+
+class _TwoAsymmetric(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.tall = torch.nn.Conv2d(4, 4, (3, 1), padding=(1, 0))
+        self.wide = torch.nn.Conv2d(4, 4, (1, 3), padding=(0, 1))
+
+    def forward(self, x):
+        return self.wide(self.tall(x))
+
+
+def _two_asymmetric(tall, wide):
+    class M(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.tall = ms.nn.Conv2d(4, 4, (3, 1), pad_mode="pad", padding=tall, has_bias=True)
+            self.wide = ms.nn.Conv2d(4, 4, (1, 3), pad_mode="pad", padding=wide, has_bias=True)
+
+        def construct(self, x):
+            return self.wide(self.tall(x))
+
+    case = PairedCase(name="pads", torch=_TwoAsymmetric, mindspore=M, inputs={"x": given(X)}, checks=("forward",))
+    return run_item(Item(case, "forward", "pynative", "cpu"))
+
+
+def test_per_axis_pads_are_rewritten_per_side_and_the_next_raising_call_is_searched_too():
+    v = _two_asymmetric((1, 0), (0, 1))
+    assert v.status == "error"
+    tall, wide = v.localization.defects
+    assert (tall.ms_name, wide.ms_name) == ("tall", "wide") and tall.confirmed and wide.confirmed
+    assert "its padding (1, 0) written as (1, 1, 0, 0) (each axis's value for both its sides)" in tall.cause
+    assert tall.fix.endswith("padding=(1, 1, 0, 0), has_bias=True)") and wide.fix.endswith("padding=(0, 0, 1, 1), has_bias=True)")
+    # the first change alone leaves the factory raising at the second call; with both, the network passes
+    assert "once that call is changed, the factory raises again" in v.localization.summary
+    assert v.localization.summary.endswith("the whole network built with it passes the check)")
+
+
+def test_the_convs_given_one_pad_per_side_pass():
+    assert _two_asymmetric((1, 1, 0, 0), (0, 0, 1, 1)).status == "pass"
