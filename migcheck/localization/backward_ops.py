@@ -76,25 +76,56 @@ def describe_elements(x: np.ndarray, t: np.ndarray, m: np.ndarray, wrong: np.nda
 
 
 def kink(x: np.ndarray, wrong: np.ndarray, scalars: Sequence[float], names: Sequence[str] = (),
-         input_name: str = "") -> str:
-    """The special point every differing element sits on (one of the op's own number arguments, or 0), or the
-    side of it they all lie on while every agreeing element lies on the other: measured on the recorded input."""
+         input_name: str = "", output: Optional[np.ndarray] = None, op: str = "op") -> str:
+    """The special point every differing element sits on (one of the op's own number arguments, or 0), the
+    side of it they all lie on while every agreeing element lies on the other, or ties of a reduction's result:
+    measured on the recorded input."""
     values, rest = x[wrong], x[~wrong]
-    named = {float(s): (names[i] if i < len(names) and names[i] else "") for i, s in enumerate(scalars)}
+    points = [(float(s), names[i] if i < len(names) else "") for i, s in enumerate(scalars)
+              if not _axis(names[i] if i < len(names) else "", s)]
+    named = {s: n for s, n in points}
     who = input_name or "x"
-    for s in list(scalars) + [0.0]:
+    tied = _ties(x, wrong, output, op)
+    if tied:
+        return tied.replace("x", who, 1)
+    for s in [s for s, _ in points] + [0.0]:
         if values.size and np.all(values == np.float32(s)):
             return f"{who} == {_num(s)}" + (f" (its {named[s]} argument)" if named.get(s) else
                                              " (its bound/argument)" if s in named else "")
-    if values.size and len(np.unique(values)) <= 2 and np.all(np.isin(values, [np.float32(s) for s in scalars])):
+    if values.size and len(np.unique(values)) <= 2 and np.all(np.isin(values, [np.float32(s) for s, _ in points])):
         return f"{who} at its bounds " + ", ".join(_num(v) for v in np.unique(values))
     if values.size and rest.size:
-        for s in list(scalars) + [0.0]:
+        for s in [s for s, _ in points] + [0.0]:
             label = f"{named[s]}={_num(s)}" if named.get(s) else _num(s)
             if np.all(values < s) and np.all(rest >= s):
                 return f"{who} < {label} (every differing element below it, every agreeing one at or above it)"
             if np.all(values > s) and np.all(rest <= s):
                 return f"{who} > {label} (every differing element above it, every agreeing one at or below it)"
+    return ""
+
+
+def _axis(name: str, value: float) -> bool:
+    """An integer argument that picks an axis (dim, axis, start_dim), no point on the input's values."""
+    return float(value).is_integer() and ("dim" in name.lower() or "axis" in name.lower())
+
+
+def _ties(x: np.ndarray, wrong: np.ndarray, output: Optional[np.ndarray], op: str = "op") -> str:
+    """'x at ties ...' when every differing element equals (in value or magnitude) the reduction's result it
+    belongs to, and at least one result is shared by several elements; '' otherwise."""
+    if output is None or output.ndim != x.ndim or output.shape == x.shape or not wrong.any():
+        return ""
+    try:
+        out = np.broadcast_to(output, x.shape)
+    except ValueError:  # not a keepdim reduction of x
+        return ""
+    for hit, how in ((x == out, "its value"), (np.abs(x) == out, "its magnitude")):
+        if not np.all(hit[wrong]):
+            continue
+        axes = tuple(i for i in range(x.ndim) if output.shape[i] == 1 and x.shape[i] > 1)
+        shared = hit.sum(axis=axes, keepdims=True) > 1
+        if np.any(np.broadcast_to(shared, x.shape)[wrong]):
+            return (f"x at ties of the {op} result: every differing element equals, in {how}, the result it is"
+                    f" reduced to, and several elements share that result")
     return ""
 
 
@@ -126,7 +157,8 @@ def compare(pairs: Sequence[Tuple[OpGradient, OpRecord]], vjp: Callable[..., Tup
                 where = describe_elements(x if x.shape == tg.shape else np.broadcast_to(np.nan, tg.shape), tg, mg,
                                           wrong)
             name = t.input_names[k] if k < len(t.input_names) else ""
-            at = kink(x, wrong, t.scalars, t.scalar_names, name) if x.shape == tg.shape else ""
+            at = (kink(x, wrong, t.scalars, t.scalar_names, name, t.output, m.name.rsplit(".", 1)[-1])
+                  if x.shape == tg.shape else "")
             cause = (f"MindSpore's {m.name} gradient differs from torch's {t.text.split('(', 1)[0]}"
                      f"{' where ' + at if at else ''}: {where} ({int(wrong.sum())} of {wrong.size} elements);"
                      f" the calls: MindSpore {m.text}, torch {t.text}")

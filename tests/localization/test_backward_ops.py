@@ -285,3 +285,17 @@ def test_a_gradient_that_differs_only_below_the_ops_eps_is_said_to_by_the_argume
 
 def test_the_gaussian_nll_twin_that_passes_var_gradient_through_passes():
     assert _gaussian_nll_pair(_gaussian_nll_as_torch).status == "pass"
+
+
+def test_kink_names_ties_of_a_reduction_and_ignores_axis_arguments():
+    from migcheck.localization.backward_ops import kink
+
+    x = np.array([[1.0, -1.0, 0.5], [0.2, 0.9, -0.3]], np.float32)
+    out = np.abs(x).max(axis=-1, keepdims=True)  # an inf-norm: row 0's 1 and -1 tie
+    wrong = np.array([[True, True, False], [False, False, False]])
+    said = kink(x, wrong, (-1.0,), ("dim",), "", out, "norm")
+    assert said.startswith("x at ties of the norm result: every differing element equals, in its magnitude"), said
+    assert kink(x, wrong, (-1.0,), ("dim",)) == ""  # dim=-1 is an axis, no point on the values
+    assert kink(x, wrong, (-1.0,), ("min",)) == ""  # -1 is a bound, but 1 sits elsewhere: no single point
+    single = np.array([[False, True, False], [False, False, False]])
+    assert kink(x, single, (-1.0,), ("min",)) == "x == -1 (its min argument)"
