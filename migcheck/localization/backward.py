@@ -44,7 +44,7 @@ def backward_defects(module: TorchProbe, cell: MindSporeProbe, ref: Any, loss: A
             ms_in = cell.subcell_vjp(ms_name, call.inputs, grad_out)
         except Exception:  # a sub-cell that needs more than its tensor arguments cannot run alone
             continue
-        wrong = [(t, m) for t, m in zip(grad_in, ms_in) if t is not None and t.dtype.kind in "fc"
+        wrong = [(t, m) for t, m in zip(grad_in, ms_in) if t is not None and m is not None and t.dtype.kind in "fc"
                  and not close(t, np.asarray(m), *tol(str(t.dtype)))]
         if not wrong:
             continue
@@ -58,10 +58,37 @@ def backward_defects(module: TorchProbe, cell: MindSporeProbe, ref: Any, loss: A
                  f" {call.kind} computes" if custom else "")
         if found is not None:
             cause = f"{cause}; the input gradient: {found.cause}" if cause else f"the input gradient: {found.cause}"
+        k = next(i for i, g in enumerate(grad_in) if g is t)
+        placed = _placed(module, call, k, t, np.asarray(m), tol)
+        if placed:  # measured: the elements where the gradients differ, against the layer's own settings
+            cause = (f"{cause}; " if cause else "") + (f"MindSpore's {ms_kind} input gradient differs from torch's"
+                                                       f" {call.kind} {placed}")
         rule = "custom-bprop" if custom else found.rule if found else "backward"
         out.append(Defect(index, call.name, call.kind, ms_name, ms_kind, evidence, cause, "",
-                          "medium" if cause else "low", False, rule))
+                          "high" if placed else "medium" if cause else "low", bool(placed), rule))
     return sorted(out, key=lambda d: d.order)
+
+
+def _placed(module: TorchProbe, call: Any, k: int, t: np.ndarray, m: np.ndarray, tol: TolFor) -> str:
+    """'where x == margin=2 ...: at input 2 (3 elements): torch gradient 1, MindSpore 0.5' for an input whose
+    gradient has its shape; '' where no special point of the layer's own numbers explains the elements."""
+    from migcheck.localization.backward_ops import describe_elements, differing, kink
+
+    if k >= len(call.inputs) or np.shape(call.inputs[k]) != t.shape or t.shape != m.shape:
+        return ""
+    x = np.asarray(call.inputs[k])
+    wrong = differing(t, m, *tol(str(t.dtype)))
+    try:
+        arguments = module.constructor(call.name).arguments
+    except Exception:  # no settings to read: only 0 is a point
+        arguments = ()
+    numbers = [(a.name, float(a.value)) for a in arguments
+               if isinstance(a.value, (int, float)) and not isinstance(a.value, bool)]
+    at = kink(x, wrong, [v for _, v in numbers], [n for n, _ in numbers])
+    if not at:
+        return ""
+    return (f"where {at}: {describe_elements(x, t, m, wrong)} ({int(wrong.sum())} of {wrong.size} elements;"
+            f" re-run alone on torch's recorded input and output gradient)")
 
 
 def _candidates(cell: MindSporeProbe, t_calls: Sequence[Any], m_calls: Sequence[Any], flow: Any) -> List[Tuple[int, str]]:

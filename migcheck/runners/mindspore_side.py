@@ -179,12 +179,20 @@ class MindSporeCell(CellOps):
         with pynative():
             cell.set_train(False)
             args = [ms.Tensor(contiguous(x)) for x in inputs]
-            held = HeldErrors(cell)
-            out, vjp_fn = ms.vjp(held.function(), *args)
-            held.reraise()
             cot = [ms.Tensor(contiguous(c)) for c in cotangents]
-            grads = vjp_fn(cot[0] if isinstance(out, ms.Tensor) else tuple(cot))
-        return tuple(to_numpy(g) for g in (grads if isinstance(grads, (tuple, list)) else (grads,)))
+            try:
+                return _vjp(cell, args, cot, range(len(args)))
+            except Exception:  # an input MindSpore cannot differentiate through (a ±1 label whose gradient path
+                pass          # adds a bool): each input alone, the others held fixed
+            out: List[Any] = []
+            for k in range(len(args)):
+                try:
+                    out.append(_vjp(cell, args, cot, [k])[0])
+                except Exception:  # no gradient for this input: None, as torch gives for a non-float one
+                    out.append(None)
+            if all(g is None for g in out):
+                raise MindSporeSideError(f"no input of '{name}' can be differentiated alone")
+            return tuple(out)
 
     def args_of(self, name: str, inputs: Sequence[np.ndarray]) -> List[Any]:
         """Recorded tensors, with the plain arguments the sub-cell's captured call took (hooks.with_plain)."""
@@ -410,3 +418,21 @@ def _trainable(p: Any) -> bool:
 def _tensor(x: np.ndarray, dtype: str) -> ms.Tensor:
     t = ms.Tensor(np.array(x, copy=True))
     return t.astype(ms.bfloat16) if dtype == "bfloat16" else t
+
+
+def _vjp(cell: Any, args: Sequence[Any], cot: Sequence[Any], wrt: Sequence[int]) -> Tuple[Any, ...]:
+    """Input gradients of `cell` for output cotangents, with respect to the inputs at `wrt` (the others fixed)."""
+    held = HeldErrors(cell)
+    call = held.function()
+    wrt = list(wrt)
+
+    def partial(*chosen: Any) -> Any:
+        full = list(args)
+        for k, v in zip(wrt, chosen):
+            full[k] = v
+        return call(*full)
+
+    out, vjp_fn = ms.vjp(partial, *[args[k] for k in wrt])
+    held.reraise()
+    grads = vjp_fn(cot[0] if isinstance(out, ms.Tensor) else tuple(cot))
+    return tuple(to_numpy(g) for g in (grads if isinstance(grads, (tuple, list)) else (grads,)))

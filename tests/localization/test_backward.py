@@ -2,9 +2,10 @@
 own backward differs (fed torch's input and output gradient), not to where the wrong gradient arrives."""
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from migcheck import PairedCase, uniform
+from migcheck import PairedCase, given, uniform
 from migcheck.planning.discovery import load_file
 from migcheck.planning.items import Item
 from migcheck.running.pipeline import run_item
@@ -62,3 +63,52 @@ def test_a_network_without_sub_cells_is_its_own_backward_defect():
     (defect,) = loc.defects
     assert (defect.torch_name, defect.ms_name, defect.rule) == ("", "", "custom-bprop")
     assert "times 0.5" in defect.cause
+
+
+
+# rows 0 and 2 sum to the margin exactly: the hinge's kink, where torch's clamp_min passes the whole gradient
+_SUMS = np.array([[0.25, 0.75], [2.0, 1.0], [0.5, 0.5], [0.1, 0.2]], np.float32)
+_LABELS = np.array([-1.0, 1.0, -1.0, -1.0], np.float32)  # ±1 labels: a float input MindSpore cannot differentiate
+
+
+def _hinge_case(port_loss):
+    import torch
+
+    class T(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.criterion = torch.nn.HingeEmbeddingLoss(margin=1.0)
+            self.labels = torch.from_numpy(_LABELS)
+
+        def forward(self, x):
+            return self.criterion(x.sum(-1), self.labels)
+
+    class M(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.criterion = port_loss()
+            self.labels = ms.Tensor(_LABELS)
+
+        def construct(self, x):
+            return self.criterion(x.sum(-1), self.labels)
+
+    case = PairedCase(name="hinge", torch=T, mindspore=M, inputs={"x": given(_SUMS)}, checks=("backward",))
+    return run_item(Item(case, "backward", "pynative", "cpu"))
+
+
+class _HingeAsTorch(ms.nn.Cell):  # torch's formula: clamp_min passes the gradient at the margin
+    def construct(self, d, labels):
+        return ms.ops.where(labels == 1, d, ms.ops.clamp(1.0 - d, min=0.0)).mean()
+
+
+def test_a_losss_gradient_at_its_margin_is_placed_by_the_isolated_backward_with_labels_held_fixed():
+    v = _hinge_case(lambda: ms.nn.HingeEmbeddingLoss(margin=1.0))
+    assert v.status == "fail"
+    (d,) = v.localization.defects
+    assert (d.torch_name, d.ms_name, d.confidence, d.confirmed) == ("criterion", "criterion", "high", True)
+    assert "differs from torch's HingeEmbeddingLoss where x == 1 (its margin argument)" in d.cause, d.cause
+    assert "at input 1 (2 elements)" in d.cause and d.fix == ""
+
+
+def test_the_hinge_computed_as_torch_does_passes():
+    assert _hinge_case(_HingeAsTorch).status == "pass"
