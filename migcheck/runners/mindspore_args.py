@@ -83,6 +83,11 @@ def _run(new: Any, old: Any, inputs: Sequence[np.ndarray], train: bool, to_numpy
         if source is None or tuple(source.shape) != tuple(param.shape):
             same = by_shape.get(tuple(param.shape), [])
             if len(same) != 1:
+                # a parameter the change reshaped (PReLU's one slope made per channel): torch's one of that shape
+                torch_same = [v for v in (extra or {}).values() if tuple(np.shape(v)) == tuple(param.shape)]
+                if len(torch_same) == 1:
+                    param.set_data(ms.Tensor(contiguous(np.asarray(torch_same[0], dtype=np.float32))))
+                    continue
                 raise MindSporeSideError(f"no single parameter of shape {tuple(param.shape)} to copy into '{name}'")
             source = same[0]
         param.set_data(source.value())

@@ -259,3 +259,26 @@ def test_a_bias_the_port_switched_off_is_re_run_with_torchs_bias():
 def test_conv_bias_twin_passes():
     v, defects = _run(_conv_bias(True))
     assert v.status == "pass" and not defects, v.message
+
+
+def _prelu(channels):
+    import mindspore.nn as mnn
+    import torch
+
+    pt, port = _then_conv(lambda: torch.nn.PReLU(2, init=0.1), lambda: mnn.PReLU(channels, w=0.1))
+    return PairedCase(name="net", torch=pt, mindspore=port, inputs={"x": uniform(1, 2, 3, 3, low=-1, high=1)},
+                      checks=("forward",), weight_map={"layer.weight": "layer.w", "conv.weight": "conv.weight",
+                                                       "conv.bias": "conv.bias"})
+
+
+def test_a_parameter_the_candidate_reshapes_takes_torchs_of_that_shape():
+    # one slope where torch keeps one per channel: the rebuilt PReLU(channel=2) gets torch's two slopes
+    v, defects = _run(_prelu(1))
+    assert v.status == "fail"
+    (d,) = [d for d in defects if d.torch_name == "layer"]
+    assert d.confirmed and d.confidence == "high" and d.fix.endswith("nn.PReLU(..., channel=2)"), (d.cause, d.fix)
+
+
+def test_prelu_per_channel_twin_passes():
+    v, defects = _run(_prelu(2))
+    assert v.status == "pass" and not defects, v.message
