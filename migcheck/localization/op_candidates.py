@@ -201,6 +201,10 @@ def refused_forms(div: OpDivergence) -> List[Tuple[OpChange, str]]:
             out.append((OpChange(div.ms.index, positions=((k, (v,)),)), f"its {name} {v!r} given as the tuple ({v},)"))
         elif isinstance(v, tuple) and len(v) == 1 and isinstance(v[0], int):
             out.append((OpChange(div.ms.index, positions=((k, v[0]),)), f"its {name} {v!r} given as the int {v[0]}"))
+    for k, v in list(enumerate(positional)) + list(div.ms.keywords):  # a number the function takes as a Tensor
+        if _numbers(v):
+            name = (div.ms.names[k] if k < len(div.ms.names) else f"argument {k}") if isinstance(k, int) else k
+            out.append((OpChange(div.ms.index, as_tensor=(k,)), f"its {name} {v!r} given as a Tensor"))
     for k, v in enumerate(positional):
         if v == "<tensor>" or not isinstance(v, (int, float)) or isinstance(v, bool):
             continue
@@ -209,7 +213,17 @@ def refused_forms(div: OpDivergence) -> List[Tuple[OpChange, str]]:
             order.insert(to, k)
             out.append((OpChange(div.ms.index, order=tuple(order)),
                         f"its {v!r} moved to argument position {to} (the arguments in another order)"))
-    return out[:6]
+    return out[:8]
+
+
+def _numbers(v: Any) -> bool:
+    """A plain number, or a flat tuple of them: what a function may want as a Tensor instead."""
+    if isinstance(v, bool):
+        return False
+    if isinstance(v, (int, float)):
+        return True
+    return isinstance(v, (tuple, list)) and bool(v) and all(isinstance(x, (int, float)) and not isinstance(x, bool)
+                                                           for x in v)
 
 
 def api_candidates(div: OpDivergence, functions: Sequence[Tuple[str, Tuple[Tuple[str, bool], ...]]], same: Any

@@ -291,6 +291,16 @@ def _fix(div: OpDivergence, change: OpChange, ms_ops: Sequence[OpRecord]) -> str
         why = (f"it returns {div.ms.outputs[0].dtype.name} for a {given} input" if div.ms.outputs
                else f"it refuses a {given} input")
         return f"{name}(..., {param}={param}.astype(mindspore.{dtype}), ...): hand {name} its {param} as {dtype} ({why})"
+    if change.as_tensor:
+        where = change.as_tensor[0]
+        if isinstance(where, str):
+            value = dict(div.ms.keywords).get(where)
+            return (f"{name}(..., {where}=mindspore.Tensor({value!r})) in place of {name}(..., {where}={value!r}):"
+                    f" hand {name} its {where} as a Tensor")
+        before = ", ".join(_arg_words(div.ms, k) for k in range(len(div.ms.positional)))
+        after = ", ".join(f"mindspore.Tensor({div.ms.positional[k]!r})" if k == where else _arg_words(div.ms, k)
+                          for k in range(len(div.ms.positional)))
+        return f"{name}({after}) in place of {name}({before})"
     if change.swap_axes:
         i, j = change.swap_axes
         return f"{name}(x.swapaxes({i}, {j}), ...) in place of {name}(x, ...): transpose the two axes first"

@@ -171,3 +171,27 @@ def test_a_refused_scale_factor_is_replaced_by_the_output_size_torch_returned():
 def test_the_interpolate_given_a_size_twin_passes():
     assert _pair(_t_up, lambda h: ops.interpolate(h.reshape(2, 1, 2, 2), size=(4, 4), mode="bilinear"
                                                   ).reshape(2, 16)[:, :3], "up_ok", 3).status == "pass"
+
+
+def _bartlett_scaled(h):  # a window built in construct from a plain length: no tensor goes in
+    return h * torch.bartlett_window(4, periodic=False)
+
+
+def _ms_bartlett_int(h):
+    return h * ops.bartlett_window(4, periodic=False)
+
+
+def _ms_bartlett_tensor(h):
+    return h * ops.bartlett_window(ms.Tensor(4), periodic=False)
+
+
+def test_a_number_the_function_refuses_is_handed_over_as_a_tensor():
+    v = _pair(_bartlett_scaled, _ms_bartlett_int, "window", 4)
+    assert v.status == "error"
+    (d,) = v.localization.defects
+    assert d.confirmed and "op 'bartlett_window'" in d.cause and "window_length 4 given as a Tensor" in d.cause
+    assert d.fix == "bartlett_window(mindspore.Tensor(4)) in place of bartlett_window(4)", d.fix
+
+
+def test_the_window_given_a_tensor_length_twin_passes():
+    assert _pair(_bartlett_scaled, _ms_bartlett_tensor, "window", 4).status == "pass"
