@@ -114,6 +114,16 @@ def _locate(module: TorchProbe, cell: MindSporeProbe, inputs: Sequence[Any], dty
         call = next(c for c in t_calls if c.name == torch_name)
         for diff, fix in _checked_fixes(module, cell, torch_name, ms_name, call, tol):
             return RaiseSite(ms_name, ms_kind, torch_name, call.kind, diff.cause, fix, diff.rule, shown)
+    if torch_name is not None and _library(cell, ms_name):  # the library layer's own call, changed and re-run
+        from migcheck.localization.raise_layer import raising_layer_fix
+
+        call = next(c for c in t_calls if c.name == torch_name)
+        fixed = raising_layer_fix(module, cell, torch_name, ms_name, call, tol)
+        if fixed is not None:
+            return RaiseSite(ms_name, ms_kind, torch_name, call.kind,
+                             f"{refused}; {fixed.cause}" if refused else fixed.cause, fixed.fix, fixed.rule, shown,
+                             True, "the changed layer runs on torch's recorded input and agrees with torch",
+                             fixed.seconds, fixed.tried)
     if torch_name is not None and refused:  # a refused number worked around outside the layer (op_compose.py)
         from migcheck.localization.op_compose import layer_scale_workaround
 
@@ -153,6 +163,13 @@ def _search(module: TorchProbe, cell: MindSporeProbe, t_calls: Sequence[Any], ms
                             {**owners, **{m: t for t, m in mapping_pairs}}, library)
     except Exception:  # a construct that cannot be traced: the call-level location stands alone
         return None
+
+
+def _library(cell: MindSporeProbe, ms_name: str) -> bool:
+    try:
+        return bool(cell.constructor(ms_name).library)
+    except Exception:  # no constructor to read: the port's own
+        return False
 
 
 def _counterpart(ms_name: str, ms_kind: str, t_calls: Sequence[Any], mapping_pairs: Sequence[Tuple[str, str]]

@@ -133,6 +133,8 @@ def alternatives(torch_kind: str, wanted: Sequence[str], named: Sequence[str] = 
         except (TypeError, ValueError):
             continue
         similarity = difflib.SequenceMatcher(None, _norm(name), _norm(torch_kind)).ratio()
+        if len(_norm(name)) >= 4 and _norm(name) in _norm(torch_kind):  # its special case's name (L1Loss in
+            similarity = max(similarity, 0.8)                            # SmoothL1Loss, whose beta=0 is L1)
         takes = sum(w in params for w in wanted)
         if name in named or similarity >= 0.8 or takes:
             scored.append((name in named, similarity + takes, name))

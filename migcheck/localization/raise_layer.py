@@ -1,0 +1,63 @@
+"""A library layer that raises on torch's recorded input, where torch's layer ran: changes that make it run and
+agree with torch, each re-run on that input (the layer's own arguments and other mindspore.nn classes in its
+place, as for a layer that computes wrong numbers: cell_search.py; then its inputs with the class/channel
+axis moved, torch's axis 1 to MindSpore's last or back: a loss that wants the classes last).
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from migcheck.localization.arg_search import SearchOutcome
+from migcheck.localization.confirm import agree
+from migcheck.runners.probes import MindSporeProbe, TorchProbe
+
+TolFor = Callable[[str], Tuple[float, float]]
+
+
+def axis_moves(inputs: Sequence[np.ndarray]) -> List[Tuple[int, int, int]]:
+    """(input, from, to): each input of 3 or more axes with torch's axis 1 moved last, or its last moved to 1."""
+    out = []
+    for k, x in enumerate(inputs):
+        if isinstance(x, np.ndarray) and x.ndim >= 3:
+            out += [(k, 1, -1), (k, -1, 1)]
+    return out
+
+
+def raising_layer_fix(module: TorchProbe, cell: MindSporeProbe, torch_name: str, ms_name: str, call: Any,
+                      tol: TolFor) -> Optional[SearchOutcome]:
+    """The first change after which the raising layer runs on torch's recorded input and agrees with torch's
+    output; None when none does."""
+    from migcheck.localization.cell_search import search_layer
+
+    inputs = list(call.inputs)
+    found = search_layer(module, cell, torch_name, ms_name, inputs, call.output, None, tol)
+    if found.confirmed:
+        return found
+    tried: List[str] = list(found.tried)
+    kind = _kind(cell, ms_name)
+    for k, a, b in axis_moves(inputs):
+        moved = list(inputs)
+        moved[k] = np.moveaxis(inputs[k], a, b)
+        tried.append(f"input {k} with axis {a} moved to {b}")
+        try:
+            got = cell.run_subcell(ms_name, moved)
+        except Exception:  # still raises: not this layout
+            continue
+        if agree(call.output, got, tol):
+            where = "last" if b == -1 else f"at axis {b}"
+            cause = (f"MindSpore's {kind} takes input {k} with torch's axis {a} {where}: torch's '{torch_name}' "
+                     f"({call.kind}) reads it at axis {a}; with that axis moved, the layer runs on torch's recorded "
+                     f"input and agrees with torch ({len(tried)} candidates tried)")
+            fix = (f"hand '{ms_name}' its input {k} as ops.moveaxis(x, {a}, {b}) (and move the result's axis back "
+                   f"where it keeps one)")
+            return SearchOutcome(cause, fix, True, tuple(tried), found.seconds)
+    return None
+
+
+def _kind(cell: MindSporeProbe, ms_name: str) -> str:
+    try:
+        return cell.subcell_kind(ms_name)
+    except KeyError:
+        return "layer"
