@@ -221,9 +221,8 @@ def _defects(module: TorchProbe, cell: MindSporeProbe, rows: Sequence[SubcellRow
                 replayed = _replay(module, call.name, call.start, call.end, call.output, isolated[row.order], tol)
                 if replayed is not None and port_passes_torchs_value(cell, row.ms_name, call.inputs, replayed):
                     replayed = None
-                if replayed is not None:
-                    cause, fix, rule, confirmed = (replayed.cause(f"in '{call.name or '<root>'}'"), replayed.fix,
-                                                   replayed.rule, True)
+                if replayed is not None:  # confirmed on torch's side; no MindSpore call re-ran to agreement: no fix
+                    cause, fix, rule, confirmed = replayed.cause(f"in '{call.name or '<root>'}'"), "", replayed.rule, True
                     evidence += "; the replay with MindSpore's setting reproduces MindSpore's output"
             if not cause and searched is not None and searched.located:  # the op inside it, not its cause
                 cause, rule = searched.located, searched.rule
@@ -256,11 +255,12 @@ def _defects(module: TorchProbe, cell: MindSporeProbe, rows: Sequence[SubcellRow
         replayed = _replay(module, *region[:3], op_values[2], op_values[3], tol) if region and op_values else None
         if replayed is not None and port_passes_torchs_value(cell, first.ms_name, t_calls[first.order].inputs, replayed):
             replayed = None
-        if replayed is not None:
-            where = f"in '{region[0] or '<root>'}' up to {region[3]}"
-            out.append(Defect(first.order, first.torch_name, first.torch_kind, first.ms_name, first.ms_kind,
-                              f"{between}; {replayed.cause(where)}", replayed.cause(where), replayed.fix, "high", True,
-                              replayed.rule))
+        if replayed is not None:  # confirmed on torch's side; a fix only where a MindSpore call re-ran to agreement
+            where, searched = f"in '{region[0] or '<root>'}' up to {region[3]}", _search_ops(module, cell, first, t_calls, tol) if ops else None
+            cost = dict(search_s=searched.seconds, search_tried=searched.tried) if searched is not None else {}
+            out.append(Defect(first.order, first.torch_name, first.torch_kind, first.ms_name, first.ms_kind, f"{between}; {replayed.cause(where)}",
+                              replayed.cause(where), searched.fix if searched is not None and searched.confirmed else "",
+                              "high", True, replayed.rule, **cost))
             return out
         searched = _search_ops(module, cell, first, t_calls, tol) if ops else None
         cost = dict(search_s=searched.seconds, search_tried=searched.tried) if searched is not None else {}

@@ -71,6 +71,34 @@ SETTINGS: Dict[str, Tuple[Setting, ...]] = {
 }
 
 
+def own_settings(site: OpSite) -> List[Setting]:
+    """Settings read off the call itself: each plain argument it passes away from its signature's default,
+    tried at that default (torch sets `antialias=True`, a port that cannot say it computes the default), and
+    each boolean it passes, flipped."""
+    defaults = dict(site.defaults)
+    given = [(k, v, None) for k, v in site.keywords]
+    given += [(site.names[i], v, i) for i, v in enumerate(site.positional) if i < len(site.names)]
+    out = []
+    for name, value, position in given:
+        if value == TENSOR or isinstance(value, (tuple, list)) or name not in defaults and not isinstance(value, bool):
+            continue
+        alts = []
+        if name in defaults and not _same(defaults[name], value, site.ndim):
+            alts.append(defaults[name])
+        if isinstance(value, bool) and (not value) not in alts:
+            alts.append(not value)
+        if alts:
+            out.append(Setting(name, position, defaults.get(name), _fixed(*alts)))
+    return out
+
+
+def settings_of(site: OpSite) -> List[Setting]:
+    """The table's settings for the op (they order and widen the values tried), then the call's own."""
+    table = list(SETTINGS.get(site.name, ()))
+    known = {s.keyword for s in table}
+    return table + [s for s in own_settings(site) if s.keyword not in known]
+
+
 @dataclass(frozen=True)
 class ReplayMatch:
     site: OpSite
@@ -142,7 +170,7 @@ def find_setting(module: OpReplayer, owner: str, after: int, before: int, torch_
     for site in sites:
         if site.seq > at:
             continue
-        for setting in SETTINGS.get(site.name, ()):
+        for setting in settings_of(site):
             now = current(site, setting)
             for alt in setting.alternatives(site.ndim):
                 if _same(alt, now, site.ndim):

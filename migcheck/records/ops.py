@@ -30,6 +30,8 @@ class OpSite:
     keywords: Tuple[Tuple[str, Any], ...]
     ndim: int  # rank of the first tensor argument (0 when none)
     text: str  # e.g. "Tensor.softmax(-1)"
+    names: Tuple[str, ...] = ()  # the function's positional parameter names, from its signature (where it has one)
+    defaults: Tuple[Tuple[str, Any], ...] = ()  # its parameters' plain default values, by name
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ counterfactual `migcheck.localization.op_replay` judges.
 from __future__ import annotations
 
 import copy
+import inspect
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
@@ -67,8 +68,22 @@ def _first_rank(args: Sequence[Any]) -> int:
 
 def sites(raw: Sequence[RawOp], texts: Dict[int, str], owner: str, after: int, before: int) -> List[OpSite]:
     return [OpSite(r.seq, getattr(r.func, "__name__", ""), tuple(_shown(a) for a in r.args),
-                   tuple((k, _shown(v)) for k, v in r.kwargs.items()), _first_rank(r.args), texts.get(r.seq, ""))
+                   tuple((k, _shown(v)) for k, v in r.kwargs.items()), _first_rank(r.args), texts.get(r.seq, ""),
+                   *_signature(r.func))
             for r in raw if r.shown and r.owner == owner and after < r.seq < before]
+
+
+def _signature(func: Any) -> tuple:
+    """(positional parameter names, plain defaults by name) of a Python-level torch function; () for a builtin."""
+    try:
+        params = list(inspect.signature(func).parameters.values())
+    except (TypeError, ValueError):  # a builtin without a Python signature
+        return (), ()
+    names = tuple(p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
+    plain = (bool, int, float, str, type(None))
+    defaults = tuple((p.name, p.default) for p in params
+                     if p.default is not inspect.Parameter.empty and isinstance(p.default, plain))
+    return names, defaults
 
 
 def replay(raw: Sequence[RawOp], owner: str, after: int, before: int, change: Optional[Change],

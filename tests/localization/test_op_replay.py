@@ -4,7 +4,7 @@ import math
 import numpy as np
 import pytest
 
-from migcheck.localization.op_replay import SETTINGS, OpSite, agree, current, find_setting
+from migcheck.localization.op_replay import SETTINGS, TENSOR, OpSite, agree, current, find_setting
 
 X = np.random.default_rng(0).standard_normal((2, 3, 4)).astype(np.float32)
 
@@ -100,3 +100,13 @@ def test_a_replay_the_ports_own_call_contradicts_is_not_its_cause():
     assert port_passes_torchs_value(MindSporeCell(net(1), "pynative"), "", x, match)
     assert port_passes_torchs_value(MindSporeCell(net(-3), "pynative"), "", x, match)  # the same axis of rank 4
     assert not port_passes_torchs_value(MindSporeCell(net(2), "pynative"), "", x, match)
+
+
+def test_settings_are_read_off_the_call_away_from_its_defaults_and_booleans_flipped():
+    from migcheck.localization.op_replay import own_settings
+
+    site = OpSite(3, "interpolate", (TENSOR,), (("size", (4, 4)), ("mode", "bilinear"), ("antialias", True),
+                                                ("align_corners", False)), 4, "F.interpolate(...)",
+                  ("input", "size"), (("mode", "nearest"), ("antialias", False), ("align_corners", None)))
+    found = {s.keyword: s.alternatives(4) for s in own_settings(site)}
+    assert found == {"mode": ["nearest"], "antialias": [False], "align_corners": [None, True]}

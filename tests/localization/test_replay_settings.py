@@ -1,0 +1,48 @@
+"""The torch-side replay reads settings off torch's own call (op_replay.own_settings): torch's F.interpolate with
+antialias=True, replayed with antialias=False, reproduces a port whose ops.interpolate has no such argument. The
+cause is confirmed on torch's side; no MindSpore call re-runs to agreement, so no fix is printed."""
+import pytest
+
+from migcheck import PairedCase, uniform
+from migcheck.planning.items import Item
+from migcheck.running.pipeline import run_item
+
+pytestmark = [pytest.mark.needs_torch, pytest.mark.needs_mindspore]
+torch = pytest.importorskip("torch")
+ms = pytest.importorskip("mindspore")
+
+
+def _run(size):
+    class T(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = torch.nn.Conv2d(2, 2, 1)
+
+        def forward(self, x):
+            return torch.nn.functional.interpolate(self.conv(x), size=size, mode="bilinear", align_corners=False,
+                                                   antialias=True)
+
+    class M(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.conv = ms.nn.Conv2d(2, 2, 1, has_bias=True)
+
+        def construct(self, x):
+            return ms.ops.interpolate(self.conv(x), size=size, mode="bilinear", align_corners=False)
+
+    case = PairedCase(name="resize", torch=T, mindspore=M, inputs={"x": uniform(1, 2, 8, 8)}, checks=("forward",))
+    return run_item(Item(case, "forward", "pynative", "cpu"))
+
+
+def test_a_torch_setting_the_port_cannot_pass_is_confirmed_by_the_replay_without_a_fix():
+    v = _run((4, 4))  # downsampling: antialias filters first
+    assert v.status == "fail"
+    (d,) = v.localization.defects
+    assert d.confirmed and d.confidence == "high"
+    assert "interpolate called with antialias=True in torch" in d.cause and "as with antialias=False in MindSpore" in d.cause
+    assert d.fix == ""  # MindSpore's call has no antialias: nothing re-ran to agreement, nothing printed
+    assert not any(f.fix_checked for f in v.localization.findings)
+
+
+def test_upsampling_where_antialias_changes_nothing_passes():
+    assert _run((12, 12)).status == "pass"
