@@ -32,6 +32,11 @@ def raising_layer_fix(module: TorchProbe, cell: MindSporeProbe, torch_name: str,
     from migcheck.localization.cell_search import search_layer
 
     inputs = list(call.inputs)
+    try:
+        cell.run_subcell(ms_name, inputs)
+        return None  # it runs on torch's input: what it was fed upstream is wrong, not the layer
+    except Exception:  # it raises on torch's recorded input too: its own call is wrong
+        pass
     found = search_layer(module, cell, torch_name, ms_name, inputs, call.output, None, tol)
     if found.confirmed:
         return found

@@ -257,21 +257,32 @@ class _TorchCelu(torch.nn.Module):
         return self.act(self.fc(x))
 
 
-def test_a_refused_argument_no_scale_explains_stays_unconfirmed_without_a_fix():
-    """torch's CELU(alpha=0.5) ported as nn.ELU(alpha=0.5): no scale of ELU(1.0) is CELU(0.5)."""
+def _celu_port(act):
     class M(ms.nn.Cell):
         def __init__(self):
             super().__init__()
             self.fc = ms.nn.Dense(6, 3)
-            self.act = ms.nn.ELU(alpha=0.5)
+            self.act = act()
 
         def construct(self, x):
             return self.act(self.fc(x))
 
     case = PairedCase(name="celu", torch=_TorchCelu, mindspore=M, inputs={"x": given(X)}, checks=("forward",))
-    v = run_item(Item(case, "forward", "pynative", "cpu"))
+    return run_item(Item(case, "forward", "pynative", "cpu"))
+
+
+def test_a_refused_argument_no_scale_explains_is_fixed_by_the_class_torchs_layer_is():
+    """torch's CELU(alpha=0.5) ported as nn.ELU(alpha=0.5), which refuses it: no scale of ELU(1.0) is CELU(0.5),
+    but nn.CELU(alpha=0.5) in its place runs on torch's recorded input and agrees (raise_layer.py)."""
+    v = _celu_port(lambda: ms.nn.ELU(alpha=0.5))
     assert v.status == "error"
-    assert not any(d.confidence == "high" or d.fix for d in v.localization.defects)
+    (d,) = v.localization.defects
+    assert "refuses alpha=0.5" in d.cause and "nn.CELU(alpha=0.5) in its place agrees with torch" in d.cause
+    assert d.confidence == "high" and d.fix == "use mindspore.nn.CELU(alpha=0.5) in place of ELU"
+
+
+def test_the_celu_twin_passes():
+    assert _celu_port(lambda: ms.nn.CELU(alpha=0.5)).status == "pass"
 
 
 def test_the_written_out_elu_twin_passes():
