@@ -263,6 +263,39 @@ def _slice_ms(correct):
     return make
 
 
+def _argmax_torch():
+    import torch
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.score = torch.nn.Linear(4, 5)
+
+        def forward(self, x):
+            s = self.score(x)
+            return s, torch.argmax(s)
+    return Net()
+
+
+def _argmax_ms(correct):
+    def make():
+        import mindspore as ms
+        import mindspore.nn as nn
+        import mindspore.ops as ops
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.score = nn.Dense(4, 5)
+                self.argmax = ops.Argmax(output_type=ms.int64)
+
+            def construct(self, x):
+                s = self.score(x)
+                return s, (ops.argmax(s) if correct else self.argmax(s))
+        return Net()
+    return make
+
+
 # ---------------------------------------------------------------- gradient only
 
 def _var_torch():
@@ -377,6 +410,10 @@ ENTRIES = [
           _slice_ms(False), _slice_ms(True), ["after:fc"], ["slice|size|end"],
           inputs={"x": uniform(3, 4)}, fails_with="shape",
           cause_pattern=r"\bslice\b[^.]*\bsize\b|\bsize\b[^.]*\b(not|instead of)\b[^.]*\bend\b|\bnarrow\b|\bstrided_slice\b"),
+    entry("h8a_argmax_primitive_default_last_axis", FAM, "probe: torch.argmax(x) (flattened) vs ops.Argmax() (axis=-1)",
+          _argmax_torch, _argmax_ms(False), _argmax_ms(True), ["after:score"], ["Argmax|axis|flatten"],
+          inputs={"x": uniform(3, 4)}, fails_with="shape",
+          cause_pattern=r"\bArgmax\b[^.]*\b(axis|flatten(ed)?)\b|\baxis\s*=\s*None\b|\bflatten(ed|s)?\b[^.]*\bargmax\b|\bops\.argmax\b"),
     entry("h8a_var_gradient_constant_rows", FAM, "probe: ops.var backward on constant rows", _var_torch,
           _var_ms(False), _var_ms(True), ["after:act"], ["var|gradient|nan|constant"],
           inputs={"x": given(_frames())}, checks=("forward", "backward"), fails_with="nonfinite", fails_on=("backward",),

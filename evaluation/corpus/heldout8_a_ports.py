@@ -110,6 +110,47 @@ def _mixer_ms(correct):
     return make
 
 
+# ---------------------------------------------------------------- Conv-TasNet encoder / mask / decoder
+# Luo & Mesgarani 2019: a learned 1-D conv encoder (kernel L, hop L/2, no bias), a mask applied to its ReLU output,
+# and a transposed-conv decoder (kernel L, hop L/2, no bias) back to a waveform of length (T - 1) * L/2 + L.
+def _tasnet_torch():
+    import torch
+
+    class TasNetCodec(torch.nn.Module):
+        def __init__(self, n_filters=6, kernel=4):
+            super().__init__()
+            self.encoder = torch.nn.Conv1d(1, n_filters, kernel, stride=kernel // 2, bias=False)
+            self.mask = torch.nn.Conv1d(n_filters, n_filters, 1)
+            self.decoder = torch.nn.ConvTranspose1d(n_filters, 1, kernel, stride=kernel // 2, bias=False)
+
+        def forward(self, wav):
+            w = torch.relu(self.encoder(wav))
+            return self.decoder(w * torch.sigmoid(self.mask(w)))
+    return TasNetCodec()
+
+
+def _tasnet_ms(correct):
+    def make():
+        import mindspore.nn as nn
+        import mindspore.ops as ops
+
+        class TasNetCodec(nn.Cell):
+            def __init__(self, n_filters=6, kernel=4):
+                super().__init__()
+                self.encoder = nn.Conv1d(1, n_filters, kernel, stride=kernel // 2, pad_mode="valid")
+                self.mask = nn.Conv1d(n_filters, n_filters, 1, has_bias=True)
+                if correct:
+                    self.decoder = nn.Conv1dTranspose(n_filters, 1, kernel, stride=kernel // 2, pad_mode="valid")
+                else:
+                    self.decoder = nn.Conv1dTranspose(n_filters, 1, kernel, stride=kernel // 2)
+
+            def construct(self, wav):
+                w = ops.relu(self.encoder(wav))
+                return self.decoder(w * ops.sigmoid(self.mask(w)))
+        return TasNetCodec()
+    return make
+
+
 ENTRIES = [
     entry("h8a_port_graphsage_pool_aggregator_isolated_node", FAM,
           "model:GraphSAGE pooling aggregator (Hamilton et al. 2017); probe: ops.unsorted_segment_max on empty segments",
@@ -122,4 +163,9 @@ ENTRIES = [
           _mixer_ms(True), ["after:norm1"], ["transpose|perm|swapaxes"],
           inputs={"x": uniform(2, 4, 6)}, fails_with="error",
           cause_pattern=r"\btranspose\b[^.]*\b(perm|permutation|input_perm)\b|\bswapaxes\b|\(0,\s*2,\s*1\)"),
+    entry("h8a_port_conv_tasnet_decoder_transpose_default_same", FAM,
+          "model:Conv-TasNet encoder/decoder (Luo & Mesgarani 2019); page ConvTranspose1d", _tasnet_torch,
+          _tasnet_ms(False), _tasnet_ms(True), ["decoder"], ["Conv1dTranspose|pad_mode|same"],
+          inputs={"wav": uniform(2, 1, 16)}, fails_with="shape",
+          cause_pattern=r"\bpad_mode\b[^.]*\b(valid|pad)\b|\b(valid|pad)\b[^.]*\bpad_mode\b"),
 ]
