@@ -5,9 +5,9 @@ from migcheck.case import case_problems
 
 
 def _entries():
-    from evaluation.corpus import heldout8_a, heldout8_a_ports
+    from evaluation.corpus import heldout8_a, heldout8_a_ops, heldout8_a_ports
 
-    return heldout8_a.ENTRIES + heldout8_a_ports.ENTRIES
+    return heldout8_a.ENTRIES + heldout8_a_ops.ENTRIES + heldout8_a_ports.ENTRIES
 
 
 @pytest.mark.needs_torch
