@@ -243,7 +243,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m evaluation.score", description=__doc__.split("\n\n")[0])
     parser.add_argument("--family", help="only this family (layer, functional, loss, optimizer, real-port,"
                         " third-party, blind, blind-port, h3, h3-port)")
-    parser.add_argument("-k", dest="keyword", help="only entries whose name contains this")
+    parser.add_argument("-k", dest="keyword", action="append",
+                        help="only entries whose name contains this (repeat: any of them)")
     parser.add_argument("--cost", action="store_true", help="also run benchmarks/localization_cost.py (minutes)")
     parser.add_argument("--out", default=str(ROOT / "evaluation" / "RESULTS-latest.md"),
                         help="where to write the tables (default evaluation/RESULTS-latest.md; RESULTS.md is the curated before/after)")
@@ -251,7 +252,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     from evaluation.corpus import entries
 
     chosen = [e for e in entries() if (not args.family or e.family == args.family)
-              and (not args.keyword or args.keyword in e.name)]
+              and (not args.keyword or any(k in e.name for k in args.keyword))]
     scores = run_all(chosen)
     lines = table(scores, f"{len(chosen)} entries, PYNATIVE on CPU") + ["", "#### Per entry", ""] + details(scores)
     if args.cost:

@@ -60,9 +60,9 @@ def backward_defects(module: TorchProbe, cell: MindSporeProbe, ref: Any, loss: A
             cause = f"{cause}; the input gradient: {found.cause}" if cause else f"the input gradient: {found.cause}"
         k = next(i for i, g in enumerate(grad_in) if g is t)
         placed = _placed(module, call, k, t, np.asarray(m), tol)
-        if placed:  # measured: the elements where the gradients differ, against the layer's own settings
-            cause = (f"{cause}; " if cause else "") + (f"MindSpore's {ms_kind} input gradient differs from torch's"
-                                                       f" {call.kind} {placed}")
+        if placed:  # measured: the elements where the gradients differ, against the layer's own settings (a
+            own = (f"MindSpore's {ms_kind} defines its own bprop; " if custom else "")  # ratio read off the differing
+            cause = f"{own}MindSpore's {ms_kind} input gradient differs from torch's {call.kind} {placed}"  # ones only)
         rule = "custom-bprop" if custom else found.rule if found else "backward"
         out.append(Defect(index, call.name, call.kind, ms_name, ms_kind, evidence, cause, "",
                           "high" if placed else "medium" if cause else "low", bool(placed), rule))
@@ -84,7 +84,11 @@ def _placed(module: TorchProbe, call: Any, k: int, t: np.ndarray, m: np.ndarray,
         arguments = ()
     numbers = [(a.name, float(a.value)) for a in arguments
                if isinstance(a.value, (int, float)) and not isinstance(a.value, bool)]
-    at = kink(x, wrong, [v for _, v in numbers], [n for n, _ in numbers])
+    try:
+        names = module.input_names(call.name)
+    except Exception:  # a forward without a readable signature: the input stays "x"
+        names = ()
+    at = kink(x, wrong, [v for _, v in numbers], [n for n, _ in numbers], names[k] if k < len(names) else "")
     if not at:
         return ""
     return (f"where {at}: {describe_elements(x, t, m, wrong)} ({int(wrong.sum())} of {wrong.size} elements;"

@@ -154,11 +154,11 @@ def _tol(tolerance_for: ToleranceFor) -> Callable[[str], Tuple[float, float]]:
 
 def _isolated_pass(cell: MindSporeProbe, t_calls: Sequence[Any], m_calls: Sequence[Any], flow: Dataflow) -> Dict[int, Any]:
     """Each paired torch leaf's MindSpore counterpart (a cell or a fused chain) fed torch's recorded inputs."""
-    names = [c.name for c in t_calls]
-    out = {}
+    names, m_names, out = [c.name for c in t_calls], [c.name for c in m_calls], {}
     for pair in flow.pairs:
         call = t_calls[pair.torch_index]
-        if descendants(names, call.name) or not call.inputs:
+        if descendants(names, call.name) or not call.inputs or flow.output_matched[pair.torch_index] and descendants(
+                m_names, m_calls[pair.ms_indices[0]].name):  # torch's output is computed inside the port's cell
             continue
         try:
             value: Any = cell.run_subcell(m_calls[pair.ms_indices[0]].name, call.inputs)

@@ -62,23 +62,32 @@ class _Index:
     def __init__(self, tol_for: TolFor):
         self.tol_for = tol_for
         self.by_shape: Dict[Tuple[int, ...], List[Tuple[int, np.ndarray, float, float]]] = {}
+        self.by_size: Dict[int, List[Tuple[int, np.ndarray, float, float]]] = {}
 
     def add(self, key: int, a: np.ndarray) -> None:
         a64 = a.astype(np.float64, copy=False)
         finite = np.isfinite(a64)
-        self.by_shape.setdefault(a.shape, []).append((key, a, float(a64[finite].sum()), float(np.abs(a64[finite]).sum())))
+        entry = (key, a, float(a64[finite].sum()), float(np.abs(a64[finite]).sum()))
+        self.by_shape.setdefault(a.shape, []).append(entry)
+        if a.ndim >= 2:
+            self.by_size.setdefault(a.size, []).append(entry)
 
-    def matches(self, a: np.ndarray, first_only: bool = True) -> List[int]:
+    def matches(self, a: np.ndarray, first_only: bool = True, reshaped: bool = False) -> List[int]:
+        """Keys of the tensors equal to `a`; reshaped: also those holding its values in another shape of the same
+        size (a layer that flattens to 2-D before its activation: nn.Dense hands GELU a (N*T, C) view)."""
         out = []
         rtol, atol = self.tol_for(str(a.dtype))
         a64 = a.astype(np.float64, copy=False)
         finite = np.isfinite(a64)
         s, sa = float(a64[finite].sum()), float(np.abs(a64[finite]).sum())
         slack = a.size * atol + rtol * sa + 1e-9 * (sa + 1.0)
-        for key, b, bs, bsa in self.by_shape.get(a.shape, ()):
+        pool = list(self.by_shape.get(a.shape, ()))
+        if reshaped and a.ndim >= 2:
+            pool += [e for e in self.by_size.get(a.size, ()) if e[1].shape != a.shape]
+        for key, b, bs, bsa in pool:
             if abs(s - bs) > slack or abs(sa - bsa) > slack:
                 continue  # sum|a-b| <= n*atol + rtol*sum|a| bounds both differences
-            if close(a, b, rtol, atol):
+            if close(a.reshape(-1), b.reshape(-1), rtol, atol):
                 out.append(key)
                 if first_only:
                     break
@@ -127,7 +136,7 @@ def pair_calls(torch_calls: Sequence[Any], ms_calls: Sequence[Any], hints: Mappi
         inputs_index.add(-1 - k, a)
 
     def known(a: np.ndarray) -> bool:
-        return bool(index.matches(a) or inputs_index.matches(a))
+        return bool(index.matches(a) or inputs_index.matches(a, reshaped=True))
 
     t_names = [c.name for c in torch_calls]
     m_names = [c.name for c in ms_calls]
@@ -224,8 +233,12 @@ def _agree(a: Any, b: Any, tol_for: TolFor) -> bool:
 
 
 def _same_inputs(t_call: Any, m_call: Any, tol_for: TolFor) -> bool:
+    """Equal float inputs; one held in another shape of the same size counts (a view flattened to 2-D)."""
     a, b = _floats(list(t_call.inputs)), _floats(list(m_call.inputs))
-    return bool(a) and len(a) == len(b) and all(close(x, y, *tol_for(str(x.dtype))) for x, y in zip(a, b))
+    return bool(a) and len(a) == len(b) and all(
+        close(x, y, *tol_for(str(x.dtype))) if x.shape == y.shape else
+        x.size == y.size and x.ndim >= 2 and y.ndim >= 2 and close(x.reshape(-1), y.reshape(-1), *tol_for(str(x.dtype)))
+        for x, y in zip(a, b))
 
 
 def _fed_otherwise(t_call: Any, m_call: Any, tol_for: TolFor) -> bool:

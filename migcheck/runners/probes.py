@@ -58,6 +58,9 @@ class TorchProbe(SideProbe, Protocol):
                          loss: Optional[Callable[[], Any]]) -> Dict[str, Tuple[Tuple[Any, ...], Tuple[Any, ...]]]:
         """name -> (grad_output, grad_input) of every sub-module called once."""
 
+    def input_names(self, name: str) -> Tuple[str, ...]:
+        """The sub-module's forward parameter names, in order."""
+
     def op_records(self, owner: str) -> List[Any]: ...
 
     def rerun_op(self, owner: str, index: int, inputs: Arrays) -> List[np.ndarray]:

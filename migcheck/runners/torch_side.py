@@ -246,6 +246,14 @@ class TorchModule:
 
         return constructor(self.module.get_submodule(name) if name else self.module)
 
+    def input_names(self, name: str) -> Tuple[str, ...]:
+        """The sub-module's forward parameters, in order (what its inputs are called)."""
+        import inspect
+
+        forward = (self.module.get_submodule(name) if name else self.module).forward
+        return tuple(p.name for p in inspect.signature(forward).parameters.values()
+                     if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
+
     def op_records(self, owner: str) -> List[Any]:
         from migcheck.runners.torch_ops import records
 

@@ -106,7 +106,7 @@ def test_a_losss_gradient_at_its_margin_is_placed_by_the_isolated_backward_with_
     assert v.status == "fail"
     (d,) = v.localization.defects
     assert (d.torch_name, d.ms_name, d.confidence, d.confirmed) == ("criterion", "criterion", "high", True)
-    assert "differs from torch's HingeEmbeddingLoss where x == 1 (its margin argument)" in d.cause, d.cause
+    assert "differs from torch's HingeEmbeddingLoss where input == 1 (its margin argument)" in d.cause, d.cause
     assert "at input 1 (2 elements)" in d.cause and d.fix == ""
 
 
