@@ -270,8 +270,8 @@ def _defects(module: TorchProbe, cell: MindSporeProbe, rows: Sequence[SubcellRow
                               **cost))
             return out
         cause, rule = _between_signature(rows, t_calls, m_calls, between)
-        if not cause and searched is not None and searched.cause:  # the op located, its cause not found
-            cause, rule = searched.cause, searched.rule
+        if searched is not None and (searched.located or not cause) and searched.cause:  # the op located first
+            cause, rule = searched.cause + (f"; {cause}" if cause else ""), searched.rule
         out.append(Defect(first.order, first.torch_name, first.torch_kind, first.ms_name, first.ms_kind, between,
                           cause, "", "medium" if cause else "low", False, rule or "functional-op", **cost))
     return out

@@ -209,6 +209,9 @@ def _none(div: Optional[OpDivergence], tried: List[str], started: float, raised:
     elif div is not None:
         said = (f"op '{div.ms.name}' is the first whose inputs agree with torch's values and whose output does not"
                 + (f" (torch's counterpart: '{div.torch.name}')" if div.torch is not None else ""))
+        at = _elements(div)
+        if at:  # measured on the two recorded outputs: at which inputs the conventions part
+            said += f": {base_name(div.ms.name)} output differs {at}"
     if said and rejected:  # the closest first: fewest edge values where it differs from torch's op
         said += "; not confirmed (each agreed on the case's input only): " + "; ".join(
             w for _, w in sorted(rejected, key=lambda r: r[0]))
@@ -216,6 +219,15 @@ def _none(div: Optional[OpDivergence], tried: List[str], started: float, raised:
     # region torch computes in one fused call differs from every torch value without being wrong itself
     located = said if div is not None and div.torch is not None else ""
     return SearchOutcome(said, "", False, tuple(tried), round(time.monotonic() - started, 3), RULE, located=located)
+
+
+def _elements(div: OpDivergence) -> str:
+    from migcheck.localization.op_elements import where_differs
+
+    if div.torch is None or not div.ms.outputs or not div.torch.outputs:
+        return ""
+    names = [n for n, v in zip(div.ms.names, div.ms.positional) if v == "<tensor>"]
+    return where_differs(div.ms.inputs, div.ms.outputs[0], div.torch.outputs[0], 1.3e-6, 1e-5, names)
 
 
 def _differs(div: OpDivergence) -> str:

@@ -1,0 +1,89 @@
+"""Where one op's output differs from torch's counterpart, said by the input values at those elements (pure).
+
+An op located by the op-level search whose inputs agree and whose output does not may differ only at special
+inputs: xlogy(0, 0) gives NaN where torch gives 0, logaddexp(-inf, -inf) NaN where torch gives -inf, a
+logsumexp over an all -inf row. The differing output elements are read off the two recorded outputs, each with
+the input values it was computed from (an elementwise op: the inputs broadcast to the output; a reduction: the
+slice reduced to it), and grouped, so the report says at which inputs the two conventions part.
+"""
+from __future__ import annotations
+
+from typing import List, Optional, Sequence, Tuple
+
+import numpy as np
+
+MAX_GROUPS = 3
+
+
+def _num(v: float) -> str:
+    if np.isnan(v):
+        return "nan"
+    if np.isinf(v):
+        return "inf" if v > 0 else "-inf"
+    return f"{v + 0.0:.4g}"
+
+
+def _wrong(t: np.ndarray, m: np.ndarray, rtol: float, atol: float) -> np.ndarray:
+    a, b = t.astype(np.float64), m.astype(np.float64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        ok = np.abs(a - b) <= atol + rtol * np.abs(a)
+    ok |= (np.isnan(a) & np.isnan(b)) | (np.isinf(a) & (a == b))
+    return ~ok
+
+
+def _slice_words(values: np.ndarray) -> str:
+    """A reduced slice in words where it is uniform ('all -inf'), else ''."""
+    flat = values.reshape(-1).astype(np.float64)
+    if flat.size and np.all(np.isneginf(flat)):
+        return "all -inf"
+    if flat.size and np.all(np.isposinf(flat)):
+        return "all inf"
+    if flat.size and np.all(np.isnan(flat)):
+        return "all nan"
+    if flat.size and np.all(flat == 0):
+        return "all 0"
+    return ""
+
+
+def where_differs(inputs: Sequence[np.ndarray], ms_out: np.ndarray, torch_out: np.ndarray, rtol: float, atol: float,
+                  names: Sequence[str] = ()) -> str:
+    """'where x == 0 and y == 0 (6 elements): torch 0, MindSpore nan'; '' where the elements share no input."""
+    if ms_out.shape != torch_out.shape or ms_out.dtype.kind not in "fc" or torch_out.dtype.kind not in "fc":
+        return ""
+    wrong = _wrong(torch_out, ms_out, rtol, atol)
+    if not wrong.any():
+        return ""
+    floats = [np.asarray(x) for x in inputs if isinstance(x, np.ndarray) and x.dtype.kind in "fc"]
+    labels = [names[i] if i < len(names) and names[i] else ("x" if i == 0 else f"input {i}") for i in range(len(floats))]
+    groups: dict = {}
+    for index in zip(*np.nonzero(wrong)):
+        key = _at(floats, labels, index, torch_out.shape)
+        if key is None:
+            return ""
+        groups.setdefault((key, _num(float(torch_out[index])), _num(float(ms_out[index]))), 0)
+        groups[(key, _num(float(torch_out[index])), _num(float(ms_out[index])))] += 1
+    if len({k for k, _, _ in groups}) > MAX_GROUPS:
+        return ""  # no few special inputs explain it: a general difference, not an edge convention
+    parts = [f"where {key} ({n} element{'s' if n > 1 else ''}): torch {tv}, MindSpore {mv}"
+             for (key, tv, mv), n in list(groups.items())[:MAX_GROUPS]]
+    return "; ".join(parts) + f" ({int(wrong.sum())} of {wrong.size} output elements)"
+
+
+def _at(floats: List[np.ndarray], labels: List[str], index: Tuple[int, ...], shape: Tuple[int, ...]) -> Optional[str]:
+    said = []
+    for x, label in zip(floats, labels):
+        try:
+            value = np.broadcast_to(x, shape)[index]  # elementwise: the input element it was computed from
+            said.append(f"{label} == {_num(float(value))}")
+            continue
+        except ValueError:
+            pass
+        if x.ndim == len(shape):  # a keepdim reduction: the slice reduced to this element
+            piece = x[tuple(slice(None) if x.shape[d] != shape[d] else slice(i, i + 1) for d, i in enumerate(index))]
+            words = _slice_words(piece)
+            if not words:
+                return None
+            said.append(f"{label}'s reduced slice is {words}")
+            continue
+        return None
+    return " and ".join(said) if said else None
