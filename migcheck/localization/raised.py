@@ -143,6 +143,11 @@ def _locate(module: TorchProbe, cell: MindSporeProbe, inputs: Sequence[Any], dty
                              next(c.kind for c in t_calls if c.name == searched.torch_name), cause, found.fix,
                              found.rule, shown, found.confirmed, "the construct runs and agrees with torch",
                              found.seconds, found.tried or ("(none)",))
+    if op is None:  # no public call raised: a Python error in the port's own code, at its line
+        line = _raising_line(module, cell, inputs)
+        if line:
+            return RaiseSite(ms_name, ms_kind, torch_name, next((c.kind for c in t_calls if c.name == torch_name), ""),
+                             line, "", "raising-line", shown, False)
     if torch_name is None:
         return RaiseSite(ms_name, ms_kind, call=shown, refused=refused)
     return RaiseSite(ms_name, ms_kind, torch_name, next(c.kind for c in t_calls if c.name == torch_name), call=shown,
@@ -163,6 +168,23 @@ def _search(module: TorchProbe, cell: MindSporeProbe, t_calls: Sequence[Any], ms
                             {**owners, **{m: t for t, m in mapping_pairs}}, library)
     except Exception:  # a construct that cannot be traced: the call-level location stands alone
         return None
+
+
+def _raising_line(module: TorchProbe, cell: MindSporeProbe, inputs: Sequence[Any]) -> str:
+    """'raised at line N of FILE in Class.construct: `code` (TypeError: ...)', with the attributes that line calls
+    that MindSpore's Tensor holds as values where torch's Tensor has methods; '' when no line of the port's own."""
+    try:
+        line = cell.raising_line(list(inputs))
+    except Exception:  # the forward cannot be re-run here: the sub-cell stays the place
+        return ""
+    if line is None:
+        return ""
+    said = f"raised at line {line.line} of {line.file} in {line.function}: `{line.code}` ({line.error})"
+    for attr in line.properties:
+        if module.tensor_method(attr):
+            said += (f"; MindSpore's Tensor.{attr} is a property (a value, not callable), where torch's Tensor.{attr}"
+                     f" is a method: the line calls it as torch does")
+    return said
 
 
 def _library(cell: MindSporeProbe, ms_name: str) -> bool:

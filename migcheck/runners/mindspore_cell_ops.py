@@ -69,3 +69,13 @@ class CellOps:
     def parameter_shapes(self, name: str) -> Mapping[str, Tuple[int, ...]]:
         """Each parameter of the sub-cell, by its name under it, with its shape."""
         return {k: tuple(p.shape) for k, p in self.subcell(name).parameters_and_names()}
+
+    def raising_line(self, inputs: Sequence[np.ndarray]) -> Any:
+        """Where the port's own code raised in one PYNATIVE forward (runners/mindspore_raising_line.py)."""
+        from migcheck.runners.mindspore_context import pynative
+        from migcheck.runners.mindspore_module import as_ms_args
+        from migcheck.runners.mindspore_raising_line import raising_line
+
+        root = self.subcell("")
+        with pynative():
+            return raising_line(root, root, as_ms_args(self.args_of("", inputs)))

@@ -61,6 +61,9 @@ class TorchProbe(SideProbe, Protocol):
     def input_names(self, name: str) -> Tuple[str, ...]:
         """The sub-module's forward parameter names, in order."""
 
+    def tensor_method(self, name: str) -> bool:
+        """Whether torch.Tensor has `name` as a method."""
+
     def op_records(self, owner: str) -> List[Any]: ...
 
     def rerun_op(self, owner: str, index: int, inputs: Arrays) -> List[np.ndarray]:
@@ -127,6 +130,9 @@ class MindSporeProbe(SideProbe, Protocol):
 
     def functions_like(self, base: str, wanted: Sequence[str] = ()) -> List[Any]:
         """mindspore.ops functions named like torch's op `base`, those taking more of `wanted` first."""
+
+    def raising_line(self, inputs: Arrays) -> Any:
+        """Where the port's own code raised in one forward: runners/mindspore_raising_line.RaisingLine, or None."""
 
     def record_ops(self, inputs: Arrays, dtypes: Sequence[str], *, train: bool = False) -> Any: ...
 

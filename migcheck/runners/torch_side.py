@@ -246,6 +246,10 @@ class TorchModule:
 
         return constructor(self.module.get_submodule(name) if name else self.module)
 
+    def tensor_method(self, name: str) -> bool:
+        """Whether torch.Tensor has `name` as a method (what a port calling it like torch expects)."""
+        return callable(getattr(torch.Tensor, name, None))
+
     def input_names(self, name: str) -> Tuple[str, ...]:
         """The sub-module's forward parameters, in order (what its inputs are called)."""
         import inspect
