@@ -1,8 +1,7 @@
 """After a failing verdict: re-run the pair with sub-cell capture, find the first divergence, explain it.
 
-Cost: one extra forward per side (hooks on every sub-cell), plus the isolated pass, which calls each
-paired *leaf* sub-cell once on torch's recorded inputs (about one more MindSpore forward).
-"""
+Cost: one extra forward per side (hooks on every sub-cell), plus the isolated pass, which calls each paired *leaf*
+sub-cell once on torch's recorded inputs (about one more MindSpore forward)."""
 from __future__ import annotations
 
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
@@ -272,8 +271,9 @@ def _defects(module: TorchProbe, cell: MindSporeProbe, rows: Sequence[SubcellRow
         cause, rule = _between_signature(rows, t_calls, m_calls, between)
         if searched is not None and (searched.located or not cause) and searched.cause:  # the op located first
             cause, rule = searched.cause + (f"; {cause}" if cause else ""), searched.rule
-        out.append(Defect(first.order, first.torch_name, first.torch_kind, first.ms_name, first.ms_kind, between,
-                          cause, "", "medium" if cause else "low", False, rule or "functional-op", **cost))
+        out.append(Defect(first.order, first.torch_name, first.torch_kind, first.ms_name, first.ms_kind, between + (
+            f"; op-level: {searched.located}" if searched is not None and searched.located else ""),  # where it ran
+            cause, "", "medium" if cause else "low", False, rule or "functional-op", **cost))
     return out
 
 
