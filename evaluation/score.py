@@ -245,6 +245,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                         " third-party, blind, blind-port, h3, h3-port)")
     parser.add_argument("-k", dest="keyword", action="append",
                         help="only entries whose name contains this (repeat: any of them)")
+    parser.add_argument("--exclude", action="append", default=[],
+                        help="leave out entries whose name contains this (repeatable): a held-out set not yet scored")
     parser.add_argument("--cost", action="store_true", help="also run benchmarks/localization_cost.py (minutes)")
     parser.add_argument("--out", default=str(ROOT / "evaluation" / "RESULTS-latest.md"),
                         help="where to write the tables (default evaluation/RESULTS-latest.md; RESULTS.md is the curated before/after)")
@@ -252,7 +254,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     from evaluation.corpus import entries
 
     chosen = [e for e in entries() if (not args.family or e.family == args.family)
-              and (not args.keyword or any(k in e.name for k in args.keyword))]
+              and (not args.keyword or any(k in e.name for k in args.keyword))
+              and not any(x in e.name for x in args.exclude)]
     scores = run_all(chosen)
     lines = table(scores, f"{len(chosen)} entries, PYNATIVE on CPU") + ["", "#### Per entry", ""] + details(scores)
     if args.cost:
