@@ -17,6 +17,8 @@ from migcheck.localization.owners import (diagnose_pair as _diagnose_pair, first
 from migcheck.localization.locate import Defect, Localization, SubcellRow, module_pairs, rows_from_flow, summarize
 from migcheck.localization.rules import Finding, diagnose_precision, diagnose_update_pattern
 from migcheck.localization.op_replay import port_passes_torchs_value
+from migcheck.localization.container_search import search_container as _search_ops
+from migcheck.localization.replay_fix import replay_fix
 from migcheck.mapping.transfer import WeightMapping, to_torch
 from migcheck.precision import apply_precision, as_precision
 from migcheck.runners.probes import MindSporeProbe, TorchProbe
@@ -220,8 +222,8 @@ def _defects(module: TorchProbe, cell: MindSporeProbe, rows: Sequence[SubcellRow
                 replayed = _replay(module, call.name, call.start, call.end, call.output, isolated[row.order], tol)
                 if replayed is not None and port_passes_torchs_value(cell, row.ms_name, call.inputs, replayed):
                     replayed = None
-                if replayed is not None:  # confirmed on torch's side; no MindSpore call re-ran to agreement: no fix
-                    cause, fix, rule, confirmed = replayed.cause(f"in '{call.name or '<root>'}'"), "", replayed.rule, True
+                if replayed is not None:  # confirmed on torch's side; a fix only where the port's layer re-ran to agreement
+                    cause, fix, rule, confirmed = replayed.cause(f"in '{call.name or '<root>'}'"), replay_fix(cell, row.ms_name, call.inputs, call.output, replayed, tol), replayed.rule, True
                     evidence += "; the replay with MindSpore's setting reproduces MindSpore's output"
             if not cause and searched is not None and searched.located:  # the op inside it, not its cause
                 cause, rule = searched.located, searched.rule
@@ -258,7 +260,8 @@ def _defects(module: TorchProbe, cell: MindSporeProbe, rows: Sequence[SubcellRow
             where, searched = f"in '{region[0] or '<root>'}' up to {region[3]}", _search_ops(module, cell, first, t_calls, tol) if ops else None
             cost = dict(search_s=searched.seconds, search_tried=searched.tried) if searched is not None else {}
             out.append(Defect(first.order, first.torch_name, first.torch_kind, first.ms_name, first.ms_kind, f"{between}; {replayed.cause(where)}",
-                              replayed.cause(where), searched.fix if searched is not None and searched.confirmed else "",
+                              replayed.cause(where), searched.fix if searched is not None and searched.confirmed else replay_fix(
+                                  cell, first.ms_name, t_calls[first.order].inputs, t_calls[first.order].output, replayed, tol),
                               "high", True, replayed.rule, **cost))
             return out
         searched = _search_ops(module, cell, first, t_calls, tol) if ops else None
@@ -301,29 +304,6 @@ def _search(module: TorchProbe, cell: MindSporeProbe, torch_name: str, ms_name: 
     from migcheck.localization.cell_search import search_layer
 
     return search_layer(module, cell, torch_name, ms_name, inputs, torch_out, ms_out, tol, train=train)
-
-
-def _search_ops(module: TorchProbe, cell: MindSporeProbe, first: SubcellRow, t_calls: Sequence[Any],
-                tol: Callable[[str], Tuple[float, float]]) -> Any:
-    """The op-level search (op_search.py) in the container whose own construct diverges, on torch's inputs."""
-    from migcheck.localization.op_search import search_ops
-
-    torch_name, ms_name, order = first.torch_name, first.ms_name, first.order
-    while "+" not in ms_name:
-        call = t_calls[order]
-        if not call.inputs:
-            return None
-        inside = [c for c in t_calls if torch_name == "" or c.name.startswith(torch_name + ".")]
-        values = [v for c in inside for v in list(c.inputs) + [c.output] if isinstance(v, np.ndarray)]
-        found = search_ops(module, cell, torch_name, ms_name, call.inputs, call.output, values, tol)
-        if found is not None or torch_name == "" or ms_name == "":
-            return found
-        # the container agrees on torch's inputs: an input it was given differs (a mask its parent built)
-        torch_name, ms_name = torch_name.rpartition(".")[0], ms_name.rpartition(".")[0]
-        order = next((i for i, c in enumerate(t_calls) if c.name == torch_name), None)
-        if order is None:
-            return None
-    return None
 
 
 def _region(t_calls: Sequence[Any], flow: Dataflow) -> Optional[Tuple[str, int, int, str]]:

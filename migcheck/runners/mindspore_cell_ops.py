@@ -79,3 +79,30 @@ class CellOps:
         root = self.subcell("")
         with pynative():
             return raising_line(root, root, as_ms_args(self.args_of("", inputs)))
+
+    def rebuilt_cell(self, cell: Any, override: Mapping[str, Any]) -> Any:  # supplied by MindSporeCell
+        raise NotImplementedError
+
+    def run_with_child(self, name: str, child: str, override: Mapping[str, Any], inputs: Sequence[np.ndarray]) -> Any:
+        """The sub-cell run on given inputs with its direct child `child` rebuilt with some constructor arguments
+        changed (a replayed torch setting tried on the port's layer), the child put back afterwards."""
+        from migcheck.runners.mindspore_context import pynative
+        from migcheck.runners.mindspore_module import as_ms_args, to_numpy as numpy_of
+
+        container = self.subcell(name)
+        old = getattr(container, child)
+        with pynative():
+            new = self.rebuilt_cell(old, override)
+            setattr(container, child, new)
+            try:
+                return numpy_of(container(*as_ms_args(self.args_of(name, inputs))))
+            finally:
+                setattr(container, child, old)
+
+    def child_constructors(self, name: str) -> List[Tuple[str, Any]]:
+        """(attribute, its constructor) for each direct child cell of the sub-cell."""
+        container = self.subcell(name)
+        return [(n, self.constructor(f"{name}.{n}" if name else n)) for n, _ in container.name_cells().items()]
+
+    def constructor(self, name: str) -> Any:  # supplied by MindSporeCell
+        raise NotImplementedError

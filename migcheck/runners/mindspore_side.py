@@ -211,10 +211,20 @@ class MindSporeCell(CellOps):
         """One sub-cell rebuilt from its own settings with some constructor arguments changed, its
         parameters copied over, run on given inputs (how a proposed fix is checked before it is shown);
         state=True returns its parameters and buffers after the run (running statistics), by leaf name."""
-        from migcheck.runners.hooks import plain_config
-
         cell = self.subcell(name)
         inputs = self.args_of(name, inputs)
+        if not set(override) <= set(own_signature(type(cell)).parameters):  # a port's own cell that reads the
+            return self._rerun_with_attributes(cell, inputs, override)       # setting off itself
+        with pynative():
+            new = self.rebuilt_cell(cell, override)
+            new.set_train(train)
+            out = lenient(new(*as_ms_args(inputs)), to_numpy, MindSporeSideError)
+            return {n: to_numpy(read_value(p)) for n, p in new.parameters_and_names()} if state else out
+
+    def rebuilt_cell(self, cell: Any, override: Mapping[str, Any]) -> Any:
+        """A new cell of cell's class from its own arguments with `override` changed, its parameters copied."""
+        from migcheck.runners.hooks import plain_config
+
         call = bound_arguments(cell, self._calls)
         accepted = own_signature(type(cell)).parameters
         # an attribute that shares a constructor argument's name but holds an operator's encoding (AvgPool2d's
@@ -223,21 +233,16 @@ class MindSporeCell(CellOps):
             k: (v.lower() if k == "pad_mode" and isinstance(v, str) else v) for k, v in plain_config(cell).items()
             if k in accepted and k != "self" and not (isinstance(accepted[k].default, str) and not isinstance(v, str))}
         kwargs.update(override)
-        if not set(override) <= set(accepted):  # a port's own cell that reads the setting off itself
-            return self._rerun_with_attributes(cell, inputs, override)
-        with pynative():
-            try:
-                new = type(cell)(**kwargs)
-            except (TypeError, ValueError):  # a 1-D cell keeps its operator's 2-D (1, k) settings: give it k
-                new = type(cell)(**{k: v[-1] if isinstance(v, tuple) and v and k not in override else v
-                                    for k, v in kwargs.items()})
-            old = dict(cell.parameters_and_names())
-            for pname, param in new.parameters_and_names():
-                if pname in old and tuple(old[pname].shape) == tuple(param.shape):
-                    param.set_data(old[pname].value())
-            new.set_train(train)
-            out = lenient(new(*as_ms_args(inputs)), to_numpy, MindSporeSideError)
-            return {n: to_numpy(read_value(p)) for n, p in new.parameters_and_names()} if state else out
+        try:
+            new = type(cell)(**kwargs)
+        except (TypeError, ValueError):  # a 1-D cell keeps its operator's 2-D (1, k) settings: give it k
+            new = type(cell)(**{k: v[-1] if isinstance(v, tuple) and v and k not in override else v
+                                for k, v in kwargs.items()})
+        old = dict(cell.parameters_and_names())
+        for pname, param in new.parameters_and_names():
+            if pname in old and tuple(old[pname].shape) == tuple(param.shape):
+                param.set_data(old[pname].value())
+        return new
 
     def rerun_with_attributes(self, name: str, inputs: Sequence[np.ndarray], override: Mapping[str, Any]) -> Any:
         """One live sub-cell run with some attributes set to other values (a setting read at call time)."""

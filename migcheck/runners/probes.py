@@ -134,6 +134,12 @@ class MindSporeProbe(SideProbe, Protocol):
     def raising_line(self, inputs: Arrays) -> Any:
         """Where the port's own code raised in one forward: runners/mindspore_raising_line.RaisingLine, or None."""
 
+    def run_with_child(self, name: str, child: str, override: Mapping[str, Any], inputs: Arrays) -> Any:
+        """The sub-cell run with its direct child rebuilt with some constructor arguments changed."""
+
+    def child_constructors(self, name: str) -> List[Tuple[str, Any]]:
+        """(attribute, constructor) of each direct child cell of the sub-cell."""
+
     def record_ops(self, inputs: Arrays, dtypes: Sequence[str], *, train: bool = False) -> Any: ...
 
     def raising_op(self, inputs: Arrays, dtypes: Sequence[str], *, train: bool = False) -> Any: ...

@@ -46,3 +46,39 @@ def test_a_torch_setting_the_port_cannot_pass_is_confirmed_by_the_replay_without
 
 def test_upsampling_where_antialias_changes_nothing_passes():
     assert _run((12, 12)).status == "pass"
+
+
+def _loss(beta):
+    class T(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = torch.nn.Linear(4, 4)
+
+        def forward(self, x, y):
+            return torch.nn.functional.smooth_l1_loss(self.fc(x), y, beta=0.5)
+
+    class M(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc = ms.nn.Dense(4, 4)
+            self.loss = ms.nn.SmoothL1Loss(beta=beta, reduction="mean")
+
+        def construct(self, x, y):
+            return self.loss(self.fc(x), y)
+
+    case = PairedCase(name="l1", torch=T, mindspore=M, inputs={"x": uniform(3, 4), "y": uniform(3, 4)},
+                      checks=("forward",))
+    return run_item(Item(case, "forward", "pynative", "cpu"))
+
+
+def test_a_replayed_setting_is_tried_on_the_ports_layer_that_computes_the_op_and_then_printed():
+    v = _loss(1.0)
+    assert v.status == "fail"
+    (d,) = v.localization.defects
+    assert "smooth_l1_loss called with beta=0.5 in torch" in d.cause
+    assert d.fix.startswith("nn.SmoothL1Loss(..., beta=0.5) for 'loss' (re-run: the port's '<root>' with it agrees"), d.fix
+    assert any(f.fix_checked for f in v.localization.findings)
+
+
+def test_the_loss_given_torchs_beta_passes():
+    assert _loss(0.5).status == "pass"
