@@ -112,7 +112,11 @@ def _axis(name: str, value: float) -> bool:
 def _ties(x: np.ndarray, wrong: np.ndarray, output: Optional[np.ndarray], op: str = "op") -> str:
     """'x at ties ...' when every differing element equals (in value or magnitude) the reduction's result it
     belongs to, and at least one result is shared by several elements; '' otherwise."""
-    if output is None or output.ndim != x.ndim or output.shape == x.shape or not wrong.any():
+    if output is None or output.shape == x.shape or not wrong.any():
+        return ""
+    if output.size == 1:  # a reduction over all elements (a global median): its one result, everywhere
+        output = np.reshape(output, (1,) * x.ndim)
+    if output.ndim != x.ndim:
         return ""
     try:
         out = np.broadcast_to(output, x.shape)

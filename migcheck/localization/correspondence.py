@@ -58,6 +58,8 @@ def differences(torch_kind: str, t: Mapping[str, Any], ms_kind: str, m: Mapping[
 
     by_family: a pair the table has no row for, but whose classes share a family (BatchNorm2d ported as
     BatchNorm1d, one loss as another), is compared through torch's class's row."""
+    if not ms_kind:  # no MindSpore layer paired (an unpaired torch module): no settings to set beside torch's
+        return []
     entry = lookup(torch_kind, ms_kind)
     if entry is None and by_family and same_family(torch_kind, ms_kind):
         entry = next(iter(counterparts(torch_kind)), None)
@@ -202,6 +204,9 @@ def ms_pads(m: Mapping[str, Any], spatial: Sequence[int]) -> Tuple[Tuple[int, in
 def padding_difference(kind: str, t: Mapping[str, Any], m: Mapping[str, Any], spatial: Sequence[int]) -> Optional[Difference]:
     if kind == "convtranspose":
         return _transpose_padding(t, m, spatial)
+    padding = t.get("padding", 0)
+    if not ({"padding", "pad_mode"} & set(m)) or isinstance(padding, (tuple, list)) and len(padding) > len(spatial):
+        return None  # no padding setting on MindSpore's side (an unrelated cell), or torch's per-side pads: not this rule
     tp, mp = torch_pads(t, spatial), ms_pads(m, spatial)
     if tp == mp:
         return None

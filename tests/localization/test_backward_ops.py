@@ -299,3 +299,12 @@ def test_kink_names_ties_of_a_reduction_and_ignores_axis_arguments():
     assert kink(x, wrong, (-1.0,), ("min",)) == ""  # -1 is a bound, but 1 sits elsewhere: no single point
     single = np.array([[False, True, False], [False, False, False]])
     assert kink(x, single, (-1.0,), ("min",)) == "x == -1 (its min argument)"
+
+
+def test_ties_of_a_reduction_over_all_elements_are_named_too():
+    from migcheck.localization.backward_ops import kink
+
+    x = np.array([[0.5, 0.2], [0.5, 0.9]], np.float32)
+    wrong = np.array([[True, False], [True, False]])
+    said = kink(x, wrong, (), (), "", np.array(0.5, np.float32), "median")
+    assert said.startswith("x at ties of the median result: every differing element equals, in its value"), said
