@@ -194,8 +194,8 @@ def _defects(module: TorchProbe, cell: MindSporeProbe, rows: Sequence[SubcellRow
         if row.isolated_ok is not False:
             continue
         call = t_calls[row.order]
-        fed = next((c for c in m_calls if c.name == row.ms_name), None)
-        if fed is not None and [np.size(x) for x in fed.inputs] != [np.size(x) for x in call.inputs]:
+        fed = [[np.size(x) for x in c.inputs] for c in m_calls if c.name == row.ms_name]  # each call of a shared layer
+        if fed and all(f != [np.size(x) for x in call.inputs] for f in fed):
             continue  # the port's layer never sees torch's input (it folds an unpaired torch op in: ZeroPad2d)
         t_shape, m_shape = _shape_of(call.output), _shape_of(isolated[row.order])
         how = (f"output shape {t_shape} vs {m_shape}" if t_shape != m_shape

@@ -284,7 +284,10 @@ def locate_construction(case: Any, ref: Any, tolerance_for: Any,
         if not (site.confirmed and "raises at another call" in site.checked):
             break
         factory = patched_factory(factory, failed, dict(site.changed))
-        failed = failed_construction(factory)
+        before, failed = failed, failed_construction(factory)
+        if failed is not None and (failed.path, failed.index, failed.constructor.kind) == (
+                before.path, before.index, before.constructor.kind):
+            break  # the change did not take where the factory builds: the same call raises again
     return dataclasses.replace(sites[0], further=tuple(sites[1:]))
 
 
