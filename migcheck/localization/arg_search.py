@@ -79,12 +79,7 @@ def search(module: TorchProbe, cell: MindSporeProbe, torch_name: str, ms_name: s
         torch_c, ms_c = module.constructor(torch_name), cell.constructor(ms_name)
     except (AttributeError, KeyError):
         return budget.outcome()
-    noise = own_error(module, torch_name, inputs)
-    second = SecondInputs(module, torch_name, inputs, torch_out, tol_for)
-
-    def matches_torch(got: Any) -> bool:
-        return agree(torch_out, got, tol_for) or agree(torch_out, got, tol_for, noise)
-
+    matches_torch, second = torch_bench(module, torch_name, inputs, torch_out, tol_for)
     table = _table_pairs(torch_c.kind, ms_c.kind)
     held = {a.name: a.value for a in ms_c.arguments if a.found}
     extra = _torch_params(module, torch_name)
@@ -149,6 +144,18 @@ def search(module: TorchProbe, cell: MindSporeProbe, torch_name: str, ms_name: s
                              f"torch's layer re-run without it reproduces MindSpore's output", "", True,
                              out.tried, out.seconds)
     return budget.outcome()
+
+
+def torch_bench(module: TorchProbe, torch_name: str, inputs: Sequence[np.ndarray], torch_out: Any, tol_for: TolFor
+                ) -> Tuple[Callable[[Any], bool], SecondInputs]:
+    """(whether a re-run agrees with torch's recorded output, within torch's own float32 band; the second inputs
+    a candidate that agrees must agree on too): what every change to the layer is judged by."""
+    noise = own_error(module, torch_name, inputs)
+
+    def matches_torch(got: Any) -> bool:
+        return agree(torch_out, got, tol_for) or agree(torch_out, got, tol_for, noise)
+
+    return matches_torch, SecondInputs(module, torch_name, inputs, torch_out, tol_for)
 
 
 def _torch_params(module: TorchProbe, torch_name: str) -> dict:

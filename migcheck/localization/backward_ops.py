@@ -67,8 +67,8 @@ def describe_elements(x: np.ndarray, t: np.ndarray, m: np.ndarray, wrong: np.nda
     xs, ts, ms_ = x[wrong], t[wrong], m[wrong]
     groups: dict = {}
     for xv, tv, mv in zip(xs.tolist(), ts.tolist(), ms_.tolist()):
-        groups.setdefault((_num(xv), _num(tv), _num(mv)), 0)
-        groups[(_num(xv), _num(tv), _num(mv))] += 1
+        groups.setdefault((number_text(xv), number_text(tv), number_text(mv)), 0)
+        groups[(number_text(xv), number_text(tv), number_text(mv))] += 1
     parts = [f"at input {xv} ({n} element{'s' if n > 1 else ''}): torch gradient {tv}, MindSpore {mv}"
              for (xv, tv, mv), n in list(groups.items())[:limit]]
     more = len(groups) - limit
@@ -90,13 +90,13 @@ def kink(x: np.ndarray, wrong: np.ndarray, scalars: Sequence[float], names: Sequ
         return tied.replace("x", who, 1)
     for s in [s for s, _ in points] + [0.0]:
         if values.size and np.all(values == np.float32(s)):
-            return f"{who} == {_num(s)}" + (f" (its {named[s]} argument)" if named.get(s) else
+            return f"{who} == {number_text(s)}" + (f" (its {named[s]} argument)" if named.get(s) else
                                              " (its bound/argument)" if s in named else "")
     if values.size and len(np.unique(values)) <= 2 and np.all(np.isin(values, [np.float32(s) for s, _ in points])):
-        return f"{who} at its bounds " + ", ".join(_num(v) for v in np.unique(values))
+        return f"{who} at its bounds " + ", ".join(number_text(v) for v in np.unique(values))
     if values.size and rest.size:
         for s in [s for s, _ in points] + [0.0]:
-            label = f"{named[s]}={_num(s)}" if named.get(s) else _num(s)
+            label = f"{named[s]}={number_text(s)}" if named.get(s) else number_text(s)
             if np.all(values < s) and np.all(rest >= s):
                 return f"{who} < {label} (every differing element below it, every agreeing one at or above it)"
             if np.all(values > s) and np.all(rest <= s):
@@ -242,5 +242,6 @@ def op_backward_summary(defects: Sequence[Defect]) -> str:
     return text
 
 
-def _num(v: float) -> str:
-    return f"{v + 0.0:.4g}"  # no "-0"
+def number_text(v: float) -> str:
+    """A number as the reports show it: 4 significant digits, no \"-0\" (nan, inf and -inf as such)."""
+    return f"{v + 0.0:.4g}"

@@ -13,9 +13,7 @@ from typing import Any, Callable, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
-from migcheck.localization.arg_search import SearchOutcome
-from migcheck.localization.beyond import SecondInputs
-from migcheck.localization.confirm import agree, own_error
+from migcheck.localization.arg_search import SearchOutcome, torch_bench
 from migcheck.runners.probes import MindSporeProbe, TorchProbe
 
 MAX_SWAPS = 8
@@ -47,15 +45,9 @@ def layout_search(module: TorchProbe, cell: MindSporeProbe, torch_name: str, ms_
         torch_kind, ms_kind = module.constructor(torch_name).kind, cell.constructor(ms_name).kind
     except (AttributeError, KeyError):
         return None
-    noise = own_error(module, torch_name, inputs)
-    second = SecondInputs(module, torch_name, inputs, torch_out, tol_for)
+    matches_torch, second = torch_bench(module, torch_name, inputs, torch_out, tol_for)
     tried = list(before.tried)
-
-    def matches_torch(got: Any) -> bool:
-        return agree(torch_out, got, tol_for) or agree(torch_out, got, tol_for, noise)
-
-    found = layout_cause(cell, ms_name, ms_kind, torch_name, torch_kind, inputs, matches_torch, tried,
-                         lambda: len(tried) - len(before.tried) < MAX_SWAPS, second.check_run)
+    found = layout_cause(cell, ms_name, ms_kind, torch_name, torch_kind, inputs, matches_torch, tried, second.check_run)
     if found is None:
         return None
     seconds = round(before.seconds + time.monotonic() - started, 3)
@@ -64,8 +56,7 @@ def layout_search(module: TorchProbe, cell: MindSporeProbe, torch_name: str, ms_
 
 def layout_cause(cell: MindSporeProbe, ms_name: str, ms_kind: str, torch_name: str, torch_kind: str,
                  inputs: Sequence[np.ndarray], matches_torch: Callable[[Any], bool], tried: List[str],
-                 allows: Callable[[], bool], beyond: Callable[[Callable[[List[Any]], Any]], Any]
-                 ) -> Optional[Tuple[str, str]]:
+                 beyond: Callable[[Callable[[List[Any]], Any]], Any]) -> Optional[Tuple[str, str]]:
     """(cause, fix) when the layer agrees with torch with one parameter's axes swapped; None otherwise."""
     try:
         shapes = cell.parameter_shapes(ms_name)
@@ -73,9 +64,7 @@ def layout_cause(cell: MindSporeProbe, ms_name: str, ms_kind: str, torch_name: s
     except Exception:  # a cell whose parameters cannot be read: no layout to try
         return None
     prefix = f"{ms_name}." if ms_name else ""
-    for leaf, perm in swaps(shapes):
-        if not allows():
-            return None
+    for leaf, perm in swaps(shapes):  # at most MAX_SWAPS
         value = state.get(prefix + leaf)
         if value is None:
             continue

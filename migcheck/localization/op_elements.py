@@ -12,23 +12,9 @@ from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from migcheck.localization.backward_ops import differing, number_text
+
 MAX_GROUPS = 3
-
-
-def _num(v: float) -> str:
-    if np.isnan(v):
-        return "nan"
-    if np.isinf(v):
-        return "inf" if v > 0 else "-inf"
-    return f"{v + 0.0:.4g}"
-
-
-def _wrong(t: np.ndarray, m: np.ndarray, rtol: float, atol: float) -> np.ndarray:
-    a, b = t.astype(np.float64), m.astype(np.float64)
-    with np.errstate(invalid="ignore", over="ignore"):
-        ok = np.abs(a - b) <= atol + rtol * np.abs(a)
-    ok |= (np.isnan(a) & np.isnan(b)) | (np.isinf(a) & (a == b))
-    return ~ok
 
 
 def _slice_words(values: np.ndarray) -> str:
@@ -50,7 +36,7 @@ def where_differs(inputs: Sequence[np.ndarray], ms_out: np.ndarray, torch_out: n
     """'where x == 0 and y == 0 (6 elements): torch 0, MindSpore nan'; '' where the elements share no input."""
     if ms_out.shape != torch_out.shape or ms_out.dtype.kind not in "fc" or torch_out.dtype.kind not in "fc":
         return ""
-    wrong = _wrong(torch_out, ms_out, rtol, atol)
+    wrong = differing(torch_out, ms_out, rtol, atol)
     if not wrong.any():
         return ""
     floats = [np.asarray(x) for x in inputs if isinstance(x, np.ndarray) and x.dtype.kind in "fc"]
@@ -60,8 +46,8 @@ def where_differs(inputs: Sequence[np.ndarray], ms_out: np.ndarray, torch_out: n
         key = _at(floats, labels, index, torch_out.shape)
         if key is None:
             return ""
-        groups.setdefault((key, _num(float(torch_out[index])), _num(float(ms_out[index]))), 0)
-        groups[(key, _num(float(torch_out[index])), _num(float(ms_out[index])))] += 1
+        group = (key, number_text(float(torch_out[index])), number_text(float(ms_out[index])))
+        groups[group] = groups.get(group, 0) + 1
     if len({k for k, _, _ in groups}) > MAX_GROUPS:
         return ""  # no few special inputs explain it: a general difference, not an edge convention
     parts = [f"where {key} ({n} element{'s' if n > 1 else ''}): torch {tv}, MindSpore {mv}"
@@ -74,7 +60,7 @@ def _at(floats: List[np.ndarray], labels: List[str], index: Tuple[int, ...], sha
     for x, label in zip(floats, labels):
         try:
             value = np.broadcast_to(x, shape)[index]  # elementwise: the input element it was computed from
-            said.append(f"{label} == {_num(float(value))}")
+            said.append(f"{label} == {number_text(float(value))}")
             continue
         except ValueError:
             pass

@@ -5,7 +5,6 @@ input gradients come from re-running that one op on its recorded inputs with tor
 from __future__ import annotations
 
 import functools
-import inspect
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -14,7 +13,7 @@ import torch
 from migcheck.records.ops import OpGradient
 from migcheck.runners.op_text import describe
 from migcheck.runners.base import Objective
-from migcheck.runners.torch_replay import replayable
+from migcheck.runners.torch_replay import replayable, signature_of
 
 
 def op_gradients(side: Any, inputs: Sequence[np.ndarray], dtypes: Sequence[str], objective: Objective,
@@ -112,11 +111,7 @@ def _single_op(index: int, owner: str, func: Any, args: tuple, kwargs: dict, res
 def _named(func: Any, args: tuple, kwargs: dict) -> List[Tuple[str, Any]]:
     """The call's arguments in order, each with its parameter name ("" where the signature is unknown: a
     builtin's positional argument)."""
-    try:
-        params = [p.name for p in inspect.signature(func).parameters.values()
-                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    except (TypeError, ValueError):  # a builtin without a Python signature
-        params = []
+    params = signature_of(func)[0]
     return ([(params[i] if i < len(params) else "", a) for i, a in enumerate(args)]
             + list(kwargs.items()))
 

@@ -69,11 +69,11 @@ def _first_rank(args: Sequence[Any]) -> int:
 def sites(raw: Sequence[RawOp], texts: Dict[int, str], owner: str, after: int, before: int) -> List[OpSite]:
     return [OpSite(r.seq, getattr(r.func, "__name__", ""), tuple(_shown(a) for a in r.args),
                    tuple((k, _shown(v)) for k, v in r.kwargs.items()), _first_rank(r.args), texts.get(r.seq, ""),
-                   *_signature(r.func))
+                   *signature_of(r.func))
             for r in raw if r.shown and r.owner == owner and after < r.seq < before]
 
 
-def _signature(func: Any) -> tuple:
+def signature_of(func: Any) -> tuple:
     """(positional parameter names, plain defaults by name) of a Python-level torch function; () for a builtin."""
     try:
         params = list(inspect.signature(func).parameters.values())
