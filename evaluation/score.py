@@ -239,6 +239,14 @@ def details(scores: Sequence[Score]) -> List[str]:
     return lines
 
 
+def select(all_entries: Sequence[Any], family: Optional[str] = None, keywords: Sequence[str] = (),
+           exclude: Sequence[str] = ()) -> List[Any]:
+    """The entries of one family (all when None) whose name contains any keyword (all when none) and no excluded
+    word (a held-out set not yet scored stays unseen)."""
+    return [e for e in all_entries if (not family or e.family == family)
+            and (not keywords or any(k in e.name for k in keywords)) and not any(x in e.name for x in exclude)]
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m evaluation.score", description=__doc__.split("\n\n")[0])
     parser.add_argument("--family", help="only this family (layer, functional, loss, optimizer, real-port,"
@@ -253,9 +261,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parser.parse_args(argv)
     from evaluation.corpus import entries
 
-    chosen = [e for e in entries() if (not args.family or e.family == args.family)
-              and (not args.keyword or any(k in e.name for k in args.keyword))
-              and not any(x in e.name for x in args.exclude)]
+    chosen = select(entries(), args.family, args.keyword or (), args.exclude)
     scores = run_all(chosen)
     lines = table(scores, f"{len(chosen)} entries, PYNATIVE on CPU") + ["", "#### Per entry", ""] + details(scores)
     if args.cost:
