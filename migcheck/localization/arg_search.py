@@ -137,6 +137,12 @@ def search(module: TorchProbe, cell: MindSporeProbe, torch_name: str, ms_name: s
                 cause = (f"the port's {ms_c.kind} does not compute torch's {torch_c.kind}: {code} in its place "
                          f"agrees with torch (re-run on torch's recorded input)")
             return budget.outcome(cause, f"use mindspore.{code} in place of {ms_c.kind}")
+    if not ms_c.has_parameters and not train and not module.has_parameters(torch_name) and budget.allows():
+        from migcheck.localization.class_sweep import sweep_classes
+
+        swept = sweep_classes(cell, ms_name, torch_c.kind, ms_c.kind, inputs, matches_torch, second, budget.tried)
+        if swept is not None:
+            return budget.outcome(*swept)
     if dropped:  # the cause is confirmed from torch's side, but no fix re-ran to agreement
         lost = ", ".join(f"{a.name}={a.value!r}" for a in dropped)
         out = budget.outcome()

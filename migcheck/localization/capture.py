@@ -239,6 +239,12 @@ def _defects(module: TorchProbe, cell: MindSporeProbe, rows: Sequence[SubcellRow
                           confidence, confirmed, rule, **cost))
     if not out and not between:  # the first divergence could not be fed torch's inputs (another form: a packed
         row = next((r for r in rows if r.inputs_ok and r.outputs_ok is False and r.isolated_ok is None), None)
+        if row is not None and not row.ms_kind and ops:  # no cell of the port's computes it: its ops, searched
+            from migcheck.localization.unpaired_search import search_unpaired
+
+            found = search_unpaired(module, cell, row, rows, t_calls, m_calls, tol)
+            if found is not None:
+                return [found]
         if row is not None:  # sequence), so whether it is wrong on its own is unknown: named, at low confidence
             out.append(_unfed(cell, row, t_calls, m_calls, tol))
     if between and not out:

@@ -211,8 +211,14 @@ def pair_calls(torch_calls: Sequence[Any], ms_calls: Sequence[Any], hints: Mappi
     for i, j in roots:  # the whole network's output is what the verdict compared: equal to some other MindSpore
         out_ok[i] = _agree(torch_calls[i].output, ms_calls[j].output, tol_for)  # tensor is not enough
     root = roots[0][0] if roots else None
-    first = next((i for i in range(len(torch_calls)) if in_ok[i] and not out_ok[i]
-                  and (_main_output(torch_calls[i]) is not None or i == root)), None)
+    diverging = [i for i in range(len(torch_calls)) if in_ok[i] and not out_ok[i]
+                 and (_main_output(torch_calls[i]) is not None or i == root)]
+    first = next(iter(diverging), None)
+    paired_at = {p.torch_index for p in pairs}
+    if first is not None and first not in paired_at:  # computed by ops in the port: no cell output shows it;
+        inside = [i for i in diverging if i > first and i in paired_at  # a later paired layer fed agreeing
+                  and not (t_names[i] == "" or t_names[first].startswith(t_names[i] + "."))]  # inputs is proof
+        first = inside[0] if inside else first
     between = _between(first, torch_calls, in_ok, out_ok) if first is not None else None
     return Dataflow(tuple(pairs), tuple(in_ok), tuple(out_ok), first, between)
 

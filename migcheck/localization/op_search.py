@@ -30,13 +30,14 @@ MAX_OPS = 3  # diverging ops searched, in order
 def search_ops(module: TorchProbe, cell: MindSporeProbe, torch_owner: str, ms_name: str, inputs: Sequence[np.ndarray],
                torch_out: Any, torch_values: Sequence[np.ndarray], tol_for: TolFor,
                max_count: int = MAX_CANDIDATES, max_seconds: float = MAX_SECONDS,
-               torch_names: Mapping[str, str] = {}) -> Optional[SearchOutcome]:
+               torch_names: Mapping[str, str] = {}, inline: Sequence[str] = ()) -> Optional[SearchOutcome]:
     """The first change to one op call of the port's construct that makes the container agree with torch;
-    None when the container, run alone on torch's inputs, already agrees (nothing to search)."""
+    None when the container, run alone on torch's inputs, already agrees (nothing to search). `inline`: torch
+    sub-modules the port computes with ops in this construct (no cell of its own): their calls count as torch's."""
     started = time.monotonic()
     tried: List[str] = []
     try:
-        torch_ops = module.op_records(torch_owner)
+        torch_ops = module.op_records(torch_owner, inline)
         traced, base = _traced(cell, ms_name, inputs)
     except Exception:  # nothing recorded
         return None

@@ -5,9 +5,11 @@ Only public API: inspect on the cell's class, mindspore.nn's public classes, Cel
 """
 from __future__ import annotations
 
+import contextlib
 import difflib
 import inspect
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+import logging
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 import mindspore as ms
 import numpy as np
@@ -162,5 +164,54 @@ def _defaults(cls: type) -> Tuple[Any, ...]:
 def run_alternative(cell: Any, class_name: str, kwargs: Mapping[str, Any], inputs: Sequence[np.ndarray],
                     to_numpy: Callable[[Any], Any]) -> Any:
     """mindspore.nn.<class_name>(**kwargs) with the port's cell's parameters, run in PYNATIVE."""
-    with pynative():
+    with pynative(), quiet():
         return _run(getattr(ms.nn, class_name)(**kwargs), cell, inputs, False, to_numpy)
+
+
+_DEFAULT_CLASSES: Dict[int, Tuple[str, ...]] = {}
+
+
+@contextlib.contextmanager
+def quiet() -> Iterator[None]:
+    """MindSpore's warnings off while candidate layers are built (a default Dropout warns about keep_prob)."""
+    logging.disable(logging.WARNING)
+    try:
+        yield
+    finally:
+        logging.disable(logging.NOTSET)
+
+
+def default_classes(arity: int) -> Tuple[str, ...]:
+    """mindspore.nn layers built without arguments and without parameters of their own whose construct takes
+    `arity` tensors (optimizers and containers left out): what a parameterless torch layer may be ported as,
+    measured by running each. Read once per process from the installed MindSpore."""
+    if arity in _DEFAULT_CLASSES:
+        return _DEFAULT_CLASSES[arity]
+    out = []
+    for name in dir(ms.nn):
+        cls = getattr(ms.nn, name)
+        if name.startswith("_") or not isinstance(cls, type) or not issubclass(cls, ms.nn.Cell) \
+                or issubclass(cls, (ms.nn.Optimizer, ms.nn.SequentialCell, ms.nn.CellList, ms.nn.CellDict)) \
+                or cls is ms.nn.Cell:
+            continue
+        try:
+            built = inspect.signature(cls.__init__).parameters
+            run = inspect.signature(cls.construct).parameters
+        except (TypeError, ValueError):
+            continue
+        if any(p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD) and n != "self"
+               for n, p in built.items()):
+            continue
+        needed = [n for n, p in run.items() if n != "self" and p.default is p.empty
+                  and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        if len(needed) != arity or hasattr(cls.__init__, "__wrapped__"):  # wrapped: a deprecated class
+            continue
+        try:
+            with quiet():
+                if list(cls().get_parameters()):  # a fresh layer would not carry the port's weights
+                    continue
+        except Exception:  # needs an argument after all (GRU(*args))
+            continue
+        out.append(name)
+    _DEFAULT_CLASSES[arity] = tuple(out)
+    return _DEFAULT_CLASSES[arity]

@@ -287,6 +287,11 @@ class MindSporeCell(CellOps):
 
         return alternatives(torch_kind, wanted, named)
 
+    def default_classes(self, arity: int) -> Tuple[str, ...]:
+        from migcheck.runners.mindspore_args import default_classes
+
+        return default_classes(arity)
+
     def run_alternative(self, name: str, class_name: str, kwargs: Mapping[str, Any],
                         inputs: Sequence[np.ndarray]) -> Any:
         from migcheck.runners.mindspore_args import run_alternative

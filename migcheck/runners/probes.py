@@ -54,6 +54,9 @@ class TorchProbe(SideProbe, Protocol):
                          ) -> Tuple[List[Any], List[Any]]:
         """capture(), plus the functional calls each module's own forward made (records.ops.OpCall)."""
 
+    def keep_ops_of(self, names: Sequence[str]) -> None:
+        """The last capture_with_ops forward again, keeping the calls of these sub-modules for op_records."""
+
     def capture_backward(self, inputs: Arrays, dtypes: Sequence[str], objective: Objective,
                          loss: Optional[Callable[[], Any]]) -> Dict[str, Tuple[Tuple[Any, ...], Tuple[Any, ...]]]:
         """name -> (grad_output, grad_input) of every sub-module called once."""
@@ -64,7 +67,8 @@ class TorchProbe(SideProbe, Protocol):
     def tensor_method(self, name: str) -> bool:
         """Whether torch.Tensor has `name` as a method."""
 
-    def op_records(self, owner: str) -> List[Any]: ...
+    def op_records(self, owner: str, inline: Sequence[str] = ()) -> List[Any]:
+        """The op calls `owner`'s own forward made; those of the sub-modules in `inline` count as its own."""
 
     def rerun_op(self, owner: str, index: int, inputs: Arrays) -> List[np.ndarray]:
         """One recorded call of `owner`'s own forward run again on other tensors (edge values)."""
@@ -115,6 +119,9 @@ class MindSporeProbe(SideProbe, Protocol):
     def alternatives(self, torch_kind: str, wanted: Sequence[str], named: Sequence[str] = ()) -> List[Any]: ...
 
     def run_alternative(self, name: str, class_name: str, kwargs: Mapping[str, Any], inputs: Arrays) -> Any: ...
+
+    def default_classes(self, arity: int) -> Tuple[str, ...]:
+        """mindspore.nn layers built without arguments or parameters whose construct takes `arity` tensors."""
 
     def trace_ops(self, name: str, inputs: Arrays, change: Any = None) -> Tuple[List[Any], Any]:
         """(the op calls the sub-cell's own construct made, its output), in PYNATIVE."""

@@ -16,12 +16,13 @@ from migcheck.runners.base import Objective
 from migcheck.runners.torch_replay import keep_call, replayable
 
 
-def capture_with_ops(side: Any, inputs: Sequence[np.ndarray], dtypes: Sequence[str], *, train: bool = False
-                     ) -> Tuple[List[Any], List[Any]]:
+def capture_with_ops(side: Any, inputs: Sequence[np.ndarray], dtypes: Sequence[str], *, train: bool = False,
+                     keep: Sequence[str] = ()) -> Tuple[List[Any], List[Any]]:
     """capture(), each call with its span on an op counter, and the functional ops every module's own
-    forward made on that counter (what runs between two sub-modules)."""
+    forward made on that counter (what runs between two sub-modules); `keep`: modules whose calls are kept
+    for replay beyond the containers (the counter does not depend on it)."""
     recorder = _OpRecorder()
-    recorder.keep = replayable(side.module)
+    recorder.keep = replayable(side.module) | set(keep)
     handles = []
     for name, m in side.module.named_modules():
         handles.append(m.register_forward_pre_hook(functools.partial(recorder.enter, name)))

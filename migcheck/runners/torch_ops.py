@@ -81,11 +81,16 @@ def _names(func: Any) -> Tuple[str, ...]:
     return tuple(p.name for p in sig.parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
 
 
-def records(torch_module: Any, owner: str) -> List[OpRecord]:
-    """The calls `owner`'s own forward made (the shown ones, with a tensor in or out), in order."""
+def _inside(owner: str, names: Sequence[str]) -> bool:
+    return any(owner == n or owner.startswith(n + ".") for n in names)
+
+
+def records(torch_module: Any, owner: str, inline: Sequence[str] = ()) -> List[OpRecord]:
+    """The calls `owner`'s own forward made (the shown ones, with a tensor in or out), in order; the calls of
+    the sub-modules named in `inline` count as `owner`'s (a torch module the port computes with ops inline)."""
     out = []
     for r in getattr(torch_module, "trace", []):
-        if r.owner != owner or not r.shown:
+        if not (r.owner == owner or _inside(r.owner, inline)) or not r.shown:
             continue
         inputs = tuple(a for v in list(r.args) + list(r.kwargs.values()) for a in _tensors(v))
         outputs = tuple(_tensors(r.result))
@@ -110,7 +115,8 @@ def _defaults(func: Any) -> Tuple[Tuple[str, Any], ...]:
 def rerun(torch_module: Any, owner: str, index: int, inputs: Sequence[np.ndarray]) -> List[np.ndarray]:
     """The call `records` gave `index` run again with its tensor arguments, in their recorded order, replaced by
     `inputs`; its tensor results as numpy. KeyError when no such call was recorded."""
-    raw = next((r for r in getattr(torch_module, "trace", []) if r.owner == owner and r.seq == index), None)
+    raw = next((r for r in getattr(torch_module, "trace", []) if r.seq == index
+                and (r.owner == owner or owner == "" or r.owner.startswith(owner + "."))), None)
     if raw is None:
         raise KeyError(f"no recorded call {index} in {owner or '<root>'!r}")
     given = iter([torch.from_numpy(np.ascontiguousarray(x)) for x in inputs])

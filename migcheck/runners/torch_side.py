@@ -227,7 +227,20 @@ class TorchModule:
         forward made on that counter (what runs between two sub-modules): runners/torch_capture.py."""
         from migcheck.runners.torch_capture import capture_with_ops
 
+        self.traced_with = (list(inputs), list(dtypes), train)
         return capture_with_ops(self, inputs, dtypes, train=train)
+
+    def keep_ops_of(self, names: Sequence[str]) -> None:
+        """The last capture_with_ops forward run again keeping the calls of `names` too (torch.nn's own layers'
+        calls are not kept otherwise); op numbers stay as they were, the weights as loaded."""
+        from migcheck.runners.torch_capture import capture_with_ops
+
+        inputs, dtypes, train = self.traced_with
+        state = {k: v.clone() for k, v in self.module.state_dict().items()}
+        try:
+            capture_with_ops(self, inputs, dtypes, train=train, keep=names)
+        finally:
+            self.module.load_state_dict(state)
 
     def has_parameters(self, name: str) -> bool:
         module = self.module.get_submodule(name) if name else self.module
@@ -258,10 +271,10 @@ class TorchModule:
         return tuple(p.name for p in inspect.signature(forward).parameters.values()
                      if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
 
-    def op_records(self, owner: str) -> List[Any]:
+    def op_records(self, owner: str, inline: Sequence[str] = ()) -> List[Any]:
         from migcheck.runners.torch_ops import records
 
-        return records(self, owner)
+        return records(self, owner, inline)
 
     def rerun_op(self, owner: str, index: int, inputs: Sequence[np.ndarray]) -> List[np.ndarray]:
         """One recorded call of `owner`'s own forward (its OpRecord index) run again on other tensors, its plain

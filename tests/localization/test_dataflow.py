@@ -139,3 +139,19 @@ def test_the_network_output_is_judged_only_where_the_verdict_compared_it():
     m = [c("fc", X, X + 1, "Dense"), Call("", "Net", (X,), [X + 1, X])]  # the port returns a tuple
     assert pair_calls(t, m, {"fc": "fc", "": ""}, TOL, [X]).first == 1
     assert pair_calls(t, m, {"fc": "fc", "": ""}, TOL, [X], judge_root=False).first is None
+
+
+def test_an_unpaired_layer_computed_by_an_op_gives_way_to_a_later_paired_layer_wrong_on_agreeing_inputs():
+    # torch's Upsample has no MindSpore cell (the port calls an op): no cell output shows its value, which
+    # proves nothing; the activation after it is fed agreeing inputs and differs, so it is the first divergence
+    t = [c("up", X, X * 2, "Upsample"), c("act", X * 2 + 1, X * 3, "Swish"), c("", X, X * 3, "Net")]
+    m = [c("act", X * 2 + 1, X * 4, "HSwish"), c("", X, X * 4, "Net")]
+    flow = pair_calls(t, m, {"act": "act", "": ""}, TOL, [X, X * 2 + 1])
+    assert flow.first == 1 and flow.pair_of(0) is None
+
+
+def test_an_unpaired_layer_stays_the_first_divergence_when_everything_after_it_is_fed_other_values():
+    t = [c("up", X, X * 2, "Upsample"), c("conv", X * 2, X * 3, "Conv2d"), c("", X, X * 3, "Net")]
+    m = [c("conv", X * 2.5, X * 4, "Conv2d"), c("", X, X * 4, "Net")]
+    flow = pair_calls(t, m, {"conv": "conv", "": ""}, TOL, [X])
+    assert flow.first == 0 and flow.pair_of(0) is None

@@ -1,0 +1,131 @@
+"""A torch module with no MindSpore cell of its own (localization/unpaired_search.py): the port computes it with
+an op in the parent's construct (found by the op search there, with the module's calls counted as the
+parent's), or with a cell no weight or name ties to it (paired by equal inputs, then the layer search); and a
+parameterless layer ported as another class (localization/class_sweep.py). Each bad port has a correct twin."""
+import pytest
+
+from migcheck import PairedCase, uniform
+from migcheck.planning.items import Item
+from migcheck.running.pipeline import run_item
+
+pytestmark = [pytest.mark.needs_torch, pytest.mark.needs_mindspore]
+torch = pytest.importorskip("torch")
+ms = pytest.importorskip("mindspore")
+
+
+class _TorchUp(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.up = torch.nn.Upsample(scale_factor=2, mode="bilinear", align_corners=True)
+        self.conv = torch.nn.Conv2d(2, 2, 1)
+
+    def forward(self, x):
+        return self.conv(self.up(x))
+
+
+def _ms_up(align):
+    class Up(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.conv = ms.nn.Conv2d(2, 2, 1, has_bias=True)
+
+        def construct(self, x):
+            size = (2 * x.shape[2], 2 * x.shape[3])
+            if align:
+                return self.conv(ms.ops.interpolate(x, size=size, mode="bilinear", align_corners=True))
+            return self.conv(ms.ops.interpolate(x, size=size, mode="bilinear"))
+    return Up
+
+
+def _run(torch_net, ms_net, inputs):
+    case = PairedCase(name="unpaired", torch=torch_net, mindspore=ms_net, inputs=inputs, checks=("forward",))
+    return run_item(Item(case, "forward", "pynative", "cpu"))
+
+
+X = {"x": uniform(1, 2, 3, 3)}
+
+
+def test_a_torch_layer_the_port_computes_with_an_op_gets_that_ops_argument_fixed():
+    v = _run(_TorchUp, _ms_up(False), X)
+    assert v.status == "fail"
+    (d,) = v.localization.defects
+    assert (d.torch_name, d.ms_name, d.confidence, d.confirmed) == ("up", "", "high", True)
+    assert "has no MindSpore sub-cell" in d.evidence and "align_corners=True" in d.fix, d
+
+
+def test_the_op_called_with_torchs_setting_passes():
+    assert _run(_TorchUp, _ms_up(True), X).status == "pass"
+
+
+class _TorchGate(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(4, 4)
+        self.scale_activation = torch.nn.Hardsigmoid()
+
+    def forward(self, x):
+        return x * self.scale_activation(self.fc(x))
+
+
+def _ms_gate(gate):
+    class Gate(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc = ms.nn.Dense(4, 4)
+            self.gate = gate()
+
+        def construct(self, x):
+            return x * self.gate(self.fc(x))
+    return Gate
+
+
+G = {"x": uniform(3, 4, low=-4.0, high=4.0)}
+
+
+def test_a_renamed_parameterless_cell_is_paired_by_its_inputs_and_its_class_replaced():
+    v = _run(_TorchGate, _ms_gate(ms.nn.Sigmoid), G)
+    (d,) = v.localization.defects
+    assert (d.torch_name, d.ms_name, d.confidence) == ("scale_activation", "gate", "high")
+    assert "by equal inputs alone" in d.evidence and "HSigmoid" in d.fix, d
+
+
+def test_the_renamed_cell_of_torchs_class_passes():
+    assert _run(_TorchGate, _ms_gate(ms.nn.HSigmoid), G).status == "pass"
+
+
+class _Swish(torch.nn.Module):  # written out by hand, as EfficientDet's
+    def forward(self, x):
+        return x * torch.sigmoid(x)
+
+
+class _TorchAct(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(4, 4)
+        self.act = _Swish()
+
+    def forward(self, x):
+        return self.act(self.fc(x))
+
+
+def _ms_act(act):
+    class Act(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc = ms.nn.Dense(4, 4)
+            self.act = act()
+
+        def construct(self, x):
+            return self.act(self.fc(x))
+    return Act
+
+
+def test_a_hand_written_activation_ported_as_another_class_is_matched_by_running_the_library():
+    v = _run(_TorchAct, _ms_act(ms.nn.HSwish), G)
+    (d,) = v.localization.defects
+    assert (d.torch_name, d.confidence) == ("act", "high")
+    assert d.fix == "use mindspore.nn.SiLU() in place of HSwish" and "parameterless mindspore.nn layers run" in d.cause
+
+
+def test_the_activation_ported_as_the_class_that_computes_it_passes():
+    assert _run(_TorchAct, _ms_act(ms.nn.SiLU), G).status == "pass"
