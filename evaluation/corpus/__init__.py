@@ -22,7 +22,8 @@ from migcheck.case import PairedCase
 # "h8" / "h8-port": held-out set 8 (heldout8*.py), blind, written in halves.
 # "h9" / "h9-port": held-out set 9 (heldout9*.py), blind, written in halves.
 FAMILIES = ("layer", "functional", "loss", "optimizer", "real-port", "third-party", "blind", "blind-port", "h3",
-            "h3-port", "h4", "h4-port", "h5", "h5-port", "h6", "h6-port", "h7", "h7-port", "h8", "h8-port", "h9", "h9-port")
+            "h3-port", "h4", "h4-port", "h5", "h5-port", "h6", "h6-port", "h7", "h7-port", "h8", "h8-port", "h9",
+            "h9-port")
 
 
 @dataclass(frozen=True)
