@@ -52,8 +52,10 @@ def as_constructor(r: OpRecord, names: Sequence[str] = ()) -> Tuple[Constructor,
     return Constructor(r.name, True, tuple(args), r.doc), where
 
 
-def candidates(div: OpDivergence, ms_ops: Sequence[OpRecord], named: Any = None) -> List[Tuple[OpChange, str]]:
-    """(change, what it is in words) for one diverging op, most likely first."""
+def candidates(div: OpDivergence, ms_ops: Sequence[OpRecord], named: Any = None,
+               torch_ops: Sequence[OpRecord] = ()) -> List[Tuple[OpChange, str]]:
+    """(change, what it is in words) for one diverging op, most likely first; `torch_ops` say what torch's
+    counterpart of an op the drop candidate reads from returned."""
     ms_c, where = as_constructor(div.ms)
     torch_c = Constructor("", True, ())
     if div.torch is not None:
@@ -79,7 +81,9 @@ def candidates(div: OpDivergence, ms_ops: Sequence[OpRecord], named: Any = None)
     if div.ms.inputs:  # an op the port added (an index [0] kept from torch's (values, indices) result)
         fed = [by_index[i] for i in div.producers if i in by_index]
         source = f" on the result of {call_words(fed[-1])}" if fed else ""
-        drop = [(OpChange(div.ms.index, drop=True), f"'{call_words(div.ms)}'{source} dropped (its input handed on)")]
+        returned = fewer_results(fed[-1], torch_ops) if fed else ""
+        drop = [(OpChange(div.ms.index, drop=True),
+                 f"'{call_words(div.ms)}'{source} dropped (its input handed on){returned}")]
     # an op whose output has its input's shape is dropped before its inputs are negated or its results swapped
     # (a logical_not the port added: dropping it is the simpler fix); otherwise dropping is tried last
     same_shape = any(x.shape == y.shape for x in div.ms.inputs[:1] for y in div.ms.outputs[:1])
@@ -320,3 +324,22 @@ def call_words(r: OpRecord) -> str:
     plain = [repr(v) for v in r.positional if v != "<tensor>" and not isinstance(v, tuple)]
     plain += [f"{k}={v!r}" for k, v in r.keywords if v != "<tensor>"]
     return f"{r.name}({', '.join(plain)})" if plain else r.name
+
+
+def fewer_results(producer: OpRecord, torch_ops: Sequence[OpRecord]) -> str:
+    """Words for a MindSpore call that returned one tensor where torch's call of that name on inputs of the same
+    shapes returned a named tuple: which of torch's results it equals, measured on the recorded values."""
+    if len(producer.outputs) != 1:
+        return ""
+    got = producer.outputs[0]
+    for t in torch_ops:
+        if base_name(t.name).lower() != base_name(producer.name).lower() or len(t.outputs) < 2 \
+                or [x.shape for x in t.inputs[:1]] != [x.shape for x in producer.inputs[:1]] or not t.result_names:
+            continue
+        for k, out in enumerate(t.outputs):
+            if out.shape == got.shape and np.allclose(out, got, rtol=1e-5, atol=1e-6, equal_nan=True):
+                others = [n for j, n in enumerate(t.result_names) if j != k]
+                return (f"; MindSpore's {producer.name} returned the {t.result_names[k]} only, not the"
+                        f" {' and '.join(others)} (torch's {t.name} returns {', '.join(t.result_names)}), so an index"
+                        f" kept from torch's call picks from that tensor itself")
+    return ""

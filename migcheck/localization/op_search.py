@@ -70,7 +70,7 @@ def search_ops(module: TorchProbe, cell: MindSporeProbe, torch_owner: str, ms_na
                 alternatives = api_candidates(div, cell.functions_like(base_name(div.torch.name), wanted), same)
             except Exception:  # no function list on this side
                 alternatives = []
-        for change, words in candidates(div, ms_ops, named) + alternatives:
+        for change, words in candidates(div, ms_ops, named, torch_ops) + alternatives:
             if len(tried) >= max_count or time.monotonic() - started > max_seconds:
                 return _located(_none(divergences[0] if divergences else None, tried, started, base is None,
                                       rejected), traced, divergences, ms_name, torch_names)

@@ -98,8 +98,10 @@ def records(torch_module: Any, owner: str, inline: Sequence[str] = ()) -> List[O
             names = _names(r.func)
             given = set(names[:len(r.args)]) | set(r.kwargs)
             unpassed = tuple((k, v) for k, v in _defaults(r.func) if k not in given)  # used without being said
+            fields = getattr(type(r.result), "__match_args__", ()) or getattr(r.result, "_fields", ())  # torch.return_types
             out.append(OpRecord(r.seq, getattr(r.func, "__name__", "") or str(r.func), tuple(_plain(a) for a in r.args),
-                                tuple((k, _plain(v)) for k, v in r.kwargs.items()) + unpassed, inputs, outputs, names))
+                                tuple((k, _plain(v)) for k, v in r.kwargs.items()) + unpassed, inputs, outputs, names,
+                                result_names=tuple(fields) if len(fields) == len(outputs) else ()))
     return out
 
 

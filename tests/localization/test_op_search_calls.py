@@ -90,3 +90,19 @@ def test_a_matrix_norm_where_torch_takes_the_vector_norm_gets_the_function_named
 
 def test_the_vector_norm_twin_passes():
     assert _run(lambda h: h / torch.norm(h, p=1), lambda h: h / ops.norm(ops.reshape(h, (-1,)), ord=1))[0].status == "pass"
+
+
+def test_a_call_returning_fewer_results_than_torchs_says_which_of_torchs_it_equals():
+    import numpy as np
+
+    from migcheck.localization.op_candidates import fewer_results
+    from migcheck.records.ops import OpRecord
+
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    values, indices = x.max(axis=1), np.array([2, 2], np.int64)
+    torch_max = OpRecord(3, "max", inputs=(x,), outputs=(values, indices), result_names=("values", "indices"))
+    ms_max = OpRecord(0, "Tensor.max", inputs=(x,), outputs=(values,))
+    words = fewer_results(ms_max, [torch_max])
+    assert "returned the values only, not the indices (torch's max returns values, indices)" in words
+    # the twin: a call that returns what torch's does (both results) says nothing
+    assert fewer_results(OpRecord(0, "ops.max", inputs=(x,), outputs=(values, indices)), [torch_max]) == ""
