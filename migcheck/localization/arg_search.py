@@ -120,11 +120,17 @@ def search(module: TorchProbe, cell: MindSporeProbe, torch_name: str, ms_name: s
     for alt_name, alt in cell.alternatives(torch_c.kind, wanted, _counterpart(torch_c.kind)):
         if alt_name == ms_c.kind or not budget.allows():
             continue
-        kwargs = alternative_kwargs(alt, ms_c, torch_c)
-        if kwargs is None:
+        base = alternative_kwargs(alt, ms_c, torch_c)
+        if base is None:
             continue
-        budget.tried.append(f"nn.{alt_name}({_kw(kwargs)})")
-        if matches_torch(_try(lambda: cell.run_alternative(ms_name, alt_name, kwargs, inputs))):
+        # the class as filled from both calls, then with one of its own settings changed (nn.GELU's
+        # approximate=True default against torch's exact GELU): torch's values, flips, its enumerations
+        variants = [base] + [{**base, **dict(c.changes)} for c in setting_candidates(torch_c, alt, table)]
+        kwargs = next((kw for kw in _unique(variants)[:MAX_VARIANTS] if budget.allows() and _tried(
+            budget, f"nn.{alt_name}({_kw(kw)})", lambda kw=kw: matches_torch(
+                _try(lambda: cell.run_alternative(ms_name, alt_name, kw, inputs))) and second.check_run(
+                lambda arrays: cell.run_alternative(ms_name, alt_name, kw, arrays)).ok)), None)
+        if kwargs is not None:
             code = f"nn.{alt_name}({_kw(kwargs)})"
             taken = [a for a in missing if a.name in kwargs]
             if taken:
@@ -201,6 +207,22 @@ def _dropped(module: TorchProbe, torch_name: str, missing: Sequence[Any], inputs
         if agree(_try(lambda: module.rerun_patched(torch_name, inputs, {arg.name: arg.default}, train=train)), ms_out, tol_for):
             out.append(arg)
     return out
+
+
+MAX_VARIANTS = 6  # settings of one alternative class tried
+
+
+def _unique(variants: Sequence[dict]) -> List[dict]:
+    out: List[dict] = []
+    for v in variants:
+        if v not in out:
+            out.append(v)
+    return out
+
+
+def _tried(budget: _Budget, label: str, run: Callable[[], bool]) -> bool:
+    budget.tried.append(label)
+    return run()
 
 
 def _kw(kwargs: dict) -> str:

@@ -129,3 +129,24 @@ def test_a_hand_written_activation_ported_as_another_class_is_matched_by_running
 
 def test_the_activation_ported_as_the_class_that_computes_it_passes():
     assert _run(_TorchAct, _ms_act(ms.nn.SiLU), G).status == "pass"
+
+
+class _TorchGelu(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(4, 4)
+        self.act = torch.nn.GELU()
+
+    def forward(self, x):
+        return self.act(self.fc(x))
+
+
+def test_an_alternative_class_is_tried_with_its_own_settings_changed():
+    # MindSpore's GELU defaults to the tanh approximation: the class alone does not agree, approximate=False does
+    v = _run(_TorchGelu, _ms_act(ms.nn.FastGelu), G)
+    (d,) = v.localization.defects
+    assert d.confidence == "high" and d.fix == "use mindspore.nn.GELU(approximate=False) in place of FastGelu", d
+
+
+def test_the_exact_gelu_passes():
+    assert _run(_TorchGelu, _ms_act(lambda: ms.nn.GELU(approximate=False)), G).status == "pass"
