@@ -180,6 +180,7 @@ def setting_candidates(torch_c: Constructor, ms_c: Constructor, table: Sequence[
     out.extend(_by_kind(torch_c, ms_c, aligned))
     out.extend(_unset_in_torch(ms_c, aligned))
     out.extend(_other_scale(ms_c, aligned))
+    out.extend(_per_count(torch_c, ms_c, aligned))
     open_args = [m for m in ms_c.arguments if (m.found or m.has_default) and (ms_c.library or m.name in aligned)]
     for m in open_args:
         if isinstance(m.value, str):
@@ -254,6 +255,28 @@ def _other_scale(ms_c: Constructor, aligned: Mapping[str, Argument]) -> List[Can
         out.append(Candidate(((m.name, float(f"{v ** 0.5:.6g}")),), f"the square root of the {m.name}={v!r} both calls give: one side "
                              f"applies it to a root (a norm, a standard deviation)"))
     return out[:4]
+
+
+def _per_count(torch_c: Constructor, ms_c: Constructor, aligned: Mapping[str, Argument]) -> List[Candidate]:
+    """A float setting one side applies per element of a count the call also takes (LRN's alpha, divided by the
+    window size in torch and not in MindSpore): the port's value (torch's, where they align) divided and
+    multiplied by each integer torch's call gives."""
+    counts = [t for t in torch_c.arguments if isinstance(t.value, int) and not isinstance(t.value, bool)
+              and t.value >= 2 and t.found]
+    out = []
+    for m in ms_c.arguments:
+        if not isinstance(m.value, float) or not m.value or not (m.found or m.has_default):
+            continue
+        t = aligned.get(m.name)
+        v = _as_ms(t.value, m.value) if t is not None else m.value
+        if not isinstance(v, float) or not v:
+            continue
+        for c in counts:
+            out.append(Candidate(((m.name, float(f"{v / c.value:.6g}")),),
+                                 f"{m.name}={v!r} divided by torch's {c.name}={c.value}: one side applies it per element"))
+            out.append(Candidate(((m.name, float(f"{v * c.value:.6g}")),),
+                                 f"{m.name}={v!r} multiplied by torch's {c.name}={c.value}: one side applies it per element"))
+    return out[:6]
 
 
 def not_carried(torch_c: Constructor, ms_c: Constructor, table: Sequence[Tuple[str, str]] = ()) -> List[Argument]:

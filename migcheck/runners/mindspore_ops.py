@@ -129,6 +129,20 @@ def _apply(change: OpChange, names: Tuple[str, ...], args: tuple, kwargs: dict) 
     return tuple(args), kwargs
 
 
+def init_args(prim: Any) -> Dict[str, Any]:
+    """A primitive's constructor arguments: its init_attrs, and for the generated primitives that keep them as
+    plain attributes instead (ops.LRN's alpha), each __init__ parameter read off the instance."""
+    out = {k: v for k, v in dict(getattr(prim, "init_attrs", {})).items() if k != "name"}
+    try:
+        params = inspect.signature(type(prim).__init__).parameters
+    except (TypeError, ValueError):
+        return out
+    for name in params:
+        if name != "self" and name not in out and name in vars(prim):
+            out[name] = vars(prim)[name]
+    return out
+
+
 def _wrap(name: str, original: Callable, names: Tuple[str, ...], primitive: bool = False, doc: str = "",
           defaults: Tuple[Tuple[str, Any], ...] = ()) -> Callable:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -140,7 +154,7 @@ def _wrap(name: str, original: Callable, names: Tuple[str, ...], primitive: bool
         op_doc = (inspect.getdoc(type(args[0])) or doc) if primitive and args else doc
         change = st.change if st.change is not None and st.change.index == index else None
         prim, call_args = (args[0], args[1:]) if primitive else (None, args)
-        init = tuple((k, _plain(v)) for k, v in getattr(prim, "init_attrs", {}).items()) if primitive else ()
+        init = tuple((k, _plain(v)) for k, v in init_args(prim).items()) if primitive else ()
         kept = _inplace(name, call_args)
         st.ops += 1
         try:
@@ -158,7 +172,7 @@ def _wrap(name: str, original: Callable, names: Tuple[str, ...], primitive: bool
             elif primitive:
                 target = prim
                 if change is not None and change.init:
-                    target = type(prim)(**{**dict(getattr(prim, "init_attrs", {})), **dict(change.init)})
+                    target = type(prim)(**{**init_args(prim), **dict(change.init)})
                 out = original(target, *run_args, **run_kwargs)
             else:
                 out = original(*run_args, **run_kwargs)

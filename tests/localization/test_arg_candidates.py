@@ -128,3 +128,14 @@ def test_an_eps_both_calls_share_is_tried_squared_and_as_its_root():
     assert found == [(("eps", 1e-16),), (("eps", 0.0001),)]
     other = Constructor("cosine_similarity", True, (_arg("dim", -1), _arg("eps", 1e-6)))
     assert not [c for c in setting_candidates(torch_c, other) if "both calls give" in c.why]  # torch's own is tried
+
+
+def test_a_float_setting_is_tried_per_element_of_an_integer_torch_gives():
+    # torch's local_response_norm divides alpha by the window size; MindSpore's LRN does not
+    torch_c = Constructor("local_response_norm", True, (_arg("size", 5), _arg("alpha", 1e-4), _arg("beta", 0.75)))
+    ms_c = Constructor("LRN", True, (_arg("depth_radius", 2), _arg("alpha", 1e-4), _arg("beta", 0.75)))
+    changes = [c.changes for c in setting_candidates(torch_c, ms_c)]
+    assert (("alpha", 2e-05),) in changes and (("alpha", 5e-04),) in changes
+    # no integer in torch's call: nothing to apply per element
+    plain = Constructor("f", True, (_arg("alpha", 1e-4),))
+    assert not any("per element" in c.why for c in setting_candidates(plain, ms_c))

@@ -28,3 +28,10 @@ def test_a_float16_construct_that_raises_under_the_trace_leaves_float32_alone():
         bn = ms.nn.BatchNorm2d(2)
         bn.set_train(False)
         assert bn(ms.Tensor(np.ones((1, 2, 2, 2), np.float32))).dtype == ms.float32
+
+
+def test_a_generated_primitives_constructor_arguments_are_read_off_the_instance():
+    from migcheck.runners.mindspore_ops import init_args
+
+    assert init_args(ms.ops.LRN(depth_radius=2, alpha=1e-4)) == {
+        "depth_radius": 2, "bias": 1.0, "alpha": 1e-4, "beta": 0.5, "norm_region": "ACROSS_CHANNELS"}

@@ -22,3 +22,4 @@ def test_a_default_written_as_a_name_or_a_call_is_not_evaluated():
     sig = doc_signature("op(input, *, dtype=torch.float32, hook=__import__('os').getcwd(), n=2) -> Tensor")
     assert [(p.name, p.default) for p in sig.parameters.values() if p.default is not p.empty] == [("n", 2)]
     assert doc_signature("Apply a softmax function.") is None
+
