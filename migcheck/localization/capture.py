@@ -231,7 +231,7 @@ def _defects(module: TorchProbe, cell: MindSporeProbe, rows: Sequence[SubcellRow
             if not cause and searched is not None and searched.located:  # the op inside it, not its cause
                 cause, rule = searched.located, searched.rule
             if not cause:
-                cause, rule = _signature_cause(call.output, isolated[row.order])
+                cause, rule = _signature_cause(call.output, isolated[row.order], f"the port's {row.ms_kind} against torch's {row.torch_kind}: ")
         workaround = searched is not None and searched.workaround and cause == searched.cause
         confidence = "high" if confirmed and not workaround else ("medium" if cause else "low")
         cost = dict(search_s=searched.seconds, search_tried=searched.tried) if searched is not None else {}
@@ -425,11 +425,12 @@ def _identify_op(values: Optional[Tuple[str, Any, Any, Any]], tol: Callable[[str
     return identify(x, t_val, m_val, rtol, atol)
 
 
-def _signature_cause(torch_out: Any, ms_out: Any) -> Tuple[str, str]:
+def _signature_cause(torch_out: Any, ms_out: Any, who: str = "") -> Tuple[str, str]:
+    """The output's numeric signature (signatures.py), after `who`: which two layers it compares."""
     from migcheck.localization.signatures import describe
 
     found = describe(torch_out, ms_out)
-    return (found.cause, found.rule) if found else ("", "")
+    return (who + found.cause, found.rule) if found else ("", "")
 
 
 def _peak(inputs: Sequence[Any]) -> float:

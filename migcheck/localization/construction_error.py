@@ -30,7 +30,7 @@ import numpy as np
 
 from migcheck.judging.randomness import differs, same_distribution
 from migcheck.localization.arg_candidates import align, setting_candidates, similarity
-from migcheck.localization.confirm import agree
+from migcheck.localization.confirm import agree, own_error
 from migcheck.localization.correspondence import corresponds
 from migcheck.localization.locate import Defect, Localization
 from migcheck.localization.rules import Finding
@@ -127,13 +127,19 @@ def candidates(failed: Any, torch_c: Optional[Constructor], table: Sequence[Tupl
                 out.append(Change(tuple(kwargs.items()),
                                   f"passed positionally, {passed[name]!r} binds to {name} in MindSpore; torch's "
                                   f"{torch_c.kind} takes it as {t_name}, which is {target} here"))
+    forms = []
+    for name, value in passed.items():  # the same values written in the form MindSpore's parameter takes
+        for form, words in other_forms(value):
+            forms.append((name, Change(tuple({**passed, name: form}.items()), f"its {name} {value!r} written as"
+                                       f" {form!r} ({words})")))
+    # the argument MindSpore's message names is rewritten first: while it is refused, no other change can run
+    named = [c for n, c in forms if re.search(rf"\b{re.escape(n)}\b", failed.message or "")]
+    out += named
+    if torch_c is not None:
         for cand in setting_candidates(torch_c, ms_c, table):
             if not cand.against_torch:
                 out.append(Change(tuple({**passed, **dict(cand.changes)}.items()), cand.why))
-    for name, value in passed.items():  # the same values written in the form MindSpore's parameter takes
-        for form, words in other_forms(value):
-            out.append(Change(tuple({**passed, name: form}.items()), f"its {name} {value!r} written as {form!r} "
-                              f"({words})"))
+    out += [c for _, c in forms if c not in named]
     m = _RANGE.search(failed.message)
     if m and m["arg"] in passed and isinstance(passed[m["arg"]], (int, float)):
         for bound, closed in ((m["lo"], m["lo_b"] == "["), (m["hi"], m["hi_b"] == "]")):
@@ -154,12 +160,12 @@ def candidates(failed: Any, torch_c: Optional[Constructor], table: Sequence[Tupl
 
 def other_forms(value: Any) -> List[Tuple[Any, str]]:
     """The same numbers in the other forms a layer argument takes: a pair (one per axis) as one value per side,
-    each repeated ((0, 1) -> (0, 0, 1, 1)) or the pair given twice; an int as a pair or one per side; equal
-    values as one int."""
+    each repeated ((0, 1) -> (0, 0, 1, 1)) or the pair given twice; an int as a tuple of one (a shape), a pair
+    or one per side; equal values as one int."""
     if isinstance(value, bool) or not isinstance(value, (int, tuple)):
         return []
     if isinstance(value, int):
-        return [((value, value), "one per axis"), ((value,) * 4, "one per side")]
+        return [((value,), "a tuple of one"), ((value, value), "one per axis"), ((value,) * 4, "one per side")]
     if not value or not all(isinstance(v, int) and not isinstance(v, bool) for v in value) or len(value) > 3:
         return []
     out = [(tuple(x for v in value for x in (v, v)), "each axis's value for both its sides"),
@@ -192,13 +198,14 @@ def search(failed: Any, module: TorchProbe, t_call: Any, build_run: Callable[[Ma
         return site
     inputs = list(t_call.inputs)
     train_ref = _torch_train(module, t_call.name, inputs)
+    noise = _try(lambda: own_error(module, t_call.name, inputs))  # torch's own float32 band on this input
     tried: List[str] = []
     for change in candidates(failed, torch_c, table):
         tried.append(change.label())
         kwargs = dict(change.kwargs)
-        if not agree(_try(lambda: build_run(kwargs, False)), t_call.output, tol):
+        if not agree(t_call.output, _try(lambda: build_run(kwargs, False)), tol, noise):
             continue
-        if train_ref is not None and not _train_agrees(train_ref, _try(lambda: build_run(kwargs, True)), tol):
+        if train_ref is not None and not _train_agrees(train_ref, _try(lambda: build_run(kwargs, True)), tol, noise):
             continue
         whole = network_agrees(kwargs) if network_agrees is not None else None
         if whole is False:
@@ -233,11 +240,11 @@ def _torch_train(module: TorchProbe, name: str, inputs: Sequence[np.ndarray]) ->
     return first, differs(first, second)
 
 
-def _train_agrees(ref: Tuple[Any, bool], got: Any, tol: TolFor) -> bool:
+def _train_agrees(ref: Tuple[Any, bool], got: Any, tol: TolFor, noise: Any = None) -> bool:
     out, random = ref
     if not isinstance(got, np.ndarray) or got.shape != out.shape:
         return False
-    return same_distribution(out, got) if random else agree(out, got, tol)
+    return same_distribution(out, got) if random else agree(out, got, tol, noise)
 
 
 def _table_pairs(torch_kind: str, ms_kind: str) -> List[Tuple[str, str]]:

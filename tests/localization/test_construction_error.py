@@ -147,3 +147,14 @@ def test_per_axis_pads_are_rewritten_per_side_and_the_next_raising_call_is_searc
 
 def test_the_convs_given_one_pad_per_side_pass():
     assert _two_asymmetric((1, 1, 0, 0), (0, 0, 1, 1)).status == "pass"
+
+
+def test_a_shape_given_as_an_int_is_rewritten_as_a_tuple_of_one():
+    # the argument MindSpore's message names is rewritten before any other candidate
+    d = _defect(_run(lambda: torch.nn.LayerNorm([6]), lambda: ms.nn.LayerNorm(6, epsilon=1e-05), "ln_int"))
+    assert d.confirmed and "normalized_shape=(6,)" in d.fix, d
+    assert "(a tuple of one)" in d.search_tried[0]
+
+
+def test_the_layernorm_given_a_tuple_passes():
+    assert _run(lambda: torch.nn.LayerNorm([6]), lambda: ms.nn.LayerNorm((6,), epsilon=1e-05), "ln").status == "pass"
