@@ -74,7 +74,7 @@ def candidates(div: OpDivergence, ms_ops: Sequence[OpRecord], named: Any = None,
             change[kind].append((key, value))
         out.append((OpChange(div.ms.index, tuple(change["arg"]), tuple(change["pos"]), tuple(change["init"])),
                     f"{cand.label()}"))
-    out += explicit_torch_keywords(div)
+    out += explicit_torch_keywords(div) + rebound_positionals(div)
     out += reshaped_inputs(div) + refused_forms(div) + layout_changes(div)
     by_index = {r.index: r for r in ms_ops}
     drop = []
@@ -187,6 +187,23 @@ def layout_changes(div: OpDivergence) -> List[Tuple[OpChange, str]]:
     for i, j in itertools.combinations(range(given.ndim), 2):
         out.append((OpChange(div.ms.index, swap_axes=(i, j)), f"its input transposed first (axes {i} and {j} swapped)"))
     return out[:12]
+
+
+def rebound_positionals(div: OpDivergence) -> List[Tuple[OpChange, str]]:
+    """The port's last positional value, where torch's call gives the same value at that place under another
+    parameter's name that MindSpore's function also has (ops.flatten(x, 2): MindSpore's second parameter is
+    order, torch's is start_dim): moved to that keyword."""
+    t, m = div.torch, div.ms
+    k = len(m.positional) - 1
+    if t is None or k < 1 or m.positional[k] == "<tensor>" or k >= len(m.names) or k >= len(t.names) \
+            or k >= len(t.positional) or t.positional[k] != m.positional[k]:
+        return []
+    wanted, held = t.names[k], m.names[k]
+    if wanted == held or not (wanted in m.names or wanted in dict(m.keywords)):
+        return []
+    v = m.positional[k]
+    return [(OpChange(m.index, arguments=((wanted, v),), order=tuple(range(k))),
+             f"its {v!r} passed as {wanted}={v!r} (torch's argument {k} is {wanted}, MindSpore's is {held})")]
 
 
 def refused_forms(div: OpDivergence) -> List[Tuple[OpChange, str]]:

@@ -319,7 +319,8 @@ def _fix(div: OpDivergence, change: OpChange, ms_ops: Sequence[OpRecord]) -> str
         return f"{name}(x.swapaxes({i}, {j}), ...) in place of {name}(x, ...): transpose the two axes first"
     if change.order:
         shown = [_arg_words(div.ms, i) for i in range(len(div.ms.positional))]
-        return f"{name}({', '.join(shown[i] for i in change.order)}) in place of {name}({', '.join(shown)})"
+        given = [shown[i] for i in change.order] + [f"{k}={v!r}" for k, v in change.arguments]  # a value moved to a keyword
+        return f"{name}({', '.join(given)}) in place of {name}({', '.join(shown)})"
     if change.init:
         old = [(k, dict(div.ms.init).get(k)) for k, _ in change.init]
         return f"ops.{name}({_shown(old)}) -> ops.{name}({_shown(change.init)})"

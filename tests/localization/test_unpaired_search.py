@@ -150,3 +150,39 @@ def test_an_alternative_class_is_tried_with_its_own_settings_changed():
 
 def test_the_exact_gelu_passes():
     assert _run(_TorchGelu, _ms_act(lambda: ms.nn.GELU(approximate=False)), G).status == "pass"
+
+
+class _TorchFlat(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(4, 4)
+
+    def forward(self, x):
+        return torch.flatten(self.fc(x), 1)
+
+
+def _ms_flat(keyword):
+    class Flat(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc = ms.nn.Dense(4, 4)
+
+        def construct(self, x):
+            if keyword:
+                return ms.ops.flatten(self.fc(x), start_dim=1)
+            return ms.ops.flatten(self.fc(x), 1)  # MindSpore's second parameter is `order`
+    return Flat
+
+
+F3 = {"x": uniform(2, 3, 4)}
+
+
+def test_a_positional_value_torch_binds_to_another_parameter_is_moved_to_that_keyword():
+    v = _run(_TorchFlat, _ms_flat(False), F3)
+    (d,) = v.localization.defects
+    assert d.confidence == "high" and "passed as start_dim=1 (torch's argument 1 is start_dim" in d.cause, d
+    assert "start_dim=1" in d.fix, d.fix
+
+
+def test_the_flatten_given_start_dim_by_keyword_passes():
+    assert _run(_TorchFlat, _ms_flat(True), F3).status == "pass"
