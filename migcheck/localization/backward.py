@@ -59,7 +59,7 @@ def backward_defects(module: TorchProbe, cell: MindSporeProbe, ref: Any, loss: A
         if found is not None:
             cause = f"{cause}; the input gradient: {found.cause}" if cause else f"the input gradient: {found.cause}"
         k = next(i for i, g in enumerate(grad_in) if g is t)
-        placed = _placed(module, call, k, t, np.asarray(m), tol)
+        placed = _placed(module, call, k, t, np.asarray(m), tol, _library(cell, ms_name))
         if placed:  # measured: the elements where the gradients differ, against the layer's own settings (a
             own = (f"MindSpore's {ms_kind} defines its own bprop; " if custom else "")  # ratio read off the differing
             cause = f"{own}MindSpore's {ms_kind} input gradient differs from torch's {call.kind} {placed}"  # ones only)
@@ -69,7 +69,8 @@ def backward_defects(module: TorchProbe, cell: MindSporeProbe, ref: Any, loss: A
     return sorted(out, key=lambda d: d.order)
 
 
-def _placed(module: TorchProbe, call: Any, k: int, t: np.ndarray, m: np.ndarray, tol: TolFor) -> str:
+def _placed(module: TorchProbe, call: Any, k: int, t: np.ndarray, m: np.ndarray, tol: TolFor,
+            library: bool = False) -> str:
     """'where x == margin=2 ...: at input 2 (3 elements): torch gradient 1, MindSpore 0.5' for an input whose
     gradient has its shape; '' where no special point of the layer's own numbers explains the elements."""
     from migcheck.localization.backward_ops import describe_elements, differing, kink
@@ -88,7 +89,10 @@ def _placed(module: TorchProbe, call: Any, k: int, t: np.ndarray, m: np.ndarray,
         names = module.input_names(call.name)
     except Exception:  # a forward without a readable signature: the input stays "x"
         names = ()
-    at = kink(x, wrong, [v for _, v in numbers], [n for n, _ in numbers], names[k] if k < len(names) else "")
+    # a library layer computing elementwise has nothing inside to search: a point of its own function counts
+    own_points = library and np.shape(call.output) == x.shape
+    at = kink(x, wrong, [v for _, v in numbers], [n for n, _ in numbers], names[k] if k < len(names) else "",
+              own_points=own_points)
     if not at:
         return ""
     return (f"where {at}: {describe_elements(x, t, m, wrong)} ({int(wrong.sum())} of {wrong.size} elements;"
@@ -121,3 +125,10 @@ def backward_summary(defects: Sequence[Defect]) -> str:
     if len(defects) > 1:
         text += f"; {len(defects)} sub-cells wrong in backward: " + ", ".join(f"'{d.torch_name}'" for d in defects)
     return text
+
+
+def _library(cell: MindSporeProbe, ms_name: str) -> bool:
+    try:
+        return bool(cell.constructor(ms_name).library)
+    except (AttributeError, KeyError):  # no constructor to read: a cell of the port's own
+        return False

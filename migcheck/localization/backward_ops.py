@@ -76,10 +76,11 @@ def describe_elements(x: np.ndarray, t: np.ndarray, m: np.ndarray, wrong: np.nda
 
 
 def kink(x: np.ndarray, wrong: np.ndarray, scalars: Sequence[float], names: Sequence[str] = (),
-         input_name: str = "", output: Optional[np.ndarray] = None, op: str = "op") -> str:
+         input_name: str = "", output: Optional[np.ndarray] = None, op: str = "op", own_points: bool = False) -> str:
     """The special point every differing element sits on (one of the op's own number arguments, or 0), the
     side of it they all lie on while every agreeing element lies on the other, or ties of a reduction's result:
-    measured on the recorded input."""
+    measured on the recorded input. own_points (an elementwise function with nothing inside it to search): a
+    round input value that only the differing elements have counts as a point of the function itself."""
     values, rest = x[wrong], x[~wrong]
     points = [(float(s), names[i] if i < len(names) else "") for i, s in enumerate(scalars)
               if not _axis(names[i] if i < len(names) else "", s)]
@@ -94,6 +95,12 @@ def kink(x: np.ndarray, wrong: np.ndarray, scalars: Sequence[float], names: Sequ
                                              " (its bound/argument)" if s in named else "")
     if values.size and len(np.unique(values)) <= 2 and np.all(np.isin(values, [np.float32(s) for s, _ in points])):
         return f"{who} at its bounds " + ", ".join(number_text(v) for v in np.unique(values))
+    own = np.unique(values)  # a point of the function itself (hardswish's -3 and 3): read off the data, where
+    if own_points and values.size and own.size <= 2 and all(_round(v) for v in own) \
+            and not np.isin(rest, own).any():  # only
+        where = f"{who} == {number_text(own[0])}" if own.size == 1 else f"{who} at " + ", ".join(  # elements at
+            number_text(v) for v in own)                                                           # it differ
+        return where + " (every differing element has this input value and no agreeing one does: a point of the function itself)"
     if values.size and rest.size:
         for s in [s for s, _ in points] + [0.0]:
             label = f"{named[s]}={number_text(s)}" if named.get(s) else number_text(s)
@@ -102,6 +109,12 @@ def kink(x: np.ndarray, wrong: np.ndarray, scalars: Sequence[float], names: Sequ
             if np.all(values > s) and np.all(rest <= s):
                 return f"{who} > {label} (every differing element above it, every agreeing one at or below it)"
     return ""
+
+
+def _round(v: float) -> bool:
+    """A value a function puts a kink at (a multiple of 1/4, not too large): an input drawn at random that
+    happens to differ alone is not taken for one."""
+    return bool(np.isfinite(v)) and abs(v) <= 1e3 and float(v) * 4 == round(float(v) * 4)
 
 
 def _axis(name: str, value: float) -> bool:
@@ -161,7 +174,8 @@ def compare(pairs: Sequence[Tuple[OpGradient, OpRecord]], vjp: Callable[..., Tup
                 where = describe_elements(x if x.shape == tg.shape else np.broadcast_to(np.nan, tg.shape), tg, mg,
                                           wrong)
             name = t.input_names[k] if k < len(t.input_names) else ""
-            at = (kink(x, wrong, t.scalars, t.scalar_names, name, t.output, m.name.rsplit(".", 1)[-1])
+            at = (kink(x, wrong, t.scalars, t.scalar_names, name, t.output, m.name.rsplit(".", 1)[-1],
+                       own_points=np.shape(t.output) == x.shape)
                   if x.shape == tg.shape else "")
             cause = (f"MindSpore's {m.name} gradient differs from torch's {t.text.split('(', 1)[0]}"
                      f"{' where ' + at if at else ''}: {where} ({int(wrong.sum())} of {wrong.size} elements);"

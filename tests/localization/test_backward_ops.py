@@ -308,3 +308,16 @@ def test_ties_of_a_reduction_over_all_elements_are_named_too():
     wrong = np.array([[True, False], [True, False]])
     said = kink(x, wrong, (), (), "", np.array(0.5, np.float32), "median")
     assert said.startswith("x at ties of the median result: every differing element equals, in its value"), said
+
+
+def test_a_point_of_the_function_itself_is_read_off_the_inputs_where_only_its_elements_differ():
+    from migcheck.localization.backward_ops import kink
+
+    x = np.array([-3.0, -1.2, 0.7, 2.5, -3.0], np.float32)
+    wrong = np.array([True, False, False, False, True])
+    assert kink(x, wrong, [], own_points=True).startswith("x == -3 (every differing element has this input value")
+    assert kink(x, wrong, []) == ""  # only for an elementwise function with nothing inside to search
+    # an agreeing element at the same value: no point explains the elements
+    assert kink(np.array([-3.0, -3.0, 0.7], np.float32), np.array([True, False, False]), [], own_points=True) == ""
+    # a random-looking value that differs alone is not taken for a point
+    assert kink(np.array([-0.5, 0.3137, 0.7], np.float32), np.array([False, True, False]), [], own_points=True) == ""
