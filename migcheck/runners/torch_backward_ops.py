@@ -35,7 +35,7 @@ def op_gradients(side: Any, inputs: Sequence[np.ndarray], dtypes: Sequence[str],
         grad = tape.grads.get(index)
         if grad is None:
             continue
-        out.append(_single_op(index, owner, func, args, kwargs, result, grad, tape.after[index]))
+        out.append(_single_op(index, owner, func, args, kwargs, result, grad, tape.after[index], tape.picks[index]))
     return [o for o in out if o is not None]
 
 
@@ -48,6 +48,7 @@ class _Tape(torch.overrides.TorchFunctionMode):
         self.grads: Dict[int, np.ndarray] = {}
         self.last_done = ""  # the module that finished last
         self.after: List[str] = []  # per kept op: the module that finished last before it, if a child of its owner
+        self.picks: List[Optional[int]] = []  # per kept op: which element of a tuple result it stands for
 
     def enter(self, name: str, _m: Any, _args: tuple) -> None:
         self.stack.append(name)
@@ -59,23 +60,33 @@ class _Tape(torch.overrides.TorchFunctionMode):
     def __torch_function__(self, func: Any, types: Any, args: tuple = (), kwargs: Optional[dict] = None) -> Any:
         kwargs = kwargs or {}
         result = func(*args, **kwargs)
-        if (self.stack and self.stack[-1] in self.keep and isinstance(result, torch.Tensor)
-                and result.requires_grad and result.is_floating_point()
+        pick = _float_result(result)  # a tuple result (cummax's values, indices): its first float tensor
+        head = result if pick is None else result[pick]
+        if (self.stack and self.stack[-1] in self.keep and isinstance(head, torch.Tensor)
+                and head.requires_grad and head.is_floating_point()
                 and any(t.requires_grad for t in _tensors(args, kwargs))):
             index = len(self.kept)
             owner = self.stack[-1]
             child = self.last_done.startswith(f"{owner}." if owner else "") and self.last_done != owner
             self.after.append(self.last_done if child else "")
-            self.kept.append((owner, func, args, kwargs, result))
-            result.register_hook(functools.partial(self._keep_grad, index))
+            self.kept.append((owner, func, args, kwargs, head))
+            self.picks.append(pick)
+            head.register_hook(functools.partial(self._keep_grad, index))
         return result
 
     def _keep_grad(self, index: int, grad: torch.Tensor) -> None:
         self.grads[index] = _numpy(grad)
 
 
+def _float_result(result: Any) -> Optional[int]:
+    """The position of the first float tensor in a tuple result; None for a tensor (or nothing to pick)."""
+    if isinstance(result, (tuple, list)):
+        return next((i for i, v in enumerate(result) if isinstance(v, torch.Tensor) and v.is_floating_point()), None)
+    return None
+
+
 def _single_op(index: int, owner: str, func: Any, args: tuple, kwargs: dict, result: torch.Tensor,
-               grad: np.ndarray, after: str = "") -> Optional[OpGradient]:
+               grad: np.ndarray, after: str = "", pick: Optional[int] = None) -> Optional[OpGradient]:
     fresh: List[torch.Tensor] = []
 
     def clone(v: Any) -> Any:
@@ -93,6 +104,7 @@ def _single_op(index: int, owner: str, func: Any, args: tuple, kwargs: dict, res
     wrt = [c for c in fresh if c.requires_grad]
     with torch.enable_grad():
         value = func(*new_args, **new_kwargs)
+        value = value[pick] if pick is not None and isinstance(value, (tuple, list)) else value
         if not isinstance(value, torch.Tensor) or not value.requires_grad:
             return None
         grads = torch.autograd.grad(value, wrt, torch.from_numpy(grad.copy()).to(value.dtype), allow_unused=True)

@@ -230,6 +230,16 @@ def _diagnosed_error(exc: Exception, item: Item, options: RunOptions, ref: Refer
     except Exception as exc2:  # localizing is best effort: the error verdict stands, and says why it has no place
         return dataclasses.replace(outcome, notes=outcome.notes + (
             f"where it raised could not be located ({type(exc2).__name__}: {_first_line(exc2)})",))
+    if site is None and item.check in ("backward", "step", "train"):  # the forward runs: an op's backward?
+        from migcheck.localization.raising_backward import locate_backward_raise
+
+        try:
+            found = locate_backward_raise(item.case, ref, cell, _tolerance_for(item, options, "forward"),
+                                          outcome.message.split("; cause: ", 1)[1] if "; cause: " in outcome.message else "")
+        except Exception:  # best effort, as above
+            found = None
+        if found is not None:
+            return dataclasses.replace(outcome, localization=found)
     if site is None:
         return dataclasses.replace(outcome, notes=outcome.notes + (
             "where it raised could not be located: a PYNATIVE re-run with hooks went through",))
