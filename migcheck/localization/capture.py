@@ -268,7 +268,8 @@ def _defects(module: TorchProbe, cell: MindSporeProbe, rows: Sequence[SubcellRow
         if replayed is not None:  # confirmed on torch's side; a fix only where a MindSpore call re-ran to agreement
             where, searched = f"in '{region[0] or '<root>'}' up to {region[3]}", _search_ops(module, cell, first, t_calls, tol) if ops else None
             cost = dict(search_s=searched.seconds, search_tried=searched.tried) if searched is not None else {}
-            out.append(Defect(first.order, first.torch_name, first.torch_kind, first.ms_name, first.ms_kind, f"{between}; {replayed.cause(where)}",
+            op_words = f"; {searched.cause}" if searched is not None and searched.confirmed else ""  # the port's op
+            out.append(Defect(first.order, first.torch_name, first.torch_kind, first.ms_name, first.ms_kind, f"{between}; {replayed.cause(where)}{op_words}",
                               replayed.cause(where), searched.fix if searched is not None and searched.confirmed else replay_fix(
                                   cell, first.ms_name, t_calls[first.order].inputs, t_calls[first.order].output, replayed, tol),
                               "high", True, replayed.rule, **cost))

@@ -145,8 +145,13 @@ def _between_children(traced: Sequence[OpRecord], div: OpDivergence, ms_name: st
     after = [named(r) for r in traced[position:] if r.index < 0]
     if not before and not after:
         return ""
+    # which child's output it reads (the last child called before it need not be the one: an FPN's upsampling
+    # of the coarser level runs after the finer level's lateral conv)
+    fed = [named(r) for r in traced[:position] if r.index < 0 and any(
+        o.shape == x.shape and np.array_equal(o, x) for o in r.outputs for x in div.ms.inputs)]
+    takes = f"; it takes '{fed[-1]}' output" if fed and fed[-1] != (before[-1] if before else "") else ""
     return (f"; the op sits between '{before[-1] if before else '<input>'}' output and "
-            f"'{after[0] if after else '<output>'}' input")
+            f"'{after[0] if after else '<output>'}' input{takes}")
 
 
 _SCALING = ("mul", "rmul", "truediv", "rtruediv", "div", "multiply", "divide")

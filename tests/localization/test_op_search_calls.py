@@ -106,3 +106,47 @@ def test_a_call_returning_fewer_results_than_torchs_says_which_of_torchs_it_equa
     assert "returned the values only, not the indices (torch's max returns values, indices)" in words
     # the twin: a call that returns what torch's does (both results) says nothing
     assert fewer_results(OpRecord(0, "ops.max", inputs=(x,), outputs=(values, indices)), [torch_max]) == ""
+
+
+class _TopDown(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lat0 = torch.nn.Conv2d(2, 2, 1)
+        self.lat1 = torch.nn.Conv2d(3, 2, 1)
+        self.smooth = torch.nn.Conv2d(2, 2, 1)
+
+    def forward(self, c3, c4):
+        p4 = self.lat1(c4)
+        p3 = self.lat0(c3) + torch.nn.functional.interpolate(p4, size=c3.shape[-2:], mode="bilinear", align_corners=False)
+        return self.smooth(p3)
+
+
+def _top_down(align):
+    class TopDown(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.lat0 = ms.nn.Conv2d(2, 2, 1, has_bias=True)
+            self.lat1 = ms.nn.Conv2d(3, 2, 1, has_bias=True)
+            self.smooth = ms.nn.Conv2d(2, 2, 1, has_bias=True)
+
+        def construct(self, c3, c4):
+            p4 = self.lat1(c4)
+            fine = self.lat0(c3)  # the lateral conv of the finer level runs between lat1 and the upsampling
+            return self.smooth(fine + ms.ops.interpolate(p4, size=c3.shape[-2:], mode="bilinear", align_corners=align))
+    return TopDown
+
+
+def _fpn(align):
+    case = PairedCase(name="fpn", torch=_TopDown, mindspore=_top_down(align),
+                      inputs={"c3": uniform(1, 2, 4, 4), "c4": uniform(1, 3, 2, 2)}, checks=("forward",))
+    return run_item(Item(case, "forward", "pynative", "cpu"))
+
+
+def test_the_op_says_which_childs_output_it_takes_where_another_child_ran_last():
+    (d,) = _fpn(True).localization.defects
+    assert d.confirmed and "align_corners=False" in d.fix
+    assert "the op sits between 'lat0' output and 'smooth' input; it takes 'lat1' output" in d.evidence, d.evidence
+
+
+def test_the_upsampling_with_torchs_corners_passes():
+    assert _fpn(False).status == "pass"
