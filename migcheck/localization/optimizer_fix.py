@@ -70,3 +70,24 @@ def with_port_fix(finding: Finding, case: Any, ref: Any, module: TorchProbe, cel
                                    evidence=f"{finding.evidence}; {searched}, none re-ran to agreement")
     return dataclasses.replace(finding, cause=f"{finding.cause}; {fixed.cause}", fix=fixed.fix, confidence="high",
                                confirmed=True, fix_checked=True, evidence=f"{finding.evidence}; {searched}")
+
+
+def with_group_fix(finding: Finding, case: Any, ref: Any, cell: MindSporeProbe, mapping: WeightMapping,
+                   tolerance_for: Callable[[str, str], Any], loss: Any, weight_decay: float) -> Finding:
+    """The weight-decay-filter finding with its fix when the port's optimizer, given every parameter in one group
+    that carries the weight decay (a group's weight_decay skips no name), re-runs the case's steps to torch's."""
+    optimizer = optimizer_for(case, "mindspore")
+    try:
+        cell.load(to_mindspore(ref.weights, mapping))
+        factory = cell.rebuilt_optimizer(optimizer, "", {}, group={"weight_decay": weight_decay})
+        records = [{"state": to_torch(r["state"], mapping)} for r in
+                   cell.steps(ref.inputs, ref.input_dtypes, ref.objective, loss, factory, case.steps)]
+    except Exception as exc:  # the port's optimizer cannot be rebuilt with groups: the finding stands unfixed
+        return dataclasses.replace(finding, evidence=f"{finding.evidence}; grouped re-run failed ({type(exc).__name__})")
+    if not steps_agree(records, ref.results, tolerance_for, getattr(ref, "oracle", None)):
+        return dataclasses.replace(finding, evidence=f"{finding.evidence}; the grouped re-run did not agree")
+    fix = (f"pass the weight decay in a parameter group: [{{'params': net.trainable_params(), 'weight_decay':"
+           f" {weight_decay!r}}}] as the optimizer's params (a group's weight_decay applies to every parameter in it)")
+    return dataclasses.replace(finding, fix=fix, fix_checked=True,
+                               evidence=f"{finding.evidence}; re-run with every parameter in one group carrying"
+                                        f" weight_decay={weight_decay!r}: the steps agree with torch's")

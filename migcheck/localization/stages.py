@@ -14,7 +14,7 @@ from typing import Any, Callable, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 from migcheck.judging.compare import TensorComparison, compare_arrays
-from migcheck.localization.optimizer_fix import with_port_fix
+from migcheck.localization.optimizer_fix import with_group_fix, with_port_fix
 from migcheck.localization.rules import Finding
 from migcheck.localization.update_rules import Hyper, blame_update
 from migcheck.precision import apply_precision
@@ -106,6 +106,8 @@ def blame_step(case: Any, ref: Any, cell: MindSporeProbe, mapping: WeightMapping
                           f" MindSpore does not decay {', '.join(repr(n) for n in skipped)} (its float weight_decay"
                           " skips parameters named gamma/beta by default); torch decays every parameter", "", "high",
                           confirmed=True, evidence=evidence)
+        decay = max(hyper_from_group(groups[n]).weight_decay for n in skipped if n in groups)
+        finding = with_group_fix(finding, case, ref, cell, mapping, tolerance_for, loss_m, decay)
     else:
         finding = with_port_fix(Finding("optimizer-update", where, f"{evidence}; the first update differs: {cause}", "",
                                         "high" if identified else "medium", confirmed=identified, evidence=evidence),

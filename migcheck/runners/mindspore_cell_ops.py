@@ -17,6 +17,12 @@ class CellOps:
     def args_of(self, name: str, inputs: Sequence[np.ndarray]) -> List[Any]:  # supplied by MindSporeCell
         raise NotImplementedError
 
+    def default_classes(self, arity: int) -> Tuple[str, ...]:
+        """mindspore.nn layers built without arguments or parameters taking `arity` tensors (mindspore_args.py)."""
+        from migcheck.runners.mindspore_args import default_classes
+
+        return default_classes(arity)
+
     def trace_ops(self, name: str, inputs: Sequence[np.ndarray], change: Any = None) -> Tuple[List[Any], Any]:
         """(the op calls the sub-cell's own construct made, its output) in PYNATIVE (runners/mindspore_ops.py)."""
         from migcheck.runners.mindspore_ops import trace

@@ -78,15 +78,20 @@ def optimizer_classes() -> List[Constructor]:
     return out
 
 
-def rebuilt(call: CaughtCall, class_name: str, changes: Mapping[str, Any]) -> Callable[[list], Any]:
+def rebuilt(call: CaughtCall, class_name: str, changes: Mapping[str, Any],
+            group: Optional[Mapping[str, Any]] = None) -> Callable[[list], Any]:
     """A factory for the port's optimizer with `changes` applied, or (class_name given) another mindspore.nn
     optimizer given `changes` plus every argument of the port's call it also takes (a schedule stays a schedule).
-    Parameter groups the port passed are kept: they hold the same Parameter objects the steps train."""
+    Parameter groups the port passed are kept: they hold the same Parameter objects the steps train. `group`:
+    every parameter in one group with these settings instead (a group's weight_decay skips no name)."""
     cls = call.cls if not class_name else getattr(ms.nn, class_name)
     accepted = set(own_signature(cls).parameters)
     kept = {k: v for k, v in call.arguments.items() if k in accepted}
 
     def build(params: list) -> Any:
+        if group:
+            return cls([{"params": params, **group}], **{k: v for k, v in {**kept, **dict(changes)}.items()
+                                                        if k not in group})
         return cls(call.groups if call.groups is not None else params, **{**kept, **dict(changes)})
 
     return build

@@ -287,11 +287,6 @@ class MindSporeCell(CellOps):
 
         return alternatives(torch_kind, wanted, named)
 
-    def default_classes(self, arity: int) -> Tuple[str, ...]:
-        from migcheck.runners.mindspore_args import default_classes
-
-        return default_classes(arity)
-
     def run_alternative(self, name: str, class_name: str, kwargs: Mapping[str, Any],
                         inputs: Sequence[np.ndarray]) -> Any:
         from migcheck.runners.mindspore_args import run_alternative
@@ -369,11 +364,13 @@ class MindSporeCell(CellOps):
 
         return described(self._caught(optimizer)), optimizer_classes()
 
-    def rebuilt_optimizer(self, optimizer: Any, class_name: str, changes: Mapping[str, Any]) -> Any:
-        """An optimizer factory for steps(): the port's with `changes`, or class_name's (mindspore.nn) in its place."""
+    def rebuilt_optimizer(self, optimizer: Any, class_name: str, changes: Mapping[str, Any],
+                          group: Optional[Mapping[str, Any]] = None) -> Any:
+        """An optimizer factory for steps(): the port's with `changes`, or class_name's (mindspore.nn) in its place;
+        `group`: every parameter in one group with these settings."""
         from migcheck.runners.mindspore_optimizer import rebuilt
 
-        return rebuilt(self._caught(optimizer), class_name, changes)
+        return rebuilt(self._caught(optimizer), class_name, changes, group)
 
     def _caught(self, optimizer: Any) -> Any:
         from migcheck.runners.mindspore_optimizer import catch_call

@@ -159,8 +159,10 @@ class MindSporeProbe(SideProbe, Protocol):
     def optimizer_constructor(self, optimizer: Any) -> Tuple[Constructor, List[Constructor]]:
         """The port's optimizer (class, arguments as its factory passed them) and mindspore.nn's other ones."""
 
-    def rebuilt_optimizer(self, optimizer: Any, class_name: str, changes: Mapping[str, Any]) -> Any:
-        """An optimizer factory for steps(): the port's with changes, or another class in its place."""
+    def rebuilt_optimizer(self, optimizer: Any, class_name: str, changes: Mapping[str, Any],
+                          group: Optional[Mapping[str, Any]] = None) -> Any:
+        """An optimizer factory for steps(): the port's with changes, or another class in its place; `group`:
+        every parameter in one group with these settings."""
 
     def steps(self, inputs: Arrays, dtypes: Sequence[str], objective: Objective, loss: Optional[Callable[[], Any]],
               optimizer: Any, count: int) -> List[Dict[str, Any]]: ...

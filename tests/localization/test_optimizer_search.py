@@ -151,3 +151,51 @@ def test_an_optimizer_no_argument_fixes_prints_no_fix():
     assert not f.fix_checked and f.fix == "" and f.confidence == "medium"
     assert "centered: torch RMSprop True, MindSpore RMSProp.centered False" in f.cause
     assert "none re-ran to agreement" in f.evidence
+
+
+def _norm_case(ms_optimizer):
+    def net():
+        import torch
+
+        return torch.nn.Sequential(torch.nn.Linear(4, 5), torch.nn.LayerNorm([5]), torch.nn.Linear(5, 3))
+
+    def ms_net():
+        import mindspore
+
+        return mindspore.nn.SequentialCell(mindspore.nn.Dense(4, 5), mindspore.nn.LayerNorm((5,), epsilon=1e-5),
+                                           mindspore.nn.Dense(5, 3))
+
+    def torch_sgd(params):
+        import torch
+
+        return torch.optim.SGD(params, lr=0.1, weight_decay=0.2)
+
+    return PairedCase(name="decay", torch=net, mindspore=ms_net, inputs={"x": uniform(6, 4)}, checks=("step",),
+                      optimizer=FrameworkPair(torch=torch_sgd, mindspore=ms_optimizer))
+
+
+def _ms_sgd_float_decay(params):
+    import mindspore
+
+    return mindspore.nn.SGD(params, learning_rate=0.1, weight_decay=0.2)  # skips gamma/beta
+
+
+def _ms_sgd_grouped_decay(params):
+    import mindspore
+
+    return mindspore.nn.SGD([{"params": params, "weight_decay": 0.2}], learning_rate=0.1)
+
+
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
+def test_a_weight_decay_that_skips_the_norms_is_fixed_by_a_grouped_rerun():
+    v = run_item(Item(_norm_case(_ms_sgd_float_decay), "step", "pynative", "cpu"))
+    (f,) = v.localization.findings
+    assert (f.rule, f.confidence, f.fix_checked) == ("weight-decay-filter", "high", True), f
+    assert "[{'params': net.trainable_params(), 'weight_decay': 0.2}]" in f.fix
+
+
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
+def test_the_weight_decay_given_in_a_group_passes():
+    assert run_item(Item(_norm_case(_ms_sgd_grouped_decay), "step", "pynative", "cpu")).status == "pass"
