@@ -84,9 +84,19 @@ def schedule_finding(case: Any, ref: Any, module: TorchProbe, cell: MindSporePro
              f" ({pattern(m_rates)})")
     evidence = (f"torch's steps re-run with MindSpore's lr at every step reproduce MindSpore's steps"
                 f" ({count} steps, {time.perf_counter() - started:.2f}s)")
-    checked = fixer(t_rates) if fixer is not None else None
+    checked, given = None, "torch's rate per step"
+    if fixer is not None:  # a mindspore.nn schedule class giving torch's rates first, else torch's rates as a list
+        from migcheck.localization.schedule_class import find_schedule, schedule_text
+
+        schedule, tried, seconds = find_schedule(module, case, count)
+        checked = fixer(t_rates, schedule) if schedule is not None else None
+        evidence += (f"; mindspore.nn's schedule classes built from torch's settings: {tried} candidate(s) in"
+                     f" {seconds:.2f}s" + (f", {schedule_text(*schedule)} gives torch's rates over"
+                                           f" {2 * count + 4} steps" if schedule is not None else ", none gives torch's rates"))
+        given = schedule_text(*schedule) if checked is not None else given
+        checked = checked or fixer(t_rates)
     if checked is not None:
-        evidence += (f"; the port's optimizer rebuilt with torch's rate per step and stepped {count} steps agrees with"
+        evidence += (f"; the port's optimizer rebuilt with {given} and stepped {count} steps agrees with"
                      f" torch's steps ({time.perf_counter() - started:.2f}s in all)")
         return Finding("lr-schedule", f"optimizer schedule (torch {t_desc} / MindSpore {m_desc})", cause, checked,
                        "high", True, True, evidence=evidence)

@@ -26,3 +26,28 @@ def mindspore_rates(params: list, presets: Mapping[str, Callable], optimizer: An
         rates = [float(values[min(k, len(values) - 1)]) for k in range(count)]
         kind = f"a list of {len(values)} rates" if len(values) > 1 else "a constant lr"
         return f"{type(opt).__name__} with {kind}", rates
+
+
+def schedule_classes() -> List[Tuple[str, Tuple[Tuple[str, Any], ...]]]:
+    """mindspore.nn's LearningRateSchedule classes: (name, ((parameter, its default or inspect.Parameter.empty),
+    ...)), read off the installed MindSpore."""
+    base = ms.nn.learning_rate_schedule.LearningRateSchedule
+    out = []
+    for name in dir(ms.nn):
+        cls = getattr(ms.nn, name)
+        if isinstance(cls, type) and issubclass(cls, base) and cls is not base:
+            params = inspect.signature(cls.__init__).parameters
+            out.append((name, tuple((k, p.default) for k, p in params.items() if k != "self")))
+    return out
+
+
+def build_schedule(name: str, kwargs: Mapping[str, Any]) -> Any:
+    """mindspore.nn.<name>(**kwargs): a schedule to hand an optimizer as its learning_rate."""
+    return getattr(ms.nn, name)(**kwargs)
+
+
+def schedule_rates(name: str, kwargs: Mapping[str, Any], count: int) -> List[float]:
+    """The rate mindspore.nn.<name>(**kwargs) gives each of the first `count` steps."""
+    with pynative():
+        schedule = build_schedule(name, kwargs)
+        return [float(schedule(ms.Tensor(k, ms.int32)).asnumpy()) for k in range(count)]

@@ -29,3 +29,15 @@ def _described(scheduler: Any, opt: Any) -> str:
     shown = [f"{k}={v!r}" for k, v in vars(scheduler).items()
              if not k.startswith("_") and k not in skip and isinstance(v, (bool, int, float, str))]
     return f"{type(scheduler).__name__}({', '.join(shown)})"
+
+
+def scheduler_numbers(module: torch.nn.Module, presets: Mapping[str, Callable], optimizer: Any,
+                      schedule: Optional[Callable]) -> List[Tuple[str, float]]:
+    """The number settings of the case's torch scheduler (gamma, step_size, T_max, eta_min, ...), by name."""
+    if schedule is None:
+        return []
+    params = [copy.deepcopy(p.detach()).requires_grad_(True) for p in module.parameters() if p.requires_grad]
+    opt = presets[optimizer](params) if isinstance(optimizer, str) else optimizer(params)
+    scheduler = schedule(opt)
+    return [(k, float(v)) for k, v in vars(scheduler).items() if not k.startswith("_") and k != "last_epoch"
+            and isinstance(v, (int, float)) and not isinstance(v, bool)]

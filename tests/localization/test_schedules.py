@@ -48,9 +48,11 @@ def test_step_decay_ported_as_exponential_decay_is_named_and_confirmed():
     assert "[0.1, 0.1, 0.05, 0.05] (multiplied by 0.5 every 2 steps (step decay))" in f.cause
     assert "[0.1, 0.05, 0.025, 0.0125] (multiplied by 0.5 every step (exponential))" in f.cause
     assert "ExponentialDecayLR" in f.cause and "reproduce MindSpore's steps" in f.evidence
-    # the fix, stepped on the port: its optimizer with torch's rate per step agrees with torch's steps
-    assert f.fix.endswith("learning_rate=mindspore.nn.piecewise_constant_lr([2, 4], [0.1, 0.05]))")
-    assert "the port's optimizer rebuilt with torch's rate per step and stepped 4 steps agrees" in f.evidence
+    # the fix, stepped on the port: the schedule class that gives torch's rates, built from torch's settings
+    assert f.fix.endswith("learning_rate=mindspore.nn.ExponentialDecayLR(learning_rate=0.1, decay_rate=0.5,"
+                          " decay_steps=2, is_stair=True))"), f.fix
+    assert "gives torch's rates over 12 steps" in f.evidence
+    assert "rebuilt with mindspore.nn.ExponentialDecayLR(" in f.evidence and "stepped 4 steps agrees" in f.evidence
 
 
 def test_the_stair_exponential_twin_passes():
@@ -62,7 +64,9 @@ def test_a_warm_up_one_step_late_is_named_from_the_first_step():
     (f,) = v.localization.findings
     assert f.rule == "lr-schedule" and f.confirmed and "from step 1" in f.cause
     assert "[0.025, 0.05, 0.075, 0.1]" in f.cause and "[0, 0.025, 0.05, 0.075]" in f.cause
+    # no schedule class gives a warm-up that starts above 0: torch's rates as a list, checked on the port
     assert f.fix_checked and f.fix.endswith("learning_rate=[0.025, 0.05, 0.075, 0.1])")
+    assert "none gives torch's rates" in f.evidence
 
 
 def test_the_warm_up_twin_as_a_list_of_rates_passes():
@@ -85,3 +89,13 @@ def test_a_piecewise_constant_schedule_is_written_with_its_milestones():
     assert schedule_code("learning_rate", [0.1, 0.1, 0.05]) == (
         "learning_rate=mindspore.nn.piecewise_constant_lr([2, 3], [0.1, 0.05])")
     assert schedule_code("learning_rate", [0.0, 0.05]) == "learning_rate=[0.0, 0.05]"
+
+
+def test_schedule_candidates_come_from_torchs_numbers_and_rates():
+    from migcheck.localization.schedule_class import candidate_kwargs
+
+    params = (("learning_rate", None), ("decay_rate", None), ("decay_steps", None), ("is_stair", False))
+    found = candidate_kwargs(params, [("step_size", 2.0), ("gamma", 0.5)], [0.1, 0.1, 0.05, 0.05], no_default=None)
+    assert {"learning_rate": 0.1, "decay_rate": 0.5, "decay_steps": 2, "is_stair": True} in found
+    # a parameter nothing of torch's fills rules the class out
+    assert candidate_kwargs((("milestones", None),), [], [0.1, 0.1], no_default=None) == []
