@@ -42,8 +42,13 @@ def sweep_classes(cell: MindSporeProbe, ms_name: str, torch_kind: str, ms_kind: 
         if not beyond.ok:
             tried[-1] += f" (rejected: {beyond.words})"
             continue
-        cause = (f"the port's {ms_kind} does not compute torch's {torch_kind}: mindspore.nn.{name}() in its place "
-                 f"agrees with torch (re-run on torch's recorded input; {count} parameterless mindspore.nn layers"
-                 f" run){'; ' + beyond.words if beyond.words else ''}")
-        return cause, f"use mindspore.nn.{name}() in place of {ms_kind}"
+        try:  # its defaults written out: the fix does not lean on a default another version may change
+            shown = ", ".join(f"{k}={v!r}" for k, v in cell.class_defaults(name))
+        except Exception:  # no signature to read
+            shown = ""
+        code = f"mindspore.nn.{name}({shown})"
+        cause = (f"the port's {ms_kind} does not compute torch's {torch_kind}: {code} in its place agrees with torch"
+                 f" (re-run on torch's recorded input; {count} parameterless mindspore.nn layers built with their"
+                 f" defaults run){'; ' + beyond.words if beyond.words else ''}")
+        return cause, f"use {code} in place of {ms_kind}"
     return None

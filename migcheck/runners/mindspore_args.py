@@ -215,3 +215,11 @@ def default_classes(arity: int) -> Tuple[str, ...]:
         out.append(name)
     _DEFAULT_CLASSES[arity] = tuple(out)
     return _DEFAULT_CLASSES[arity]
+
+
+def class_defaults(name: str) -> Tuple[Tuple[str, Any], ...]:
+    """mindspore.nn.<name>'s constructor defaults that are plain numbers, flags or words (shown in a fix, so it
+    does not lean on a default that another version may change)."""
+    params = inspect.signature(getattr(ms.nn, name).__init__).parameters
+    return tuple((k, p.default) for k, p in params.items() if k != "self" and p.default is not p.empty
+                 and isinstance(p.default, (bool, int, float, str)))

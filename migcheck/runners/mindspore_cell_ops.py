@@ -23,6 +23,12 @@ class CellOps:
 
         return default_classes(arity)
 
+    def class_defaults(self, name: str) -> Tuple[Tuple[str, Any], ...]:
+        """mindspore.nn.<name>'s plain constructor defaults (mindspore_args.py)."""
+        from migcheck.runners.mindspore_args import class_defaults
+
+        return class_defaults(name)
+
     def trace_ops(self, name: str, inputs: Sequence[np.ndarray], change: Any = None) -> Tuple[List[Any], Any]:
         """(the op calls the sub-cell's own construct made, its output) in PYNATIVE (runners/mindspore_ops.py)."""
         from migcheck.runners.mindspore_ops import trace

@@ -123,6 +123,9 @@ class MindSporeProbe(SideProbe, Protocol):
     def default_classes(self, arity: int) -> Tuple[str, ...]:
         """mindspore.nn layers built without arguments or parameters whose construct takes `arity` tensors."""
 
+    def class_defaults(self, name: str) -> Tuple[Tuple[str, Any], ...]:
+        """mindspore.nn.<name>'s constructor defaults that are plain values."""
+
     def trace_ops(self, name: str, inputs: Arrays, change: Any = None) -> Tuple[List[Any], Any]:
         """(the op calls the sub-cell's own construct made, its output), in PYNATIVE."""
 

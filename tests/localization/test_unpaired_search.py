@@ -1,7 +1,9 @@
-"""A torch module with no MindSpore cell of its own (localization/unpaired_search.py): the port computes it with
-an op in the parent's construct (found by the op search there, with the module's calls counted as the
-parent's), or with a cell no weight or name ties to it (paired by equal inputs, then the layer search); and a
-parameterless layer ported as another class (localization/class_sweep.py). Each bad port has a correct twin."""
+"""Searches that measure what a layer or call is, not what it is named: a torch module with no MindSpore cell
+of its own (localization/unpaired_search.py), computed by an op in the parent's construct (found by the op search
+there, with the module's calls counted as the parent's) or by a cell no weight or name ties to it (paired by
+equal inputs, then the layer search); a parameterless layer ported as another class (localization/class_sweep.py);
+an alternative class with its own settings changed; a positional value moved to torch's keyword. Each bad port
+has a correct twin that passes."""
 import pytest
 
 from migcheck import PairedCase, uniform
@@ -124,7 +126,7 @@ def test_a_hand_written_activation_ported_as_another_class_is_matched_by_running
     v = _run(_TorchAct, _ms_act(ms.nn.HSwish), G)
     (d,) = v.localization.defects
     assert (d.torch_name, d.confidence) == ("act", "high")
-    assert d.fix == "use mindspore.nn.SiLU() in place of HSwish" and "parameterless mindspore.nn layers run" in d.cause
+    assert d.fix == "use mindspore.nn.SiLU() in place of HSwish" and "parameterless mindspore.nn layers" in d.cause
 
 
 def test_the_activation_ported_as_the_class_that_computes_it_passes():
@@ -186,3 +188,23 @@ def test_a_positional_value_torch_binds_to_another_parameter_is_moved_to_that_ke
 
 def test_the_flatten_given_start_dim_by_keyword_passes():
     assert _run(_TorchFlat, _ms_flat(True), F3).status == "pass"
+
+
+class _TorchRrelu(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(4, 4)
+        self.act = torch.nn.RReLU(0.1, 0.3)  # in eval: a leaky slope of (0.1 + 0.3) / 2
+
+    def forward(self, x):
+        return self.act(self.fc(x))
+
+
+def test_a_swept_class_is_printed_with_its_defaults_written_out():
+    v = _run(_TorchRrelu, _ms_act(lambda: ms.nn.RReLU(0.1, 0.3)), G)
+    (d,) = v.localization.defects
+    assert d.confidence == "high" and d.fix == "use mindspore.nn.LeakyReLU(alpha=0.2) in place of RReLU", d.fix
+
+
+def test_the_leaky_relu_of_torchs_eval_slope_passes():
+    assert _run(_TorchRrelu, _ms_act(lambda: ms.nn.LeakyReLU(0.2)), G).status == "pass"
