@@ -112,6 +112,13 @@ def candidates(failed: Any, torch_c: Optional[Constructor], table: Sequence[Tupl
     passed: Dict[str, Any] = dict(failed.passed)
     ms_c: Constructor = failed.constructor
     out: List[Change] = []
+    unknown = _UNEXPECTED.search(failed.message or "")
+    if unknown and unknown[1] in passed:  # a keyword MindSpore's layer does not take (torch's groups): dropped from
+        value = passed.pop(unknown[1])      # every candidate, and first given to the parameter named most like it
+        for a in sorted(ms_c.arguments, key=lambda a: -similarity(a.name, unknown[1])):
+            if similarity(a.name, unknown[1]) >= 0.75:
+                out.append(Change(tuple({**passed, a.name: value}.items()),
+                                  f"its {unknown[1]}={value!r} passed as {a.name} (the parameter of that meaning here)"))
     if torch_c is not None:
         aligned = align(torch_c, ms_c, table)
         by_torch = {t.name: m for m, t in aligned.items()}
@@ -156,6 +163,9 @@ def candidates(failed: Any, torch_c: Optional[Constructor], table: Sequence[Tupl
             seen.add(repr(c.kwargs))
             unique.append(c)
     return unique[:MAX_CANDIDATES]
+
+
+_UNEXPECTED = re.compile(r"unexpected keyword argument '(\w+)'")
 
 
 def other_forms(value: Any) -> List[Tuple[Any, str]]:

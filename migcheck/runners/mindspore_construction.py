@@ -124,14 +124,20 @@ def construct_and_run(factory: Callable[[], Any], failed: FailedConstruction, kw
     with pynative():
         layer = cls(**kwargs)
         own = [p for _, p in layer.parameters_and_names()]
-        if len(own) != len(params) or any(tuple(p.shape) != tuple(np.shape(v)) for p, v in zip(own, params)):
+        if len(own) != len(params) or any(not _same_layout(tuple(p.shape), tuple(np.shape(v)))
+                                          for p, v in zip(own, params)):
             if own:
                 raise ValueError("the layer's parameters do not match torch's one by one: not re-run")
-        for p, v in zip(own, params):
-            p.set_data(ms.Tensor(contiguous(np.asarray(v, dtype=np.float32))))
+        for p, v in zip(own, params):  # a unit axis one side keeps (Conv1d's (C, C/g, 1, k) weight) is reshaped away
+            p.set_data(ms.Tensor(contiguous(np.asarray(v, dtype=np.float32).reshape(tuple(p.shape)))))
         layer.set_train(train)
         out = layer(*[ms.Tensor(contiguous(x)) for x in inputs])
         return to_numpy(out)
+
+
+def _same_layout(a: Tuple[int, ...], b: Tuple[int, ...]) -> bool:
+    """Equal shapes, or equal once unit axes are left out (the same values in the same order)."""
+    return a == b or tuple(n for n in a if n != 1) == tuple(n for n in b if n != 1)
 
 
 def _class_from_factory(factory: Callable[[], Any], failed: FailedConstruction) -> type:

@@ -158,3 +158,47 @@ def test_a_shape_given_as_an_int_is_rewritten_as_a_tuple_of_one():
 
 def test_the_layernorm_given_a_tuple_passes():
     assert _run(lambda: torch.nn.LayerNorm([6]), lambda: ms.nn.LayerNorm((6,), epsilon=1e-05), "ln").status == "pass"
+
+
+def test_a_keyword_the_layer_does_not_take_is_given_to_its_parameter_of_that_name():
+    d = _defect(_run(lambda: torch.nn.Conv2d(4, 4, 1, groups=4),
+                     lambda: ms.nn.Conv2d(4, 4, 1, has_bias=True, groups=4), "conv_groups"))
+    assert d.confirmed and "group=4" in d.fix and "groups=4 passed as group" in d.cause, d
+    assert "groups" not in d.search_tried[0].replace("groups=4 passed", "")  # dropped from every candidate
+
+
+def test_the_conv_given_group_passes():
+    assert _run(lambda: torch.nn.Conv2d(4, 4, 1, groups=4),
+                lambda: ms.nn.Conv2d(4, 4, 1, has_bias=True, group=4), "conv_group").status == "pass"
+
+
+def _run1d(ms_layer):
+    class T(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.dw = torch.nn.Conv1d(4, 4, 3, padding=1, groups=4)
+
+        def forward(self, x):
+            return self.dw(x)
+
+    class M(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.dw = ms_layer()
+
+        def construct(self, x):
+            return self.dw(x)
+
+    case = PairedCase(name="dw1d", torch=T, mindspore=M, inputs={"x": given(X[:, :, 0, :])}, checks=("forward",))
+    return run_item(Item(case, "forward", "pynative", "cpu"))
+
+
+def test_a_conv1d_weight_with_a_unit_axis_is_rebuilt_from_torchs_weight():
+    # MindSpore's Conv1d keeps its weight as (C, C/g, 1, k): torch's (C, C/g, k) is the same values
+    v = _run1d(lambda: ms.nn.Conv1d(4, 4, 3, pad_mode="pad", padding=1, has_bias=True, groups=4))
+    (d,) = v.localization.defects
+    assert d.confirmed and "group=4" in d.fix, d
+
+
+def test_the_conv1d_given_group_passes():
+    assert _run1d(lambda: ms.nn.Conv1d(4, 4, 3, pad_mode="pad", padding=1, has_bias=True, group=4)).status == "pass"
