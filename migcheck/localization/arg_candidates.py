@@ -15,6 +15,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
+import numpy as np
+
 from migcheck.runners.base import Argument, Constructor
 
 # Names that mean the same across the two APIs but share no spelling.
@@ -231,6 +233,11 @@ def _unset_in_torch(ms_c: Constructor, aligned: Mapping[str, Argument]) -> List[
         t = aligned.get(m.name)
         if t is None or t.value is not None or _family(m.value) not in ("number", "tuple") or isinstance(m.value, bool):
             continue
+        if isinstance(m.value, float) and 0.0 < m.value < 1.0:  # a small float torch derives from the input's dtype
+            eps = float(np.finfo(np.float32).eps)
+            if _differs(eps, m.value):
+                out.append(Candidate(((m.name, eps),), f"float32's machine epsilon (torch leaves {t.name} unset, None:"
+                                     " derived from the input's dtype)"))
         for other in ms_c.arguments:
             if (other.name != m.name and _family(other.value) == _family(m.value) and not isinstance(other.value, bool)
                     and _differs(other.value, m.value)):

@@ -74,7 +74,7 @@ def candidates(div: OpDivergence, ms_ops: Sequence[OpRecord], named: Any = None,
             change[kind].append((key, value))
         out.append((OpChange(div.ms.index, tuple(change["arg"]), tuple(change["pos"]), tuple(change["init"])),
                     f"{cand.label()}"))
-    out += explicit_torch_keywords(div) + rebound_positionals(div)
+    out += explicit_torch_keywords(div) + rebound_positionals(div) + shape_arguments(div)
     out += reshaped_inputs(div) + refused_forms(div) + layout_changes(div)
     by_index = {r.index: r for r in ms_ops}
     drop = []
@@ -187,6 +187,40 @@ def layout_changes(div: OpDivergence) -> List[Tuple[OpChange, str]]:
     for i, j in itertools.combinations(range(given.ndim), 2):
         out.append((OpChange(div.ms.index, swap_axes=(i, j)), f"its input transposed first (axes {i} and {j} swapped)"))
     return out[:12]
+
+
+def shape_arguments(div: OpDivergence) -> List[Tuple[OpChange, str]]:
+    """Where the port's op returns another shape than torch's counterpart: a tuple of ints as long as that output
+    has axes set to torch's output shape, and read as an end (minus another tuple of the call: a begin) where it
+    was meant as a size (ops.slice(x, begin, size) given torch's end)."""
+    if div.torch is None or not div.torch.outputs or not div.ms.outputs \
+            or div.torch.outputs[0].shape == div.ms.outputs[0].shape:
+        return []
+    want = tuple(div.torch.outputs[0].shape)
+    args = [(k, v) for k, v in enumerate(div.ms.positional)] + list(div.ms.keywords)
+    tuples = [(k, v) for k, v in args if isinstance(v, tuple) and v and all(
+        isinstance(x, int) and not isinstance(x, bool) for x in v)]
+    out = []
+    for k, v in tuples:
+        name = (div.ms.names[k] if k < len(div.ms.names) else f"argument {k}") if isinstance(k, int) else k
+        if len(v) != len(want):
+            continue
+        for j, other in tuples:
+            if j != k and len(other) == len(v) and isinstance(k, int) and isinstance(j, int):
+                less = tuple(a - b for a, b in zip(v, other))
+                other_name = div.ms.names[j] if j < len(div.ms.names) else f"argument {j}"
+                out.append((OpChange(div.ms.index, minus=((k, j),)),
+                            f"its {name} {v} read as an end: {name} - {other_name} = {less} (the op takes a {name})"))
+        if v != want:
+            out.append((_set(div.ms, k, want), f"its {name} {v} set to torch's output shape {want}"))
+    return out[:4]
+
+
+def _set(r: OpRecord, where: Any, value: Any) -> OpChange:
+    if isinstance(where, str):
+        return OpChange(r.index, arguments=((where, value),))
+    name = r.names[where] if where < len(r.names) else None
+    return OpChange(r.index, arguments=((name, value),)) if name else OpChange(r.index, positions=((where, value),))
 
 
 def rebound_positionals(div: OpDivergence) -> List[Tuple[OpChange, str]]:

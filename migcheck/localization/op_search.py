@@ -322,6 +322,13 @@ def _fix(div: OpDivergence, change: OpChange, ms_ops: Sequence[OpRecord]) -> str
     if change.swap_axes:
         i, j = change.swap_axes
         return f"{name}(x.swapaxes({i}, {j}), ...) in place of {name}(x, ...): transpose the two axes first"
+    if change.minus:
+        k, j = change.minus[0]
+        param = div.ms.names[k] if k < len(div.ms.names) else f"argument {k}"
+        other = div.ms.names[j] if j < len(div.ms.names) else f"argument {j}"
+        return (f"{name}(..., {param}=<your {param}> - {other}) in place of {name}(..., {param}={div.ms.positional[k]!r}):"
+                f" the value given is an end; {name} takes a {param} (end - {other}; here"
+                f" {tuple(a - b for a, b in zip(div.ms.positional[k], div.ms.positional[j]))})")
     if change.order:
         shown = [_arg_words(div.ms, i) for i in range(len(div.ms.positional))]
         given = [shown[i] for i in change.order] + [f"{k}={v!r}" for k, v in change.arguments]  # a value moved to a keyword

@@ -1,4 +1,6 @@
 """Candidates for the argument search, generated from the two calls' own arguments (pure: no framework)."""
+import numpy as np
+
 from migcheck.localization.arg_candidates import (align, alternative_kwargs, doc_choices, not_carried, reorderings,
                                                   setting_candidates)
 from migcheck.runners.base import Argument, Constructor
@@ -139,3 +141,12 @@ def test_a_float_setting_is_tried_per_element_of_an_integer_torch_gives():
     # no integer in torch's call: nothing to apply per element
     plain = Constructor("f", True, (_arg("alpha", 1e-4),))
     assert not any("per element" in c.why for c in setting_candidates(plain, ms_c))
+
+
+def test_a_small_float_torch_leaves_unset_is_tried_as_float32s_machine_epsilon():
+    torch_c = Constructor("RMSNorm", True, (_arg("eps", None),))
+    ms_c = Constructor("RMSNorm", True, (_arg("eps", 1e-6),))
+    assert (("eps", float(np.finfo(np.float32).eps)),) in [c.changes for c in setting_candidates(torch_c, ms_c)]
+    # torch's eps set: nothing derived from the dtype
+    set_c = Constructor("RMSNorm", True, (_arg("eps", 1e-5),))
+    assert not any("machine epsilon" in c.why for c in setting_candidates(set_c, ms_c))

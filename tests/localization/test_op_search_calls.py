@@ -150,3 +150,35 @@ def test_the_op_says_which_childs_output_it_takes_where_another_child_ran_last()
 
 def test_the_upsampling_with_torchs_corners_passes():
     assert _fpn(False).status == "pass"
+
+
+def _slice_run(end_as_size):
+    class T(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = torch.nn.Linear(4, 6)
+
+        def forward(self, x):
+            return torch.tanh(self.fc(x))[:, 1:4]
+
+    class M(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc = ms.nn.Dense(4, 6)
+
+        def construct(self, x):
+            h = ops.tanh(self.fc(x))
+            return ops.slice(h, (0, 1), (h.shape[0], 4 if end_as_size else 3))  # begin, *size*
+
+    case = PairedCase(name="slice", torch=T, mindspore=M, inputs={"x": uniform(2, 4)}, checks=("forward",))
+    return run_item(Item(case, "forward", "pynative", "cpu"))
+
+
+def test_an_end_given_where_the_op_takes_a_size_is_read_as_end_minus_begin_on_every_input():
+    (d,) = _slice_run(True).localization.defects
+    assert d.confidence == "high" and "read as an end: size - begin = (2, 3)" in d.cause, d.cause
+    assert d.fix.startswith("slice(..., size=<your size> - begin) in place of slice(..., size=(2, 4))"), d.fix
+
+
+def test_the_slice_given_its_size_passes():
+    assert _slice_run(False).status == "pass"
