@@ -52,6 +52,23 @@ def first_array(tree: Any) -> Optional[np.ndarray]:
     return _first(tree)
 
 
+def agree_all(a: Any, b: Any, tol_for: TolFor) -> bool:
+    """Every array leaf of two outputs agrees (a container returning (scores, argmax) is judged on both, not
+    on its first result alone)."""
+    xs, ys = _leaves(a), _leaves(b)
+    if len(xs) != len(ys):  # trees of other forms (a re-run returning extra leaves): the first result decides
+        return agree(a, b, tol_for)
+    return bool(xs) and all(agree(x, y, tol_for) for x, y in zip(xs, ys))
+
+
+def _leaves(tree: Any) -> List[np.ndarray]:
+    if isinstance(tree, np.ndarray):
+        return [tree]
+    if isinstance(tree, (list, tuple)):
+        return [x for v in tree for x in _leaves(v)]
+    return []
+
+
 def _first(tree: Any) -> Optional[np.ndarray]:
     if isinstance(tree, np.ndarray):
         return tree

@@ -14,7 +14,7 @@ import numpy as np
 
 from migcheck.localization.arg_search import MAX_CANDIDATES, MAX_SECONDS, SearchOutcome
 from migcheck.localization.beyond import Beyond, SecondInputs, edge_check
-from migcheck.localization.confirm import agree
+from migcheck.localization.confirm import agree, agree_all
 from migcheck.localization.op_compose import parameter_namer, scale_fix, transpose_fix
 from migcheck.localization.op_align import (OpDivergence, counterpart, differing_outputs, diverging_ops,
                                             outputs_differ, said_outputs, same_value)
@@ -42,7 +42,7 @@ def search_ops(module: TorchProbe, cell: MindSporeProbe, torch_owner: str, ms_na
     except Exception:  # nothing recorded
         return None
     ms_ops = [r for r in traced if r.index >= 0]
-    if base is not None and agree(torch_out, base, tol_for):
+    if base is not None and agree_all(torch_out, base, tol_for):
         return None
     named = parameter_namer(cell, ms_name)
     rtol, atol = tol_for("float32")
@@ -79,7 +79,7 @@ def search_ops(module: TorchProbe, cell: MindSporeProbe, torch_owner: str, ms_na
                 changed, got = cell.trace_ops(ms_name, inputs, change)
             except Exception:  # a change the op refuses
                 continue
-            whole = agree(torch_out, got, tol_for)
+            whole = agree_all(torch_out, got, tol_for)
             if whole or (not swept and _op_agrees(div, changed, same) and closer(torch_out, got, base, rtol, atol)):
                 held = _beyond(second, module, cell, torch_owner, ms_name, div, change, whole, same)
                 if not held.ok:  # agrees on the case's input only: not the cause; the search goes on

@@ -182,3 +182,36 @@ def test_an_end_given_where_the_op_takes_a_size_is_read_as_end_minus_begin_on_ev
 
 def test_the_slice_given_its_size_passes():
     assert _slice_run(False).status == "pass"
+
+
+def _two_results(global_argmax):
+    class T(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.score = torch.nn.Linear(4, 5)
+
+        def forward(self, x):
+            s = self.score(x)
+            return s, torch.argmax(s)
+
+    class M(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.score = ms.nn.Dense(4, 5)
+            self.argmax = ops.Argmax(output_type=ms.int64)  # axis=-1 by default
+
+        def construct(self, x):
+            s = self.score(x)
+            return s, (ops.argmax(s) if global_argmax else self.argmax(s))
+
+    case = PairedCase(name="two", torch=T, mindspore=M, inputs={"x": uniform(3, 4)}, checks=("forward",))
+    return run_item(Item(case, "forward", "pynative", "cpu"))
+
+
+def test_a_container_returning_two_results_is_searched_on_both_not_the_first_alone():
+    (d,) = _two_results(False).localization.defects
+    assert d.confidence == "high" and "flattened to 1-D" in d.cause and "reshape(-1)" in d.fix, d
+
+
+def test_the_global_argmax_passes():
+    assert _two_results(True).status == "pass"
