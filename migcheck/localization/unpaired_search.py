@@ -50,6 +50,9 @@ def search_unpaired(module: TorchProbe, cell: MindSporeProbe, row: SubcellRow, r
         fed = _fed_the_same(row, t_calls, m_calls, rows, owner, tol)
         if fed is not None:  # a cell of the port's that no weight or name ties to torch's module
             return _layer_defect(module, cell, row, fed, t_calls, tol)
+        folded = _folding(row, t_calls, m_calls, rows, tol)
+        if folded is not None:  # the port's next layer takes the module's input: it folds the module in
+            return _folded_defect(module, cell, row, folded, t_calls, tol)
     if found is None or not (found.confirmed or found.located):
         return None
     container = owner.ms_name or "<root>"
@@ -103,3 +106,49 @@ def _first(tree: Any) -> Any:
     while isinstance(tree, (list, tuple)) and tree:
         tree = tree[0]
     return tree
+
+
+def _folding(row: SubcellRow, t_calls: Sequence[Any], m_calls: Sequence[Any], rows: Sequence[SubcellRow],
+             tol: Callable[[str, str], Tuple[float, float]]) -> Optional[SubcellRow]:
+    """The paired torch layer right after the unpaired module, fed its output, whose MindSpore counterpart is
+    fed the module's *input* (a convolution that folds torch's ZeroPad2d into its own padding); None otherwise."""
+    from migcheck.localization.confirm import agree
+
+    t_call = t_calls[row.order]
+    out = _first(t_call.output)
+    for r in rows:
+        if r.order <= row.order or not r.ms_kind or not r.ms_name or "+" in r.ms_name:
+            continue
+        nxt = t_calls[r.order]
+        if not nxt.inputs or not agree(nxt.inputs[0], out, tol):
+            continue
+        m_call = next((c for c in m_calls if c.name == r.ms_name), None)
+        if m_call is not None and len(m_call.inputs) == len(t_call.inputs) and all(
+                agree(a, b, tol) for a, b in zip(t_call.inputs, m_call.inputs)):
+            return r
+        return None
+    return None
+
+
+def _folded_defect(module: TorchProbe, cell: MindSporeProbe, row: SubcellRow, layer: SubcellRow, t_calls: Sequence[Any],
+                   tol: Callable[[str], Tuple[float, float]]) -> Optional[Defect]:
+    """The layer search on the port's layer, fed the unpaired module's input, against the torch layer's output
+    (the composite of the two): a Defect at the torch layer only when a change made it agree."""
+    from migcheck.localization.cell_search import search_layer
+
+    inputs = list(t_calls[row.order].inputs)
+    target = t_calls[layer.order].output
+    try:
+        ms_out = cell.run_subcell(layer.ms_name, inputs)
+    except Exception:  # the port's layer refuses torch's module's input
+        return None
+    found = search_layer(module, cell, layer.torch_name, layer.ms_name, inputs, target, ms_out, tol)
+    if not found.confirmed or found.workaround:
+        return None
+    evidence = (f"torch's '{row.torch_name}' ({row.torch_kind}) has no MindSpore sub-cell: the port's '{layer.ms_name}'"
+                f" ({layer.ms_kind}) is fed its input, folding it into its own call; searched on that input against"
+                f" torch's '{layer.torch_name}' output (the two together): {len(found.tried)} candidates in"
+                f" {found.seconds:.2f} s")
+    return Defect(layer.order, layer.torch_name, layer.torch_kind, layer.ms_name, layer.ms_kind, evidence,
+                  f"the port's '{layer.ms_name}' folds torch's {row.torch_kind} '{row.torch_name}' in: {found.cause}",
+                  found.fix, "high", True, found.rule, search_s=found.seconds, search_tried=found.tried)

@@ -208,3 +208,38 @@ def test_a_swept_class_is_printed_with_its_defaults_written_out():
 
 def test_the_leaky_relu_of_torchs_eval_slope_passes():
     assert _run(_TorchRrelu, _ms_act(lambda: ms.nn.LeakyReLU(0.2)), G).status == "pass"
+
+
+class _TorchCausal(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.pad = torch.nn.ZeroPad2d((2, 0, 1, 1))  # (left, right, top, bottom)
+        self.conv = torch.nn.Conv2d(2, 2, 2)
+
+    def forward(self, x):
+        return self.conv(self.pad(x))
+
+
+def _ms_causal(padding):
+    class Causal(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.conv = ms.nn.Conv2d(2, 2, 2, pad_mode="pad", padding=padding, has_bias=True)  # (top, bottom, left, right)
+
+        def construct(self, x):
+            return self.conv(x)
+    return Causal
+
+
+C = {"x": uniform(1, 2, 4, 5)}
+
+
+def test_a_layer_that_folds_an_unpaired_torch_module_in_is_searched_against_the_two_together():
+    v = _run(_TorchCausal, _ms_causal((2, 0, 1, 1)), C)
+    (d,) = v.localization.defects
+    assert (d.torch_name, d.ms_name, d.confidence) == ("conv", "conv", "high")
+    assert "folds torch's ZeroPad2d 'pad' in" in d.cause and "padding=(1, 1, 2, 0)" in d.fix, d
+
+
+def test_the_conv_given_the_pads_in_its_own_order_passes():
+    assert _run(_TorchCausal, _ms_causal((1, 1, 2, 0)), C).status == "pass"
