@@ -191,8 +191,9 @@ def layout_changes(div: OpDivergence) -> List[Tuple[OpChange, str]]:
 
 def shape_arguments(div: OpDivergence) -> List[Tuple[OpChange, str]]:
     """Where the port's op returns another shape than torch's counterpart: a tuple of ints as long as that output
-    has axes set to torch's output shape, and read as an end (minus another tuple of the call: a begin) where it
-    was meant as a size (ops.slice(x, begin, size) given torch's end)."""
+    has axes, read as an end (minus another tuple of the call: a begin) where the op takes a size
+    (ops.slice(x, begin, size) given torch's end). Giving it torch's result shape outright is
+    reshaped_inputs' candidate."""
     if div.torch is None or not div.torch.outputs or not div.ms.outputs \
             or div.torch.outputs[0].shape == div.ms.outputs[0].shape:
         return []
@@ -211,16 +212,7 @@ def shape_arguments(div: OpDivergence) -> List[Tuple[OpChange, str]]:
                 other_name = div.ms.names[j] if j < len(div.ms.names) else f"argument {j}"
                 out.append((OpChange(div.ms.index, minus=((k, j),)),
                             f"its {name} {v} read as an end: {name} - {other_name} = {less} (the op takes a {name})"))
-        if v != want:
-            out.append((_set(div.ms, k, want), f"its {name} {v} set to torch's output shape {want}"))
     return out[:4]
-
-
-def _set(r: OpRecord, where: Any, value: Any) -> OpChange:
-    if isinstance(where, str):
-        return OpChange(r.index, arguments=((where, value),))
-    name = r.names[where] if where < len(r.names) else None
-    return OpChange(r.index, arguments=((name, value),)) if name else OpChange(r.index, positions=((where, value),))
 
 
 def rebound_positionals(div: OpDivergence) -> List[Tuple[OpChange, str]]:

@@ -8,10 +8,16 @@ import itertools
 import time
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from migcheck.localization.schedules import differs
+from migcheck.runners.probes import TorchProbe
 
+RTOL = 1e-5  # MindSpore evaluates its schedule in float32
 MAX_CANDIDATES = 400
 MAX_SECONDS = 10.0
+
+
+def differs(a: Sequence[float], b: Sequence[float]) -> bool:
+    """Two rate sequences differ: in length, or at a step beyond float32's evaluation of a schedule."""
+    return len(a) != len(b) or any(abs(x - y) > RTOL * max(abs(x), abs(y), 1e-12) for x, y in zip(a, b))
 
 
 def candidate_kwargs(params: Sequence[Tuple[str, Any]], numbers: Sequence[Tuple[str, float]],
@@ -40,7 +46,7 @@ def candidate_kwargs(params: Sequence[Tuple[str, Any]], numbers: Sequence[Tuple[
     return [dict(c) for c in itertools.product(*choices)]
 
 
-def find_schedule(module: Any, case: Any, count: int) -> Tuple[Optional[Tuple[str, Dict[str, Any]]], int, float]:
+def find_schedule(module: TorchProbe, case: Any, count: int) -> Tuple[Optional[Tuple[str, Dict[str, Any]]], int, float]:
     """((class name, its arguments) whose rates equal torch's over 2 x count + 4 steps, or None; candidates
     evaluated; seconds)."""
     import inspect

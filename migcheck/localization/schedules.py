@@ -11,13 +11,8 @@ import time
 from typing import Any, Callable, List, Mapping, Optional, Sequence
 
 from migcheck.localization.rules import Finding
+from migcheck.localization.schedule_class import differs, find_schedule, schedule_text
 from migcheck.runners.probes import MindSporeProbe, TorchProbe
-
-RTOL = 1e-5  # MindSpore evaluates its schedule in float32
-
-
-def differs(a: Sequence[float], b: Sequence[float]) -> bool:
-    return len(a) != len(b) or any(abs(x - y) > RTOL * max(abs(x), abs(y), 1e-12) for x, y in zip(a, b))
 
 
 def pattern(rates: Sequence[float]) -> str:
@@ -86,8 +81,6 @@ def schedule_finding(case: Any, ref: Any, module: TorchProbe, cell: MindSporePro
                 f" ({count} steps, {time.perf_counter() - started:.2f}s)")
     checked, given = None, "torch's rate per step"
     if fixer is not None:  # a mindspore.nn schedule class giving torch's rates first, else torch's rates as a list
-        from migcheck.localization.schedule_class import find_schedule, schedule_text
-
         schedule, tried, seconds = find_schedule(module, case, count)
         checked = fixer(t_rates, schedule) if schedule is not None else None
         evidence += (f"; mindspore.nn's schedule classes built from torch's settings: {tried} candidate(s) in"
