@@ -14,42 +14,6 @@ FAMILY = "h10"
 
 # ---------------------------------------------------------------- layers and losses
 
-def _t_inorm():
-    import torch
-
-    class Net(torch.nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.conv = torch.nn.Conv2d(3, 4, 1)
-            self.norm = torch.nn.InstanceNorm2d(4, affine=True, track_running_stats=True)
-            self.head = torch.nn.Conv2d(4, 2, 1)
-
-        def forward(self, x):
-            return self.head(self.norm(self.conv(x)))
-
-    return Net()
-
-
-def _m_inorm(tracked: bool):
-    def make():
-        import mindspore.nn as nn
-
-        class Net(nn.Cell):
-            def __init__(self):
-                super().__init__()
-                self.conv = nn.Conv2d(3, 4, 1, has_bias=True)
-                # torch's InstanceNorm2d(track_running_stats=True) normalizes with its running statistics in eval,
-                # as BatchNorm does; MindSpore's InstanceNorm2d always uses the input's own statistics.
-                self.norm = (nn.BatchNorm2d(4, use_batch_statistics=False) if tracked else nn.InstanceNorm2d(4))
-                self.head = nn.Conv2d(4, 2, 1, has_bias=True)
-
-            def construct(self, x):
-                return self.head(self.norm(self.conv(x)))
-
-        return Net()
-    return make
-
-
 def _t_ce_weight():
     import torch
 
@@ -58,6 +22,9 @@ def _t_ce_weight():
             super().__init__()
             self.fc = torch.nn.Linear(6, 5)
             self.loss = torch.nn.CrossEntropyLoss(weight=torch.tensor([0.2, 1.0, 3.0, 0.5, 2.0]))
+            # fixed class weights, not state: kept out of the state dict as the port keeps them out of its parameters
+            del self.loss._buffers["weight"]
+            self.loss.register_buffer("weight", torch.tensor([0.2, 1.0, 3.0, 0.5, 2.0]), persistent=False)
 
         def forward(self, x, y):
             return self.loss(self.fc(x), y)
@@ -78,13 +45,9 @@ def _m_ce_weight(weighted: bool):
                     self.loss = nn.CrossEntropyLoss(weight=ms.Tensor(np.array([0.2, 1.0, 3.0, 0.5, 2.0], np.float32)))
                 else:
                     self.loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
-                self.weighted = weighted
 
             def construct(self, x, y):
-                logits = self.fc(x)
-                if self.weighted:
-                    return self.loss(logits, y)
-                return self.loss(logits, y.astype(ms.int32))
+                return self.loss(self.fc(x), y.astype(ms.int32))
 
         return Net()
     return make
@@ -130,23 +93,23 @@ def _m_triplet(manual: bool):
     return make
 
 
-def _t_ln_noaffine():
+def _t_gelu_prim():
     import torch
 
     class Net(torch.nn.Module):
         def __init__(self):
             super().__init__()
             self.fc1 = torch.nn.Linear(6, 8)
-            self.norm = torch.nn.LayerNorm(8, elementwise_affine=False)
+            self.act = torch.nn.GELU()
             self.fc2 = torch.nn.Linear(8, 3)
 
         def forward(self, x):
-            return self.fc2(self.norm(self.fc1(x)))
+            return self.fc2(self.act(self.fc1(x)))
 
     return Net()
 
 
-def _m_ln_noaffine(fixed: bool):
+def _m_gelu_prim(functional: bool):
     def make():
         import mindspore.nn as nn
         import mindspore.ops as ops
@@ -155,14 +118,86 @@ def _m_ln_noaffine(fixed: bool):
             def __init__(self):
                 super().__init__()
                 self.fc1 = nn.Dense(6, 8)
-                self.norm = nn.LayerNorm((8,), epsilon=1e-5)
-                if fixed:
-                    self.norm.gamma.requires_grad = False
-                    self.norm.beta.requires_grad = False
+                self.act = None if functional else ops.GeLU()
                 self.fc2 = nn.Dense(8, 3)
 
             def construct(self, x):
-                return self.fc2(self.norm(self.fc1(x)))
+                h = self.fc1(x)
+                h = ops.gelu(h, approximate="none") if self.act is None else self.act(h)
+                return self.fc2(h)
+
+        return Net()
+    return make
+
+
+def _t_logsoftmax3d():
+    import torch
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = torch.nn.Linear(4, 5)
+            self.logp = torch.nn.LogSoftmax()        # no dim: torch picks dim 0 for a 3-D input (deprecated rule)
+
+        def forward(self, x):
+            return self.logp(self.fc(x))
+
+    return Net()
+
+
+def _m_logsoftmax3d(axis0: bool):
+    def make():
+        import mindspore.nn as nn
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Dense(4, 5)
+                self.logp = nn.LogSoftmax(axis=0) if axis0 else nn.LogSoftmax()
+
+            def construct(self, x):
+                return self.logp(self.fc(x))
+
+        return Net()
+    return make
+
+
+def _t_topk():
+    import torch
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = torch.nn.Linear(5, 5)
+            self.head = torch.nn.Linear(5, 3)
+
+        def forward(self, x):                      # x: (B, 5 instances, 5 features)
+            h = self.fc(x)
+            top = torch.topk(h, 2, dim=1).values    # top-2 instances per feature (top-k MIL pooling)
+            return self.head(top.mean(dim=1))
+
+    return Net()
+
+
+def _m_topk(transposed: bool):
+    def make():
+        import mindspore.nn as nn
+        import mindspore.ops as ops
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Dense(5, 5)
+                self.head = nn.Dense(5, 3)
+                self.topk = ops.TopK(sorted=True)
+
+            def construct(self, x):
+                h = self.fc(x)
+                if transposed:
+                    top, _ = self.topk(h.swapaxes(1, 2), 2)     # ops.TopK works on the last axis
+                else:
+                    top, _ = self.topk(h, 2)
+                return self.head(top.mean(axis=-1))
 
         return Net()
     return make
@@ -289,42 +324,6 @@ def _m_pad_value(functional: bool):
     return make
 
 
-def _t_einsum():
-    import torch
-
-    class Net(torch.nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.q = torch.nn.Linear(4, 4)
-            self.k = torch.nn.Linear(4, 4)
-
-        def forward(self, x):
-            return torch.einsum("bid,bjd->bij", self.q(x), self.k(x))
-
-    return Net()
-
-
-def _m_einsum(matmul: bool):
-    def make():
-        import mindspore.nn as nn
-        import mindspore.ops as ops
-
-        class Net(nn.Cell):
-            def __init__(self):
-                super().__init__()
-                self.q = nn.Dense(4, 4)
-                self.k = nn.Dense(4, 4)
-
-            def construct(self, x):
-                q, k = self.q(x), self.k(x)
-                if matmul:
-                    return ops.bmm(q, k.swapaxes(1, 2))
-                return ops.einsum("bid,bjd->bij", q, k)
-
-        return Net()
-    return make
-
-
 # ---------------------------------------------------------------- gradient only
 
 def _t_cos_emb():
@@ -368,11 +367,6 @@ _COS_Y = np.array([-1.0, -1.0, 1.0, -1.0], np.float32)
 
 
 ENTRIES = [
-    entry("h10a_instancenorm2d_tracked_running_stats_in_eval", FAMILY, "InstanceNorm2d", _t_inorm, _m_inorm(False),
-          _m_inorm(True), ("norm",), ("track_running_stats|running statistics|instancenorm",),
-          inputs={"x": uniform(2, 3, 4, 4)},
-          cause_pattern=r"\btrack_running_stats\b|\brunning (?:stat(?:istic)?s|mean|var(?:iance)?)\b|"
-                        r"\bmoving_(?:mean|variance)\b|\buse_batch_statistics\b|\bBatchNorm2d\b"),
     entry("h10a_cross_entropy_class_weight_lost_sparse_softmax_ce", FAMILY, "CrossEntropyLoss", _t_ce_weight,
           _m_ce_weight(False), _m_ce_weight(True), ("loss",), ("weight|class weight|CrossEntropyLoss",),
           inputs={"x": uniform(6, 6), "y": integers(6, high=5)},
@@ -383,15 +377,22 @@ ENTRIES = [
           inputs={"a": uniform(5, 6), "p": uniform(5, 6), "n": uniform(5, 6)}, fails_with="error",
           cause_pattern=r"\bTripletMarginLoss\b[^.\n]*\b(?:CPU|kernel|unsupported|not supported)\b|"
                         r"\b(?:CPU|kernel|unsupported)\b[^.\n]*\bTripletMarginLoss\b"),
-    entry("h10a_layernorm_elementwise_affine_false_trainable_gamma_beta", FAMILY, "LayerNorm", _t_ln_noaffine,
-          _m_ln_noaffine(False), _m_ln_noaffine(True), ("norm",), ("elementwise_affine|gamma|beta",),
-          inputs={"x": uniform(4, 6)}, checks=("forward", "backward"), fails_with="structure",
-          constant_params=("norm.gamma", "norm.beta"),
-          cause_pattern=r"\belementwise_affine\b|\b(?:gamma|beta)\b[^.\n]*\b(?:trainable|requires_grad|no torch|"
-                        r"constant|frozen|extra)\b|\brequires_grad\s*=\s*False\b"),
+    entry("h10a_gelu_module_as_ops_gelu_primitive", FAMILY, "probe: nn.GELU vs ops.GeLU()", _t_gelu_prim,
+          _m_gelu_prim(False), _m_gelu_prim(True), ("act",), ("GeLU|approximate|tanh",), inputs={"x": uniform(4, 6, low=-3.0, high=3.0)},
+          cause_pattern=r"\bapproximate\s*=\s*(?:'none'|\"none\"|False)|\b(?:tanh|approximat\w*)\b[^.\n]*\b(?:GeLU|gelu|GELU)\b|"
+                        r"\b(?:GeLU|gelu|GELU)\b[^.\n]*\b(?:tanh|approximat\w*|erf)\b"),
+    entry("h10a_logsoftmax_implicit_dim_on_3d_input", FAMILY, "probe: nn.LogSoftmax() without dim on 3-D input",
+          _t_logsoftmax3d, _m_logsoftmax3d(False), _m_logsoftmax3d(True), ("logp",), ("axis|dim|LogSoftmax",),
+          inputs={"x": uniform(3, 4, 4)},
+          cause_pattern=r"\baxis\s*=\s*0\b|\b(?:dim|axis)\b[^.\n]*\b0\b[^.\n]*\b(?:LogSoftmax|log_softmax)\b|"
+                        r"\b(?:LogSoftmax|log_softmax)\b[^.\n]*\b(?:dim|axis)\b[^.\n]*\b0\b"),
+    entry("h10a_topk_dim1_as_ops_topk_primitive_last_axis", FAMILY, "probe: torch.topk(dim=1) vs ops.TopK()", _t_topk,
+          _m_topk(False), _m_topk(True), ("after:fc",), ("TopK|axis|dim",), inputs={"x": uniform(3, 5, 5)},
+          cause_pattern=r"\b(?:TopK|topk)\b[^.\n]*\b(?:dim|axis|last|swapaxes|transpose)\b|\bswapaxes\(\s*1\s*,\s*2\s*\)|"
+                        r"\b(?:dim|axis)\s*=\s*1\b"),
     entry("h10a_functional_layer_norm_as_ops_layernorm_default_axes", FAMILY, "probe: F.layer_norm vs ops.LayerNorm()",
           _t_layer_norm_fn, _m_layer_norm_fn(False), _m_layer_norm_fn(True), ("after:proj",),
-          ("begin_norm_axis|LayerNorm|epsilon",), inputs={"x": uniform(2, 3, 6)},
+          ("begin_norm_axis|LayerNorm|epsilon",), inputs={"x": uniform(2, 3, 6)}, fails_with="error",
           cause_pattern=r"\bbegin_norm_axis\b|\bbegin_params_axis\b|\bLayerNorm\([^)]*(?:axis|-1)"),
     entry("h10a_sort_dim1_as_ops_sort_default_last_axis", FAMILY, "probe: torch.sort(dim=1) vs ops.Sort()", _t_sort,
           _m_sort(False), _m_sort(True), ("after:fc",), ("axis|dim|Sort",), inputs={"x": uniform(3, 5, 5)},
@@ -401,10 +402,6 @@ ENTRIES = [
           _m_pad_value(True), ("after:conv1",), ("pad value|constant|ops.Pad",), inputs={"x": uniform(2, 2, 6)},
           cause_pattern=r"\bvalue\s*=\s*1(?:\.0*)?\b|\b(?:pad(?:ding)? value|constant value|fill value)\b[^.\n]*\b"
                         r"(?:1(?:\.0*)?|zero|0)\b|\bops\.Pad\b[^.\n]*\b(?:zero|value|constant)"),
-    entry("h10a_einsum_no_cpu_kernel_raises", FAMILY, "probe: ops.einsum on CPU", _t_einsum, _m_einsum(False),
-          _m_einsum(True), ("after:q",), ("einsum|kernel|CPU",), inputs={"x": uniform(2, 3, 4)}, fails_with="error",
-          cause_pattern=r"\b[Ee]insum\b[^.\n]*\b(?:CPU|kernel|unsupported|not supported|bmm|matmul|BatchMatMul)\b|"
-                        r"\b(?:CPU|kernel)\b[^.\n]*\b[Ee]insum\b"),
     entry("h10a_cosine_embedding_loss_gradient_at_margin", FAMILY, "probe: CosineEmbeddingLoss backward at cos == margin",
           _t_cos_emb, _m_cos_emb(False), _m_cos_emb(True), ("loss",), ("margin|CosineEmbeddingLoss|gradient",),
           inputs={"a": given(_COS_A), "b": given(_COS_B), "y": given(_COS_Y)}, checks=("forward", "backward"),

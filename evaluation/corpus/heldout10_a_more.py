@@ -2,6 +2,8 @@
 public architecture descriptions, each naive port with one API difference; written blind."""
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from migcheck import FrameworkPair, uniform
@@ -42,137 +44,163 @@ def _m_mlp():
     return Net()
 
 
-def _t_rmsprop(params):
+def _t_adagrad(params):
     import torch
 
-    return torch.optim.RMSprop(params, lr=0.01)
+    return torch.optim.Adagrad(params)               # lr=0.01, initial_accumulator_value=0
 
 
-def _m_rmsprop(torch_defaults: bool):
+def _m_adagrad(torch_lr: bool):
     def make(params):
         import mindspore.nn as nn
-        import mindspore.ops as ops
 
-        if torch_defaults:
-            opt = nn.RMSProp(params, learning_rate=0.01, decay=0.99, epsilon=1e-8)
-        else:
-            opt = nn.RMSProp(params, learning_rate=0.01)
-        for slot in opt.mean_square:               # torch's square_avg starts at zero
-            slot.set_data(ops.zeros_like(slot))
-        return opt
+        # accum=0.0: torch's accumulator starts at 0 (MindSpore's default is 0.1)
+        if torch_lr:
+            return nn.Adagrad(params, accum=0.0, learning_rate=0.01)
+        return nn.Adagrad(params, accum=0.0)
     return make
 
 
 # ---------------------------------------------------------------- blocks
 
-def _t_cyclegan_block():
-    import torch
+def _t_maxpool_same():
+    import math
 
-    class ResnetBlock(torch.nn.Module):
-        """CycleGAN's generator residual block (Zhu et al. 2017): reflect pad, 3x3 conv, InstanceNorm, ReLU, twice."""
-
-        def __init__(self, dim=3):
-            super().__init__()
-            self.conv_block = torch.nn.Sequential(
-                torch.nn.ReflectionPad2d(1), torch.nn.Conv2d(dim, dim, 3), torch.nn.InstanceNorm2d(dim),
-                torch.nn.ReLU(True),
-                torch.nn.ReflectionPad2d(1), torch.nn.Conv2d(dim, dim, 3), torch.nn.InstanceNorm2d(dim))
-
-        def forward(self, x):
-            return x + self.conv_block(x)
-
-    return ResnetBlock()
-
-
-def _m_cyclegan_block(affine_off: bool):
-    def make():
-        import mindspore.nn as nn
-
-        class ResnetBlock(nn.Cell):
-            def __init__(self, dim=3):
-                super().__init__()
-                norm = (lambda: nn.InstanceNorm2d(dim, affine=False)) if affine_off else (lambda: nn.InstanceNorm2d(dim))
-                self.conv_block = nn.SequentialCell([
-                    nn.ReflectionPad2d(1), nn.Conv2d(dim, dim, 3, pad_mode="valid", has_bias=True), norm(), nn.ReLU(),
-                    nn.ReflectionPad2d(1), nn.Conv2d(dim, dim, 3, pad_mode="valid", has_bias=True), norm()])
-
-            def construct(self, x):
-                return x + self.conv_block(x)
-
-        return ResnetBlock()
-    return make
-
-
-def _t_convnext_block():
     import torch
     import torch.nn.functional as F
 
-    class Block(torch.nn.Module):
-        """ConvNeXt block (Liu et al. 2022): depthwise 7x7 conv, channels-last LayerNorm (eps 1e-6), pointwise MLP
-        with GELU, layer scale, residual."""
+    class MaxPool2dSame(torch.nn.Module):
+        """timm's MaxPool2dSame (TF 'SAME' max pooling of the tf_* EfficientNet/MixNet ports): pad asymmetrically
+        with -inf to TF's output size, then an unpadded max pool."""
 
-        def __init__(self, dim=4):
+        def __init__(self, k=3, s=2):
             super().__init__()
-            self.dwconv = torch.nn.Conv2d(dim, dim, 7, padding=3, groups=dim)
-            self.norm_weight = torch.nn.Parameter(torch.ones(dim))
-            self.norm_bias = torch.nn.Parameter(torch.zeros(dim))
-            self.pwconv1 = torch.nn.Linear(dim, 4 * dim)
-            self.act = torch.nn.GELU()
-            self.pwconv2 = torch.nn.Linear(4 * dim, dim)
-            self.gamma = torch.nn.Parameter(0.5 * torch.ones(dim))
+            self.k, self.s = k, s
 
         def forward(self, x):
-            h = self.dwconv(x).permute(0, 2, 3, 1)
-            h = F.layer_norm(h, (h.shape[-1],), self.norm_weight, self.norm_bias, 1e-6)
-            h = self.pwconv2(self.act(self.pwconv1(h)))
-            return x + (self.gamma * h).permute(0, 3, 1, 2)
+            ih, iw = x.shape[-2:]
+            ph = max((math.ceil(ih / self.s) - 1) * self.s + self.k - ih, 0)
+            pw = max((math.ceil(iw / self.s) - 1) * self.s + self.k - iw, 0)
+            x = F.pad(x, (pw // 2, pw - pw // 2, ph // 2, ph - ph // 2), value=-float("inf"))
+            return F.max_pool2d(x, self.k, self.s)
 
-    return Block()
+    class Stem(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = torch.nn.Conv2d(2, 3, 1)
+            self.pool = MaxPool2dSame(3, 2)
+            self.proj = torch.nn.Conv2d(3, 2, 1)
+
+        def forward(self, x):
+            return self.proj(self.pool(self.conv(x)))
+
+    return Stem()
 
 
-def _m_convnext_block(last_axis: bool):
+def _m_maxpool_same(neg_inf: bool):
+    def make():
+        import math
+
+        import mindspore.nn as nn
+        import mindspore.ops as ops
+
+        class MaxPool2dSame(nn.Cell):
+            def __init__(self, k=3, s=2):
+                super().__init__()
+                self.k, self.s = k, s
+                self.pool = nn.MaxPool2d(k, s)
+
+            def construct(self, x):
+                ih, iw = x.shape[-2:]
+                ph = max((math.ceil(ih / self.s) - 1) * self.s + self.k - ih, 0)
+                pw = max((math.ceil(iw / self.s) - 1) * self.s + self.k - iw, 0)
+                if neg_inf:
+                    x = ops.pad(x, (pw // 2, pw - pw // 2, ph // 2, ph - ph // 2), value=-float("inf"))
+                else:
+                    x = ops.Pad(((0, 0), (0, 0), (ph // 2, ph - ph // 2), (pw // 2, pw - pw // 2)))(x)
+                return self.pool(x)
+
+        class Stem(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.conv = nn.Conv2d(2, 3, 1, has_bias=True)
+                self.pool = MaxPool2dSame(3, 2)
+                self.proj = nn.Conv2d(3, 2, 1, has_bias=True)
+
+            def construct(self, x):
+                return self.proj(self.pool(self.conv(x)))
+
+        return Stem()
+    return make
+
+
+def _t_fspool():
+    import torch
+
+    class FSPool(torch.nn.Module):
+        """Featurewise sort pooling (Zhang, Hare, Prugel-Bennett 2019), fixed set size: sort each feature over the
+        set in descending order, then a learned weighted sum over the sorted positions."""
+
+        def __init__(self, set_size=5, dim=4):
+            super().__init__()
+            self.embed = torch.nn.Linear(3, dim)
+            self.weight = torch.nn.Parameter(torch.linspace(1.0, 0.2, set_size)[:, None].repeat(1, dim))
+            self.head = torch.nn.Linear(dim, 2)
+
+        def forward(self, x):                               # x: (B, N, 3)
+            h = self.embed(x)                               # (B, N, dim)
+            h, _ = h.sort(dim=1, descending=True)           # over the set
+            return self.head((h * self.weight).sum(dim=1))
+
+    return FSPool()
+
+
+def _m_fspool(axis1: bool):
     def make():
         import mindspore as ms
         import mindspore.nn as nn
         import mindspore.ops as ops
 
-        class Block(nn.Cell):
-            def __init__(self, dim=4):
+        class FSPool(nn.Cell):
+            def __init__(self, set_size=5, dim=4):
                 super().__init__()
-                self.dwconv = nn.Conv2d(dim, dim, 7, pad_mode="pad", padding=3, group=dim, has_bias=True)
-                self.norm_weight = ms.Parameter(ms.Tensor(np.ones(dim, np.float32)), name="norm_weight")
-                self.norm_bias = ms.Parameter(ms.Tensor(np.zeros(dim, np.float32)), name="norm_bias")
-                self.layer_norm = (ops.LayerNorm(begin_norm_axis=-1, begin_params_axis=-1, epsilon=1e-6) if last_axis
-                                   else ops.LayerNorm(epsilon=1e-6))
-                self.pwconv1 = nn.Dense(dim, 4 * dim)
-                self.act = nn.GELU(approximate=False)
-                self.pwconv2 = nn.Dense(4 * dim, dim)
-                self.gamma = ms.Parameter(ms.Tensor(0.5 * np.ones(dim, np.float32)), name="gamma")
+                self.embed = nn.Dense(3, dim)
+                self.weight = ms.Parameter(ms.Tensor(np.repeat(np.linspace(1.0, 0.2, set_size, dtype=np.float32)[:, None],
+                                                               dim, axis=1)), name="weight")
+                self.sort = ops.Sort(axis=1, descending=True) if axis1 else ops.Sort(descending=True)
+                self.head = nn.Dense(dim, 2)
 
             def construct(self, x):
-                h = self.dwconv(x).transpose(0, 2, 3, 1)
-                h, _, _ = self.layer_norm(h, self.norm_weight, self.norm_bias)
-                h = self.pwconv2(self.act(self.pwconv1(h)))
-                return x + (self.gamma * h).transpose(0, 3, 1, 2)
+                h = self.embed(x)
+                h, _ = self.sort(h)
+                return self.head((h * self.weight).sum(axis=1))
 
-        return Block()
+        return FSPool()
     return make
 
 
 ENTRIES = [
-    entry("h10a_rmsprop_default_decay_and_epsilon", "h10", "RMSProp", _t_mlp, _m_mlp, _m_mlp, ("optimizer",),
-          ("decay|alpha|epsilon|RMSProp",), inputs={"x": uniform(4, 5)}, checks=("step",), steps=3,
-          optimizer=FrameworkPair(torch=_t_rmsprop, mindspore=_m_rmsprop(False)),
-          cause_pattern=r"\bdecay\b[^.\n]*\b0\.99\b|\balpha\b[^.\n]*\b0\.99\b|\bdecay\s*=\s*0\.99\b"),
-    entry("h10a_port_cyclegan_resnet_block_instancenorm_affine_default", "h10-port",
-          "model:CycleGAN ResnetBlock (Zhu et al. 2017); InstanceNorm2d", _t_cyclegan_block, _m_cyclegan_block(False),
-          _m_cyclegan_block(True), ("conv_block.2",), ("affine|InstanceNorm2d|gamma|beta",),
-          inputs={"x": uniform(2, 3, 5, 5)}, checks=("forward", "backward"), fails_with="structure",
-          cause_pattern=r"\baffine\b[^.\n]*\b(?:False|default|True)\b|\baffine\s*=\s*False\b|"
-                        r"\bInstanceNorm2d\b[^.\n]*\b(?:gamma|beta|affine)\b"),
-    entry("h10a_port_convnext_block_ops_layernorm_default_begin_axis", "h10-port",
-          "model:ConvNeXt block (Liu et al. 2022); probe: F.layer_norm vs ops.LayerNorm()", _t_convnext_block,
-          _m_convnext_block(False), _m_convnext_block(True), ("after:dwconv",), ("begin_norm_axis|LayerNorm",),
-          inputs={"x": uniform(2, 4, 5, 5)},
-          cause_pattern=r"\bbegin_norm_axis\b|\bbegin_params_axis\b|\bLayerNorm\([^)]*(?:axis|-1)"),
+    entry("h10a_adagrad_default_learning_rate", "h10", "Adagrad", _t_mlp, _m_mlp, _m_mlp, ("optimizer",),
+          ("learning_rate|lr|Adagrad",), inputs={"x": uniform(4, 5)}, checks=("step",), steps=3,
+          optimizer=FrameworkPair(torch=_t_adagrad, mindspore=_m_adagrad(False)),
+          cause_pattern=r"\b(?:learning_rate|lr|learning rate)\b[^.\n]*\b0\.01\b|\blearning_rate\s*=\s*0\.01\b"),
+    entry("h10a_port_timm_maxpool2d_same_pad_zeros_not_neg_inf", "h10-port",
+          "model:timm MaxPool2dSame (tf_ EfficientNet/MixNet 'SAME' pooling); pad", _t_maxpool_same,
+          _m_maxpool_same(False), _m_maxpool_same(True), ("pool",), ("pad value|-inf|ops.Pad",),
+          inputs={"x": uniform(2, 2, 6, 6)},
+          cause_pattern=r"-\s*(?:float\(\s*['\"]inf['\"]\s*\)|inf(?:inity)?)\b|\bvalue\s*=\s*-|"
+                        r"\bops\.Pad\b[^.\n]*\bzero|\bpad(?:ding|s)?\b[^.\n]*\bzeros?\b[^.\n]*\binf"),
+    entry("h10a_port_fspool_sort_over_set_ops_sort_default_axis", "h10-port",
+          "model:FSPool (Zhang et al. 2019); probe: Tensor.sort(dim=1) vs ops.Sort()", _t_fspool, _m_fspool(False),
+          _m_fspool(True), ("after:embed",), ("Sort|axis|dim",), inputs={"x": uniform(3, 5, 3)},
+          cause_pattern=r"\bSort\b[^.\n]*\baxis\s*=?\s*1\b|\baxis\s*=\s*1\b|\b(?:sort|Sort)\b[^.\n]*\b(?:dim|axis)\b"
+                        r"[^.\n]*\b(?:1|last|-1)\b"),
 ]
+
+
+def _with_correct_optimizer(e, optimizer):
+    """The two cases differ in the optimizer only: give the correct case its own."""
+    return dataclasses.replace(e, correct=dataclasses.replace(e.correct, optimizer=optimizer))
+
+
+ENTRIES[0] = _with_correct_optimizer(ENTRIES[0], FrameworkPair(torch=_t_adagrad, mindspore=_m_adagrad(True)))
