@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from migcheck import FrameworkPair, given, integers, uniform
+from migcheck import given, integers, uniform
 
 from evaluation.corpus.build import entry
 
@@ -203,6 +203,67 @@ def _m_topk(transposed: bool):
     return make
 
 
+def _t_focal():
+    import torch
+    import torch.nn.functional as F
+
+    class SigmoidFocalLoss(torch.nn.Module):
+        """RetinaNet's classification loss as torchvision.ops.sigmoid_focal_loss computes it (alpha=0.25, gamma=2,
+        per-class sigmoid), mean reduction."""
+
+        def forward(self, logits, targets):
+            p = torch.sigmoid(logits)
+            ce = F.binary_cross_entropy_with_logits(logits, targets, reduction="none")
+            p_t = p * targets + (1 - p) * (1 - targets)
+            loss = ce * (1 - p_t) ** 2
+            return (0.25 * targets + 0.75 * (1 - targets)) * loss
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.cls = torch.nn.Linear(6, 4)
+            self.loss = SigmoidFocalLoss()
+
+        def forward(self, x, y):
+            return self.loss(self.cls(x), y).mean()
+
+    return Net()
+
+
+def _m_focal(sigmoid: bool):
+    def make():
+        import mindspore as ms
+        import mindspore.nn as nn
+        import mindspore.ops as ops
+
+        class SigmoidFocalLoss(nn.Cell):
+            def construct(self, logits, targets):
+                p = ops.sigmoid(logits)
+                ce = ops.binary_cross_entropy_with_logits(logits, targets, reduction="none")
+                p_t = p * targets + (1 - p) * (1 - targets)
+                loss = ce * (1 - p_t) ** 2
+                return (0.25 * targets + 0.75 * (1 - targets)) * loss
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.cls = nn.Dense(6, 4)
+                self.loss = SigmoidFocalLoss() if sigmoid else nn.FocalLoss(gamma=2.0, reduction="none")
+                self.sigmoid = sigmoid
+
+            def construct(self, x, y):
+                logits = self.cls(x)
+                if self.sigmoid:
+                    return self.loss(logits, y).mean()
+                return self.loss(logits, y.astype(ms.int32)).mean()
+
+        return Net()
+    return make
+
+
+_FOCAL_Y = np.array([[1, 0, 0, 0], [0, 0, 1, 0], [0, 1, 0, 0], [0, 0, 0, 1], [1, 0, 0, 0], [0, 0, 1, 0]], np.float32)
+
+
 # ---------------------------------------------------------------- functional ops in forward / construct
 
 def _t_layer_norm_fn():
@@ -377,9 +438,18 @@ ENTRIES = [
           inputs={"a": uniform(5, 6), "p": uniform(5, 6), "n": uniform(5, 6)}, fails_with="error",
           cause_pattern=r"\bTripletMarginLoss\b[^.\n]*\b(?:CPU|kernel|unsupported|not supported)\b|"
                         r"\b(?:CPU|kernel|unsupported)\b[^.\n]*\bTripletMarginLoss\b"),
+    entry("h10a_sigmoid_focal_loss_ported_as_nn_focalloss", FAMILY,
+          "model:RetinaNet sigmoid focal loss (torchvision.ops.sigmoid_focal_loss); probe: mindspore.nn.FocalLoss",
+          _t_focal, _m_focal(False), _m_focal(True), ("loss",), ("FocalLoss|sigmoid|softmax|alpha",),
+          inputs={"x": uniform(6, 6), "y": given(_FOCAL_Y)},
+          cause_pattern=r"\bFocalLoss\b[^.\n]*\b(?:softmax|sigmoid|alpha)\b|"
+                        r"\b(?:softmax|log_softmax)\b[^.\n]*\bsigmoid\b|\bsigmoid\b[^.\n]*\b(?:softmax|FocalLoss)\b|"
+                        r"\bsigmoid_focal_loss\b|\bbinary_cross_entropy_with_logits\b"),
     entry("h10a_gelu_module_as_ops_gelu_primitive", FAMILY, "probe: nn.GELU vs ops.GeLU()", _t_gelu_prim,
-          _m_gelu_prim(False), _m_gelu_prim(True), ("act",), ("GeLU|approximate|tanh",), inputs={"x": uniform(4, 6, low=-3.0, high=3.0)},
-          cause_pattern=r"\bapproximate\s*=\s*(?:'none'|\"none\"|False)|\b(?:tanh|approximat\w*)\b[^.\n]*\b(?:GeLU|gelu|GELU)\b|"
+          _m_gelu_prim(False), _m_gelu_prim(True), ("act",), ("GeLU|approximate|tanh",),
+          inputs={"x": uniform(4, 6, low=-3.0, high=3.0)},
+          cause_pattern=r"\bapproximate\s*=\s*(?:'none'|\"none\"|False)|"
+                        r"\b(?:tanh|approximat\w*)\b[^.\n]*\b(?:GeLU|gelu|GELU)\b|"
                         r"\b(?:GeLU|gelu|GELU)\b[^.\n]*\b(?:tanh|approximat\w*|erf)\b"),
     entry("h10a_logsoftmax_implicit_dim_on_3d_input", FAMILY, "probe: nn.LogSoftmax() without dim on 3-D input",
           _t_logsoftmax3d, _m_logsoftmax3d(False), _m_logsoftmax3d(True), ("logp",), ("axis|dim|LogSoftmax",),
@@ -388,8 +458,8 @@ ENTRIES = [
                         r"\b(?:LogSoftmax|log_softmax)\b[^.\n]*\b(?:dim|axis)\b[^.\n]*\b0\b"),
     entry("h10a_topk_dim1_as_ops_topk_primitive_last_axis", FAMILY, "probe: torch.topk(dim=1) vs ops.TopK()", _t_topk,
           _m_topk(False), _m_topk(True), ("after:fc",), ("TopK|axis|dim",), inputs={"x": uniform(3, 5, 5)},
-          cause_pattern=r"\b(?:TopK|topk)\b[^.\n]*\b(?:dim|axis|last|swapaxes|transpose)\b|\bswapaxes\(\s*1\s*,\s*2\s*\)|"
-                        r"\b(?:dim|axis)\s*=\s*1\b"),
+          cause_pattern=r"\b(?:TopK|topk)\b[^.\n]*\b(?:dim|axis|last|swapaxes|transpose)\b|"
+                        r"\bswapaxes\(\s*1\s*,\s*2\s*\)|\b(?:dim|axis)\s*=\s*1\b"),
     entry("h10a_functional_layer_norm_as_ops_layernorm_default_axes", FAMILY, "probe: F.layer_norm vs ops.LayerNorm()",
           _t_layer_norm_fn, _m_layer_norm_fn(False), _m_layer_norm_fn(True), ("after:proj",),
           ("begin_norm_axis|LayerNorm|epsilon",), inputs={"x": uniform(2, 3, 6)}, fails_with="error",
@@ -402,10 +472,12 @@ ENTRIES = [
           _m_pad_value(True), ("after:conv1",), ("pad value|constant|ops.Pad",), inputs={"x": uniform(2, 2, 6)},
           cause_pattern=r"\bvalue\s*=\s*1(?:\.0*)?\b|\b(?:pad(?:ding)? value|constant value|fill value)\b[^.\n]*\b"
                         r"(?:1(?:\.0*)?|zero|0)\b|\bops\.Pad\b[^.\n]*\b(?:zero|value|constant)"),
-    entry("h10a_cosine_embedding_loss_gradient_at_margin", FAMILY, "probe: CosineEmbeddingLoss backward at cos == margin",
+    entry("h10a_cosine_embedding_loss_gradient_at_margin", FAMILY,
+          "probe: CosineEmbeddingLoss backward at cos == margin",
           _t_cos_emb, _m_cos_emb(False), _m_cos_emb(True), ("loss",), ("margin|CosineEmbeddingLoss|gradient",),
           inputs={"a": given(_COS_A), "b": given(_COS_B), "y": given(_COS_Y)}, checks=("forward", "backward"),
           fails_on=("backward",),
           cause_pattern=r"\bCosineEmbeddingLoss\b[^.\n]*\b(?:margin|gradient|tie|half|kink|boundary)\b|"
-                        r"\bmargin\b[^.\n]*\b(?:gradient|tie|half|kink|boundary)\b|\b(?:maximum|max)\b[^.\n]*\b(?:tie|half)\b"),
+                        r"\bmargin\b[^.\n]*\b(?:gradient|tie|half|kink|boundary)\b|"
+                        r"\b(?:maximum|max)\b[^.\n]*\b(?:tie|half)\b"),
 ]

@@ -44,20 +44,24 @@ def _m_mlp():
     return Net()
 
 
-def _t_adagrad(params):
+def _t_rmsprop(params):
     import torch
 
-    return torch.optim.Adagrad(params)               # lr=0.01, initial_accumulator_value=0
+    return torch.optim.RMSprop(params, lr=0.01)          # alpha=0.99, eps=1e-8
 
 
-def _m_adagrad(torch_lr: bool):
+def _m_rmsprop(torch_values: bool):
     def make(params):
         import mindspore.nn as nn
+        import mindspore.ops as ops
 
-        # accum=0.0: torch's accumulator starts at 0 (MindSpore's default is 0.1)
-        if torch_lr:
-            return nn.Adagrad(params, accum=0.0, learning_rate=0.01)
-        return nn.Adagrad(params, accum=0.0)
+        if torch_values:
+            opt = nn.RMSProp(params, learning_rate=0.01, decay=0.99, epsilon=1e-8)
+        else:
+            opt = nn.RMSProp(params, learning_rate=0.01, epsilon=1e-8)
+        for slot in opt.ms:                              # torch's square_avg starts at 0 (MindSpore's at 1)
+            slot.set_data(ops.zeros_like(slot))
+        return opt
     return make
 
 
@@ -165,8 +169,8 @@ def _m_fspool(axis1: bool):
             def __init__(self, set_size=5, dim=4):
                 super().__init__()
                 self.embed = nn.Dense(3, dim)
-                self.weight = ms.Parameter(ms.Tensor(np.repeat(np.linspace(1.0, 0.2, set_size, dtype=np.float32)[:, None],
-                                                               dim, axis=1)), name="weight")
+                ramp = np.linspace(1.0, 0.2, set_size, dtype=np.float32)[:, None]
+                self.weight = ms.Parameter(ms.Tensor(np.repeat(ramp, dim, axis=1)), name="weight")
                 self.sort = ops.Sort(axis=1, descending=True) if axis1 else ops.Sort(descending=True)
                 self.head = nn.Dense(dim, 2)
 
@@ -180,10 +184,6 @@ def _m_fspool(axis1: bool):
 
 
 ENTRIES = [
-    entry("h10a_adagrad_default_learning_rate", "h10", "Adagrad", _t_mlp, _m_mlp, _m_mlp, ("optimizer",),
-          ("learning_rate|lr|Adagrad",), inputs={"x": uniform(4, 5)}, checks=("step",), steps=3,
-          optimizer=FrameworkPair(torch=_t_adagrad, mindspore=_m_adagrad(False)),
-          cause_pattern=r"\b(?:learning_rate|lr|learning rate)\b[^.\n]*\b0\.01\b|\blearning_rate\s*=\s*0\.01\b"),
     entry("h10a_port_timm_maxpool2d_same_pad_zeros_not_neg_inf", "h10-port",
           "model:timm MaxPool2dSame (tf_ EfficientNet/MixNet 'SAME' pooling); pad", _t_maxpool_same,
           _m_maxpool_same(False), _m_maxpool_same(True), ("pool",), ("pad value|-inf|ops.Pad",),
@@ -195,6 +195,10 @@ ENTRIES = [
           _m_fspool(True), ("after:embed",), ("Sort|axis|dim",), inputs={"x": uniform(3, 5, 3)},
           cause_pattern=r"\bSort\b[^.\n]*\baxis\s*=?\s*1\b|\baxis\s*=\s*1\b|\b(?:sort|Sort)\b[^.\n]*\b(?:dim|axis)\b"
                         r"[^.\n]*\b(?:1|last|-1)\b"),
+    entry("h10a_rmsprop_default_decay", "h10", "RMSProp", _t_mlp, _m_mlp, _m_mlp, ("optimizer",),
+          ("decay|alpha|RMSProp",), inputs={"x": uniform(4, 5)}, checks=("step",), steps=3,
+          optimizer=FrameworkPair(torch=_t_rmsprop, mindspore=_m_rmsprop(False)),
+          cause_pattern=r"\bdecay\b[^.\n]*\b0\.99\b|\balpha\b[^.\n]*\b0\.99\b"),
 ]
 
 
@@ -203,4 +207,4 @@ def _with_correct_optimizer(e, optimizer):
     return dataclasses.replace(e, correct=dataclasses.replace(e.correct, optimizer=optimizer))
 
 
-ENTRIES[0] = _with_correct_optimizer(ENTRIES[0], FrameworkPair(torch=_t_adagrad, mindspore=_m_adagrad(True)))
+ENTRIES[-1] = _with_correct_optimizer(ENTRIES[-1], FrameworkPair(torch=_t_rmsprop, mindspore=_m_rmsprop(True)))
