@@ -74,7 +74,8 @@ def entries(thirdparty: bool = True) -> List[Entry]:
     The third-party family (diffusers vs mindone) is included when both are importable and `thirdparty` is true.
     """
     from evaluation.corpus import (blind, blind_ops, blind_ports, functional, heldout, heldout3, heldout4, heldout5,
-                                   heldout6, heldout7, heldout8, heldout9, heldout10, layers, losses, optimizers, real_ports)
+                                   heldout6, heldout7, heldout8, heldout9, heldout10, layers, losses, optimizers,
+                                   real_ports)
 
     modules = [layers, functional, losses, optimizers, real_ports, heldout, blind, blind_ops, blind_ports, heldout3,
                heldout4, heldout5, heldout6, heldout7, heldout8, heldout9, heldout10]

@@ -216,19 +216,19 @@ ENTRIES = [
           cause_pattern=r"\bkl_?div\b[^.]*\b(target|label)s?\b[^.]*\b(grad\w*|backward|differentiab\w*)\b"
                         r"|\b(grad\w*|backward|differentiab\w*)\b[^.]*\b(target|label)s?\b[^.]*\bkl_?div\b"
                         r"|\bkl_?div\b[^.]*\b(grad\w*|backward|differentiab\w*)\b[^.]*\b(target|label)s?\b"),
-    entry("h10b_kldivloss_trainable_teacher_gradient", H, "probe:nn.KLDivLoss backward w.r.t. its target (MindSpore 2.10 CPU)",
+    entry("h10b_kldivloss_trainable_teacher_gradient", H, "probe:nn.KLDivLoss backward w.r.t. its target (torch 2.13 / MindSpore 2.10 CPU)",
           t_kldivloss, lambda: _ms_kldivloss(True), lambda: _ms_kldivloss(False),
           ("kl",), ("KLDivLoss|target|gradient",), inputs={"x": uniform(4, 8)},
           checks=("forward", "backward"), fails_on=("backward",),
           cause_pattern=r"\bkl_?div\w*\b[^.]*\b(target|label)s?\b[^.]*\b(grad\w*|backward|differentiab\w*)\b"
                         r"|\b(grad\w*|backward|differentiab\w*)\b[^.]*\b(target|label)s?\b[^.]*\bkl_?div\w*\b"
                         r"|\bkl_?div\w*\b[^.]*\b(grad\w*|backward|differentiab\w*)\b[^.]*\b(target|label)s?\b"),
-    entry("h10b_boxcox_expm1_small_lambda_precision", H, "probe:ops.expm1 float32 accuracy for tiny arguments (MindSpore 2.10 CPU)",
+    entry("h10b_boxcox_expm1_small_lambda_precision", H, "probe:ops.expm1 float32 accuracy for tiny arguments (torch 2.13 / MindSpore 2.10 CPU)",
           t_boxcox, lambda: _ms_boxcox(True), lambda: _ms_boxcox(False),
           ("after:fc1",), ("expm1|precision|small argument",), inputs={"x": uniform(3, 4)},
           cause_pattern=r"\bexpm1\b[^.]*\b(precision|accura\w*|cancell?ation|float64|double|small|tiny|exp\(x\) ?- ?1)\b"
                         r"|\b(precision|accura\w*|cancell?ation|float64|double)\b[^.]*\bexpm1\b"),
-    entry("h10b_inverse_boxcox_log1p_small_lambda_precision", H, "probe:ops.log1p float32 accuracy for tiny arguments (MindSpore 2.10 CPU)",
+    entry("h10b_inverse_boxcox_log1p_small_lambda_precision", H, "probe:ops.log1p float32 accuracy for tiny arguments (torch 2.13 / MindSpore 2.10 CPU)",
           t_inv_boxcox, lambda: _ms_inv_boxcox(True), lambda: _ms_inv_boxcox(False),
           ("after:fc1",), ("log1p|precision|small argument",), inputs={"x": uniform(3, 4)},
           cause_pattern=r"\blog1p\b[^.]*\b(precision|accura\w*|cancell?ation|float64|double|small|tiny|log\(1 ?\+ ?x\))\b"
