@@ -213,16 +213,16 @@ ENTRIES = [
           t_kl_target, lambda: _ms_kl_target(True), lambda: _ms_kl_target(False),
           ("after:fc2",), ("kl_div|target|gradient",), inputs={"x": uniform(3, 6)},
           checks=("forward", "backward"), fails_on=("backward",),
-          cause_pattern=r"\bkl_?div\b[^.]*\b(target|label)s?\b[^.]*\b(grad\w*|backward|differentiab\w*)\b"
-                        r"|\b(grad\w*|backward|differentiab\w*)\b[^.]*\b(target|label)s?\b[^.]*\bkl_?div\b"
-                        r"|\bkl_?div\b[^.]*\b(grad\w*|backward|differentiab\w*)\b[^.]*\b(target|label)s?\b"),
+          cause_pattern=r"\bkl_?div\w*\b[^.]*\b(target|label|teacher|second (argument|input))s?\b[^.]*\b(grad\w*|backward|differentiab\w*)\b"
+                        r"|\b(grad\w*|backward|differentiab\w*)\b[^.]*\b(target|label|teacher|second (argument|input))s?\b[^.]*\bkl_?div\w*\b"
+                        r"|\bkl_?div\w*\b[^.]*\b(grad\w*|backward|differentiab\w*)\b[^.]*\b(target|label|teacher|second (argument|input))s?\b"),
     entry("h10b_kldivloss_trainable_teacher_gradient", H, "probe:nn.KLDivLoss backward w.r.t. its target (torch 2.13 / MindSpore 2.10 CPU)",
           t_kldivloss, lambda: _ms_kldivloss(True), lambda: _ms_kldivloss(False),
           ("kl",), ("KLDivLoss|target|gradient",), inputs={"x": uniform(4, 8)},
           checks=("forward", "backward"), fails_on=("backward",),
-          cause_pattern=r"\bkl_?div\w*\b[^.]*\b(target|label)s?\b[^.]*\b(grad\w*|backward|differentiab\w*)\b"
-                        r"|\b(grad\w*|backward|differentiab\w*)\b[^.]*\b(target|label)s?\b[^.]*\bkl_?div\w*\b"
-                        r"|\bkl_?div\w*\b[^.]*\b(grad\w*|backward|differentiab\w*)\b[^.]*\b(target|label)s?\b"),
+          cause_pattern=r"\bkl_?div\w*\b[^.]*\b(target|label|teacher|second (argument|input))s?\b[^.]*\b(grad\w*|backward|differentiab\w*)\b"
+                        r"|\b(grad\w*|backward|differentiab\w*)\b[^.]*\b(target|label|teacher|second (argument|input))s?\b[^.]*\bkl_?div\w*\b"
+                        r"|\bkl_?div\w*\b[^.]*\b(grad\w*|backward|differentiab\w*)\b[^.]*\b(target|label|teacher|second (argument|input))s?\b"),
     entry("h10b_boxcox_expm1_small_lambda_precision", H, "probe:ops.expm1 float32 accuracy for tiny arguments (torch 2.13 / MindSpore 2.10 CPU)",
           t_boxcox, lambda: _ms_boxcox(True), lambda: _ms_boxcox(False),
           ("after:fc1",), ("expm1|precision|small argument",), inputs={"x": uniform(3, 4)},

@@ -394,7 +394,7 @@ ENTRIES = [
     entry("h10b_port_vgg_bn_stage_maxpool_default_stride", P, "MaxPool2d",
           t_vgg, lambda: _ms_vgg(True), lambda: _ms_vgg(False),
           ("features.6",), ("stride|MaxPool2d default stride 1",), inputs={"x": uniform(2, 2, 6, 6)}, fails_with="shape",
-          cause_pattern=r"\bstride\s*=\s*2\b|\bstride\b[^.]*\b(kernel_size|default\w*|1|2)\b"),
+          cause_pattern=r"\bstride\s*=\s*2\b|\bstride\b[^.]*\b(kernel_size|default\w*)\b|\bdefault\w*\b[^.]*\bstride\b"),
     entry("h10b_port_yolov5_conv_unit_bn_eps_dropped", P, "model:ultralytics yolov5 Conv (mindyolo ConvNormAct) BatchNorm2d eps=1e-3",
           t_yolo_bottleneck, lambda: _ms_yolo_bottleneck(True), lambda: _ms_yolo_bottleneck(False),
           ("conv.bn",), ("eps|epsilon 1e-3",), inputs={"x": uniform(2, 3, 5, 5)},
