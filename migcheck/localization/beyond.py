@@ -36,6 +36,7 @@ class Beyond:
     ok: bool
     words: str
     failed: int = 0  # edge values where it differs from torch's op (fewest: the closest candidate)
+    failed_at: Tuple[str, ...] = ()  # those edge values, in words ("NaN in input 0")
 
 
 def _floating(x: Any) -> bool:
@@ -201,7 +202,8 @@ def edge_check(module: TorchProbe, cell: MindSporeProbe, torch_owner: str, torch
         (tried if _same_results(want, got) else failed).append(words)
     if failed:
         return Beyond(False, f"ops.{change.replace} differs from torch's op at {', '.join(failed)}"
-                             + (f"; agrees at the other {len(tried)} edge values" if tried else ""), len(failed))
+                             + (f"; agrees at the other {len(tried)} edge values" if tried else ""), len(failed),
+                      tuple(failed))
     if not tried:
         return Beyond(True, "")
     return Beyond(True, "it also computes as torch's op does at edge values (" + ", ".join(tried) + ")")

@@ -62,6 +62,7 @@ def search_ops(module: TorchProbe, cell: MindSporeProbe, torch_owner: str, ms_na
         if r.index not in placed and not r.raised and r.outputs]
     second = SecondInputs(module, torch_owner, inputs, torch_out, tol_for)
     rejected: List[Tuple[int, str]] = []  # candidates that agreed on the case's input only
+    nan_only: List[Tuple[int, Any, OpChange, str, str]] = []  # ... that differ from torch's op only at NaN
     for div, swept in sites:
         alternatives = []
         if div.torch is not None and not swept:
@@ -72,8 +73,9 @@ def search_ops(module: TorchProbe, cell: MindSporeProbe, torch_owner: str, ms_na
                 alternatives = []
         for change, words in candidates(div, ms_ops, named, torch_ops) + alternatives:
             if len(tried) >= max_count or time.monotonic() - started > max_seconds:
-                return _located(_none(divergences[0] if divergences else None, tried, started, base is None,
-                                      rejected), traced, divergences, ms_name, torch_names)
+                return _nan_only(nan_only, ms_name, tried, started, base is None, traced, torch_names, ms_ops) or \
+                    _located(_none(divergences[0] if divergences else None, tried, started, base is None, rejected),
+                             traced, divergences, ms_name, torch_names)
             tried.append(f"op {div.ms.index} '{div.ms.name}': {words}")
             try:
                 changed, got = cell.trace_ops(ms_name, inputs, change)
@@ -85,14 +87,31 @@ def search_ops(module: TorchProbe, cell: MindSporeProbe, torch_owner: str, ms_na
                 if not held.ok:  # agrees on the case's input only: not the cause; the search goes on
                     tried[-1] += f" (rejected: {held.words})"
                     rejected.append((held.failed, f"{words} ({held.words})"))
+                    if whole and held.failed_at and all(w.startswith("NaN") for w in held.failed_at):
+                        nan_only.append((held.failed, div, change, words, held.words))
                     continue
                 return SearchOutcome(_cause(div, ms_name, words + _scale_words(div, change), len(tried), whole,
                                              base is None, swept)
                                      + _between_children(traced, div, ms_name, torch_names)
                                      + (f"; {held.words}" if held.words else ""), _fix(div, change, ms_ops), True,
                                      tuple(tried), round(time.monotonic() - started, 3), RULE)
-    return _located(_none(divergences[0] if divergences else None, tried, started, base is None, rejected), traced,
+    return _nan_only(nan_only, ms_name, tried, started, base is None, traced, torch_names, ms_ops) or _located(_none(divergences[0] if divergences else None, tried, started, base is None, rejected), traced,
                     divergences, ms_name, torch_names)
+
+
+def _nan_only(nan_only: Sequence[Tuple[int, Any, OpChange, str, str]], ms_name: str, tried: List[str], started: float,
+              raised: bool, traced: Sequence[OpRecord], torch_names: Mapping[str, str], ms_ops: Sequence[OpRecord]
+              ) -> Optional[SearchOutcome]:
+    """Where no change held everywhere and the library's functions differ from torch's op only where an input is
+    NaN: the closest (fewest such edges), confirmed on every other input, with that difference said."""
+    if not nan_only:
+        return None
+    _, div, change, words, edges = min(nan_only, key=lambda n: n[0])
+    return SearchOutcome(_cause(div, ms_name, words, len(tried), True, raised, False)
+                         + _between_children(traced, div, ms_name, torch_names)
+                         + f"; it agrees on every input tried except where an input is NaN ({edges})",
+                         _fix(div, change, ms_ops) + " (it differs from torch's op only where an input is NaN)",
+                         True, tuple(tried), round(time.monotonic() - started, 3), RULE)
 
 
 def _beyond(second: SecondInputs, module: TorchProbe, cell: MindSporeProbe, torch_owner: str, ms_name: str,

@@ -215,3 +215,4 @@ def test_a_container_returning_two_results_is_searched_on_both_not_the_first_alo
 
 def test_the_global_argmax_passes():
     assert _two_results(True).status == "pass"
+
