@@ -160,8 +160,8 @@ def reorderings(value: Any) -> List[Any]:
     return [v for v in dict.fromkeys(out) if v != value]
 
 
-def setting_candidates(torch_c: Constructor, ms_c: Constructor, table: Sequence[Tuple[str, str]] = ()
-                       ) -> List[Candidate]:
+def setting_candidates(torch_c: Constructor, ms_c: Constructor, table: Sequence[Tuple[str, str]] = (),
+                       rank: Optional[int] = None) -> List[Candidate]:
     """Every candidate change to the MindSpore call, most likely first (torch's values, then enumerations,
     flips and reorderings); only arguments whose value was read off the cell or that it documents."""
     aligned = align(torch_c, ms_c, table)
@@ -183,6 +183,7 @@ def setting_candidates(torch_c: Constructor, ms_c: Constructor, table: Sequence[
     out.extend(_unset_in_torch(ms_c, aligned))
     out.extend(_other_scale(ms_c, aligned))
     out.extend(_per_count(torch_c, ms_c, aligned))
+    out.extend(_axes_of_shapes(ms_c, rank))
     open_args = [m for m in ms_c.arguments if (m.found or m.has_default) and (ms_c.library or m.name in aligned)]
     for m in open_args:
         if isinstance(m.value, str):
@@ -262,6 +263,28 @@ def _other_scale(ms_c: Constructor, aligned: Mapping[str, Argument]) -> List[Can
         out.append(Candidate(((m.name, float(f"{v ** 0.5:.6g}")),), f"the square root of the {m.name}={v!r} both calls give: one side "
                              f"applies it to a root (a norm, a standard deviation)"))
     return out[:4]
+
+
+def _axes_of_shapes(ms_c: Constructor, rank: Optional[int] = None) -> List[Candidate]:
+    """An axis argument where the call also takes a shape of several axes: the axis that shape starts at, counted
+    from the start where the input's rank is known, else from the end (nn.LayerNorm((3, 4)) normalizes from
+    begin_norm_axis=-1 by default; on a 3-D input the shape wants 1), every such axis argument together, then
+    each alone."""
+    shapes = [m for m in ms_c.arguments if isinstance(m.value, tuple) and len(m.value) >= 2
+              and all(isinstance(v, int) and not isinstance(v, bool) for v in m.value)]
+    axes = [m for m in ms_c.arguments if "axis" in m.name.lower() and isinstance(m.value, int)
+            and not isinstance(m.value, bool) and (m.found or m.has_default)]
+    out = []
+    for shape in shapes:
+        starts = ([(rank - len(shape.value), f"of the {rank}-D input")] if rank and rank > len(shape.value) else [])
+        starts.append((-len(shape.value), "counted from the end"))
+        for start, how in starts:
+            moved = [m for m in axes if m.value != start]
+            why = f"the axis {shape.name}={shape.value} starts at, {how}"
+            if len(moved) > 1:
+                out.append(Candidate(tuple((m.name, start) for m in moved), why))
+            out.extend(Candidate(((m.name, start),), why) for m in moved)
+    return out[:6]
 
 
 def _per_count(torch_c: Constructor, ms_c: Constructor, aligned: Mapping[str, Argument]) -> List[Candidate]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -84,12 +84,20 @@ def search(module: TorchProbe, cell: MindSporeProbe, torch_name: str, ms_name: s
     held = {a.name: a.value for a in ms_c.arguments if a.found}
     extra = _torch_params(module, torch_name)
     if _rebuilds(cell, ms_name, held, inputs, ms_out, tol_for, budget):
-        for cand in setting_candidates(torch_c, ms_c, table):
+        rank = next((np.ndim(x) for x in inputs if isinstance(x, np.ndarray)), None)
+        cands = setting_candidates(torch_c, ms_c, table, rank)
+        both = next((c for c in cands if c.why == "torch's values together"), None) or next(
+            (c for c in cands if c.why.startswith("torch's ")), None)
+        ran: List[Candidate] = []  # for a layer that raised: candidates after which it runs
+        for cand in _then_with(cands, ran, both, ms_out is None):
             if not budget.allows():
                 return budget.outcome()
             budget.tried.append(cand.label())
             kwargs = {**held, **dict(cand.changes)}
-            if matches_torch(_try(lambda: cell.rerun_arguments(ms_name, kwargs, inputs, train=train, extra=extra))):
+            got = _try(lambda: cell.rerun_arguments(ms_name, kwargs, inputs, train=train, extra=extra))
+            if got is not None and cand.why != "torch's values together":
+                ran.append(cand)
+            if matches_torch(got):
                 beyond = second.check_run(lambda arrays, kw=kwargs: cell.rerun_arguments(ms_name, kw, arrays,
                                                                                           train=train, extra=extra))
                 if not beyond.ok:  # agrees on the case's input only (beyond.py): not the cause
@@ -190,9 +198,11 @@ def _try(run: Callable[[], Any]) -> Any:
 
 def _rebuilds(cell: MindSporeProbe, ms_name: str, held: dict, inputs: Sequence[np.ndarray], ms_out: Any, tol_for: TolFor,
               budget: _Budget) -> bool:
-    """Whether the cell rebuilt from the arguments read off it reproduces its own output."""
+    """Whether the cell rebuilt from the arguments read off it reproduces its own output (for a layer that raised
+    on these inputs, ms_out None: whether the rebuilt one raises too)."""
     budget.tried.append("rebuilt as held (baseline)")
-    return agree(ms_out, _try(lambda: cell.rerun_arguments(ms_name, held, inputs)), tol_for)
+    again = _try(lambda: cell.rerun_arguments(ms_name, held, inputs))
+    return again is None if ms_out is None else agree(ms_out, again, tol_for)
 
 
 def _dropped(module: TorchProbe, torch_name: str, missing: Sequence[Any], inputs: Sequence[np.ndarray], ms_out: Any,
@@ -207,6 +217,19 @@ def _dropped(module: TorchProbe, torch_name: str, missing: Sequence[Any], inputs
         if agree(_try(lambda: module.rerun_patched(torch_name, inputs, {arg.name: arg.default}, train=train)), ms_out, tol_for):
             out.append(arg)
     return out
+
+
+def _then_with(cands: Sequence[Candidate], ran: List[Candidate], torch_values: Optional[Candidate],
+               raised: bool) -> Iterator[Candidate]:
+    """The candidates, then, for a layer that raised, each one after which it ran combined with torch's values
+    (the call that raised may also differ from torch's in a setting that only shows once it runs: a LayerNorm
+    normalizing from the wrong axis and with MindSpore's default epsilon)."""
+    for cand in cands:
+        yield cand
+        if raised and torch_values is not None and ran and ran[-1] is cand:  # it runs now: with torch's values too
+            merged = {**dict(torch_values.changes), **dict(cand.changes)}
+            if merged != dict(cand.changes):
+                yield Candidate(tuple(merged.items()), f"{cand.why}, with torch's values")
 
 
 MAX_VARIANTS = 6  # settings of one alternative class tried

@@ -150,3 +150,13 @@ def test_a_small_float_torch_leaves_unset_is_tried_as_float32s_machine_epsilon()
     # torch's eps set: nothing derived from the dtype
     set_c = Constructor("RMSNorm", True, (_arg("eps", 1e-5),))
     assert not any("machine epsilon" in c.why for c in setting_candidates(set_c, ms_c))
+
+
+def test_an_axis_argument_is_tried_where_a_shape_argument_of_several_axes_starts():
+    ms_c = Constructor("LayerNorm", True, (_arg("normalized_shape", (3, 4)), _arg("begin_norm_axis", -1),
+                                           _arg("begin_params_axis", -1)))
+    changes = [c.changes for c in setting_candidates(Constructor("LayerNorm", True, ()), ms_c, rank=3)]
+    assert (("begin_norm_axis", 1), ("begin_params_axis", 1)) in changes  # of the 3-D input, both together
+    assert (("begin_norm_axis", -2), ("begin_params_axis", -2)) in changes  # counted from the end
+    flat = Constructor("LayerNorm", True, (_arg("normalized_shape", (4,)), _arg("begin_norm_axis", -1)))
+    assert not any("starts at" in c.why for c in setting_candidates(Constructor("LayerNorm", True, ()), flat))

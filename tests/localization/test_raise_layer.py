@@ -80,3 +80,40 @@ def test_a_layer_refusing_torchs_value_is_replaced_by_the_class_that_value_makes
 
 def test_the_l1_loss_twin_passes():
     assert _run(lambda: torch.nn.SmoothL1Loss(beta=0.0), lambda: ms.nn.L1Loss(), PAIR).status == "pass"
+
+
+def _ln_run(ms_layer):
+    class T(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = torch.nn.Linear(4, 12)
+            self.norm = torch.nn.LayerNorm((3, 4))
+
+        def forward(self, x):
+            return self.norm(self.fc(x).view(-1, 3, 4))
+
+    class M(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc = ms.nn.Dense(4, 12)
+            self.norm = ms_layer()
+
+        def construct(self, x):
+            return self.norm(self.fc(x).view(-1, 3, 4))
+
+    case = PairedCase(name="ln", torch=T, mindspore=M, inputs={"x": uniform(2, 4)}, checks=("forward",))
+    return run_item(Item(case, "forward", "pynative", "cpu"))
+
+
+def test_a_layer_that_raises_is_fixed_with_its_axes_and_then_torchs_values():
+    # nn.LayerNorm((3, 4)) normalizes from the last axis by default: it raises; once its axes start where the
+    # shape does it runs, and MindSpore's default epsilon=1e-07 is the second difference only then visible
+    v = _ln_run(lambda: ms.nn.LayerNorm((3, 4)))
+    assert v.status == "error"
+    (d,) = v.localization.defects
+    assert d.confirmed and "begin_norm_axis=1, begin_params_axis=1" in d.fix and "epsilon=1e-05" in d.fix, d.fix
+
+
+def test_the_layernorm_from_the_shapes_first_axis_passes():
+    assert _ln_run(lambda: ms.nn.LayerNorm((3, 4), begin_norm_axis=1, begin_params_axis=1,
+                                           epsilon=1e-5)).status == "pass"
