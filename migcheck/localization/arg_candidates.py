@@ -175,6 +175,10 @@ def setting_candidates(torch_c: Constructor, ms_c: Constructor, table: Sequence[
         if value is not None and _differs(value, m.value):
             torch_values.append((m.name, value))
             out.append(Candidate(((m.name, value),), f"torch's {t.name}"))
+        elif t.value is None and m.value is not None and m.has_default and m.default is None:
+            # torch's None where MindSpore's own default is None too (use_batch_statistics: by the mode)
+            torch_values.append((m.name, None))
+            out.append(Candidate(((m.name, None),), f"MindSpore's default, as torch's {t.name}"))
         if isinstance(value, float) and value and _differs(1.0 / value, m.value):  # one side divides, one multiplies
             out.append(Candidate(((m.name, 1.0 / value),), f"the reciprocal of torch's {t.name}"))
     if len(torch_values) > 1:

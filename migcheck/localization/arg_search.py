@@ -64,6 +64,27 @@ def _table_pairs(torch_kind: str, ms_kind: str) -> List[Tuple[str, str]]:
     return [(a.torch, a.ms) for a in entry.attrs] if entry is not None else []
 
 
+def _in_ms_convention(torch_c: Any, ms_kind: str) -> Any:
+    """torch's flags the table says MindSpore holds the other way round (track_running_stats ~ not
+    use_batch_statistics), given in MindSpore's convention, so torch's value is a candidate, not a flip."""
+    from migcheck.knowledge.lookup import lookup
+
+    from migcheck.knowledge.table import MISSING
+
+    entry = lookup(torch_c.kind, ms_kind)
+    negated = {a.torch: a for a in entry.attrs if a.convert == "not"} if entry is not None else {}
+    if not negated:
+        return torch_c
+
+    def converted(a: Any) -> Any:  # torch at its default: MindSpore's default of that flag (None: mode-dependent)
+        row = negated[a.name]
+        at_default = a.has_default and a.value == a.default and row.ms_default is not MISSING
+        return dataclasses.replace(a, value=row.ms_default if at_default else not a.value)
+
+    return dataclasses.replace(torch_c, arguments=tuple(
+        converted(a) if a.name in negated and isinstance(a.value, bool) else a for a in torch_c.arguments))
+
+
 def _counterpart(torch_kind: str) -> List[str]:
     from migcheck.knowledge.lookup import counterparts
 
@@ -81,6 +102,7 @@ def search(module: TorchProbe, cell: MindSporeProbe, torch_name: str, ms_name: s
         return budget.outcome()
     matches_torch, second = torch_bench(module, torch_name, inputs, torch_out, tol_for)
     table = _table_pairs(torch_c.kind, ms_c.kind)
+    torch_c = _in_ms_convention(torch_c, ms_c.kind)
     held = {a.name: a.value for a in ms_c.arguments if a.found}
     extra = _torch_params(module, torch_name)
     if _rebuilds(cell, ms_name, held, inputs, ms_out, tol_for, budget):

@@ -19,7 +19,7 @@ from migcheck.localization.rules import Finding, diagnose_precision, diagnose_up
 from migcheck.localization.op_replay import port_passes_torchs_value
 from migcheck.localization.container_search import search_container as _search_ops
 from migcheck.localization.replay_fix import replay_fix
-from migcheck.mapping.transfer import WeightMapping, to_torch
+from migcheck.mapping.transfer import WeightMapping, to_mindspore, to_torch
 from migcheck.precision import apply_precision, as_precision
 from migcheck.runners.probes import MindSporeProbe, TorchProbe
 from migcheck.tolerance import Tolerance
@@ -39,8 +39,9 @@ def locate(case: Any, check: str, ref: Any, cell: MindSporeProbe, mapping: Weigh
     train = check in ("train", "step")
     t_calls, t_ops = module.capture_with_ops(ref.inputs[:n_net], ref.input_dtypes, train=train)
     m_calls = cell.capture(ref.inputs[:n_net], ref.input_dtypes, train=train)
-    if not train:  # an eval forward that wrote its weights in place (Embedding's max_norm): re-runs start as loaded
-        module.load(ref.weights)
+    if not train:  # an eval forward that wrote its weights in place (Embedding's max_norm, a BatchNorm on batch
+        module.load(ref.weights)  # statistics updating its moving mean): re-runs start as loaded, on both sides
+        cell.load(to_mindspore(ref.weights, mapping))
     ms_state = to_torch(cell.state(), mapping) if check == "train" else {}  # one train forward from the initial weights
     hints = module_pairs([(r.torch_name, r.ms_name) for r in mapping.pairs],
                          [c.name for c in t_calls], [c.name for c in m_calls])
@@ -48,6 +49,8 @@ def locate(case: Any, check: str, ref: Any, cell: MindSporeProbe, mapping: Weigh
     flow = pair_calls(t_calls, m_calls, hints, tol, ref.inputs[:n_net],
                       judge_root=check in ("forward", "train") and getattr(case, "adapt_mindspore", None) is None)
     isolated = _isolated_pass(cell, t_calls, m_calls, flow)
+    if not train:  # the isolated runs may write state in place too (a BatchNorm on batch statistics)
+        cell.load(to_mindspore(ref.weights, mapping))
     rows = rows_from_flow(t_calls, m_calls, flow, tolerance_for, isolated)
     first = next((r for r in rows if flow.first is not None and r.order == flow.first), None)
     between = ""

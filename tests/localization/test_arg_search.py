@@ -282,3 +282,23 @@ def test_a_parameter_the_candidate_reshapes_takes_torchs_of_that_shape():
 def test_prelu_per_channel_twin_passes():
     v, defects = _run(_prelu(2))
     assert v.status == "pass" and not defects, v.message
+
+
+def _batch_norm(ms_kwargs):
+    import mindspore.nn as mnn
+    import torch
+
+    return _then_conv(lambda: torch.nn.BatchNorm2d(2), lambda: mnn.BatchNorm2d(2, **ms_kwargs))
+
+
+def test_a_flag_the_table_says_is_held_the_other_way_round_gets_torchs_meaning():
+    # track_running_stats=True (torch's default) reads as MindSpore's use_batch_statistics=None (by the mode); the
+    # port's True uses batch statistics in eval and writes its moving mean: each re-run starts from the loaded state
+    v, defects = _run(_case(*_batch_norm({"use_batch_statistics": True}), (3, 2, 4, 4)))
+    (d,) = defects
+    assert d.confidence == "high" and d.fix.endswith("use_batch_statistics=None)"), d.fix
+    assert "MindSpore's default, as torch's track_running_stats" in d.cause
+
+
+def test_the_batch_norm_by_the_mode_passes():
+    assert _run(_case(*_batch_norm({}), (3, 2, 4, 4)))[0].status == "pass"
