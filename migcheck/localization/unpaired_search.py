@@ -43,7 +43,10 @@ def search_unpaired(module: TorchProbe, cell: MindSporeProbe, row: SubcellRow, r
         return None
     inside = [c for c in t_calls if owner.torch_name == "" or c.name.startswith(owner.torch_name + ".")]
     values = [v for c in inside for v in list(c.inputs) + [c.output] if isinstance(v, np.ndarray)]
-    module.keep_ops_of((row.torch_name,))  # torch.nn's layers' own calls are not kept by the first capture
+    try:
+        module.keep_ops_of((row.torch_name,))  # torch.nn's layers' own calls are not kept by the first capture
+    except Exception:  # torch's forward cannot be re-run with them kept: the module's calls stay unknown
+        pass
     found = search_ops(module, cell, owner.torch_name, owner.ms_name, call.inputs, call.output, values, tol,
                        inline=(row.torch_name,))
     if found is None or not found.confirmed:
