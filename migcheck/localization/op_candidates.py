@@ -74,7 +74,7 @@ def candidates(div: OpDivergence, ms_ops: Sequence[OpRecord], named: Any = None,
             change[kind].append((key, value))
         out.append((OpChange(div.ms.index, tuple(change["arg"]), tuple(change["pos"]), tuple(change["init"])),
                     f"{cand.label()}"))
-    out += explicit_torch_keywords(div) + rebound_positionals(div) + shape_arguments(div)
+    out += explicit_torch_keywords(div) + rebound_positionals(div) + shape_arguments(div) + other_repetition(div)
     out += reshaped_inputs(div) + refused_forms(div) + layout_changes(div)
     by_index = {r.index: r for r in ms_ops}
     drop = []
@@ -213,6 +213,36 @@ def shape_arguments(div: OpDivergence) -> List[Tuple[OpChange, str]]:
                 out.append((OpChange(div.ms.index, minus=((k, j),)),
                             f"its {name} {v} read as an end: {name} - {other_name} = {less} (the op takes a {name})"))
     return out[:4]
+
+
+def other_repetition(div: OpDivergence) -> List[Tuple[OpChange, str]]:
+    """An op that grows one axis of its one tensor k times by copying (output size k x input size, that axis k
+    times longer): the other way of copying, measured on its own output. Whole copies (ops.tile) where the port
+    repeats each element in place, each element in place (ops.repeat_interleave) where it tiles: LLaMA's
+    repeat_kv repeats each key head, a port that tiles them pairs heads with the wrong keys."""
+    if len(div.ms.inputs) != 1 or not div.ms.outputs:
+        return []
+    x, y = div.ms.inputs[0], div.ms.outputs[0]
+    if x.ndim != y.ndim or y.size % max(x.size, 1) or x.size == 0:
+        return []
+    grown = [a for a in range(x.ndim) if y.shape[a] != x.shape[a]]
+    if len(grown) != 1 or y.shape[grown[0]] % x.shape[grown[0]]:
+        return []
+    axis, k = grown[0], y.shape[grown[0]] // x.shape[grown[0]]
+    dims = tuple(k if a == axis else 1 for a in range(x.ndim))
+    out = []
+    if np.array_equal(y, np.tile(x, dims)):
+        out.append((OpChange(div.ms.index, replace="repeat_interleave", tensors=(("input", 0),),
+                             arguments=(("repeats", k), ("axis", axis)),
+                             shown=f"ops.repeat_interleave(x, {k}, {axis})"),
+                    f"ops.repeat_interleave(x, {k}, {axis}) in its place (each element repeated in place; the port"
+                    f" copies the whole axis {k} times)"))
+    elif np.array_equal(y, np.repeat(x, k, axis=axis)):
+        out.append((OpChange(div.ms.index, replace="tile", tensors=(("input", 0),), arguments=(("dims", dims),),
+                             shown=f"ops.tile(x, {dims})"),
+                    f"ops.tile(x, {dims}) in its place (the whole axis copied {k} times; the port repeats each"
+                    f" element in place)"))
+    return out
 
 
 def rebound_positionals(div: OpDivergence) -> List[Tuple[OpChange, str]]:

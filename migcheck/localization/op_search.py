@@ -71,7 +71,7 @@ def search_ops(module: TorchProbe, cell: MindSporeProbe, torch_owner: str, ms_na
                 alternatives = api_candidates(div, cell.functions_like(base_name(div.torch.name), wanted), same)
             except Exception:  # no function list on this side
                 alternatives = []
-        for change, words in candidates(div, ms_ops, named, torch_ops) + alternatives:
+        for change, words in _at_every_call(div, ms_ops, candidates(div, ms_ops, named, torch_ops) + alternatives):
             if len(tried) >= max_count or time.monotonic() - started > max_seconds:
                 return _nan_only(nan_only, ms_name, tried, started, base is None, traced, torch_names, ms_ops) or \
                     _located(_none(divergences[0] if divergences else None, tried, started, base is None, rejected),
@@ -99,6 +99,21 @@ def search_ops(module: TorchProbe, cell: MindSporeProbe, torch_owner: str, ms_na
                     divergences, ms_name, torch_names)
 
 
+def _at_every_call(div: OpDivergence, ms_ops: Sequence[OpRecord], changes: Sequence[Tuple[OpChange, str]]
+                   ) -> List[Tuple[OpChange, str]]:
+    """Each change, then, where the construct makes the same call again (the same op with the same plain
+    arguments: a helper it calls for keys and for values), the change at every such call."""
+    twins = tuple(r.index for r in ms_ops if r.index != div.ms.index and r.name == div.ms.name
+                  and r.positional == div.ms.positional and r.keywords == div.ms.keywords and r.init == div.ms.init)
+    if not twins:
+        return list(changes)
+    out = []
+    for change, words in changes:
+        out.append((change, words))
+        out.append((replace(change, also=twins), f"{words}, at each of its {len(twins) + 1} calls with these arguments"))
+    return out
+
+
 def _nan_only(nan_only: Sequence[Tuple[int, Any, OpChange, str, str]], ms_name: str, tried: List[str], started: float,
               raised: bool, traced: Sequence[OpRecord], torch_names: Mapping[str, str], ms_ops: Sequence[OpRecord]
               ) -> Optional[SearchOutcome]:
@@ -123,7 +138,11 @@ def _beyond(second: SecondInputs, module: TorchProbe, cell: MindSporeProbe, torc
     # the port's own function called with other arguments (ops.clamp(x, max=...) for ops.clamp(x, min=...)): how
     # it treats NaN or ties is that function's, shared by every port that calls it, not evidence against the fix
     own_function = change.replace == base_name(div.ms.name)
-    if held.ok and change.replace and div.torch is not None and not own_function:
+    # torch's counterpart is judged against only where it computes what the replaced call does (its output's
+    # shape): the first of several torch calls for one of the port's (x[:, :, None] of an expand) is no reference
+    same_role = div.torch is not None and (not div.ms.outputs or not div.torch.outputs  # a call that raised: the
+                                           or div.torch.outputs[0].shape == div.ms.outputs[0].shape)  # torch call on its inputs
+    if held.ok and change.replace and div.torch is not None and not own_function and same_role:
         edges = edge_check(module, cell, torch_owner, div.torch.index, div.torch.inputs, div.ms.inputs, change, same)
         if not edges.ok:
             return edges
@@ -298,6 +317,11 @@ def _arg_words(r: OpRecord, k: int, value: Any = None) -> str:
 
 
 def _fix(div: OpDivergence, change: OpChange, ms_ops: Sequence[OpRecord]) -> str:
+    text = _one_fix(div, change, ms_ops)
+    return f"{text} (at each of its {len(change.also) + 1} calls)" if change.also else text
+
+
+def _one_fix(div: OpDivergence, change: OpChange, ms_ops: Sequence[OpRecord]) -> str:
     name = next(r.name for r in ms_ops if r.index == change.index)
     if change.replace:
         shown = change.shown or f"ops.{change.replace}(...)"

@@ -216,3 +216,47 @@ def test_a_container_returning_two_results_is_searched_on_both_not_the_first_alo
 def test_the_global_argmax_passes():
     assert _two_results(True).status == "pass"
 
+
+
+class _Gqa(torch.nn.Module):
+    """Grouped-query heads: each key/value head repeated in place for the query heads it serves (repeat_kv)."""
+
+    def __init__(self):
+        super().__init__()
+        self.k = torch.nn.Linear(4, 4)
+        self.v = torch.nn.Linear(4, 4)
+
+    def forward(self, x):
+        def repeat_kv(t):  # (b, 2 heads, s, 2) -> (b, 4 heads, s, 2), as transformers does
+            b, h, s, d = t.shape
+            return t[:, :, None].expand(b, h, 2, s, d).reshape(b, h * 2, s, d)
+        k = repeat_kv(self.k(x).view(2, 3, 2, 2).transpose(1, 2))
+        v = repeat_kv(self.v(x).view(2, 3, 2, 2).transpose(1, 2))
+        return k * v.flip(1)
+
+
+def _gqa(tiled):
+    class Gqa(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.k = ms.nn.Dense(4, 4)
+            self.v = ms.nn.Dense(4, 4)
+
+        def repeat_kv(self, t):
+            return ops.tile(t, (1, 2, 1, 1)) if tiled else ops.repeat_interleave(t, 2, 1)
+
+        def construct(self, x):
+            k = self.repeat_kv(self.k(x).view(2, 3, 2, 2).swapaxes(1, 2))
+            v = self.repeat_kv(self.v(x).view(2, 3, 2, 2).swapaxes(1, 2))
+            return k * v.flip((1,))
+    case = PairedCase(name="gqa", torch=_Gqa, mindspore=Gqa, inputs={"x": uniform(2, 3, 4)}, checks=("forward",))
+    return run_item(Item(case, "forward", "pynative", "cpu"))
+
+
+def test_a_helper_called_twice_is_changed_at_every_call_and_tiling_is_told_from_repeating_in_place():
+    (d,) = _gqa(True).localization.defects
+    assert d.confidence == "high" and d.fix == "use ops.repeat_interleave(x, 2, 1) in place of tile (at each of its 2 calls)", d.fix
+
+
+def test_the_heads_repeated_in_place_pass():
+    assert _gqa(False).status == "pass"
