@@ -100,6 +100,10 @@ def candidates(div: OpDivergence, ms_ops: Sequence[OpRecord], named: Any = None,
     for index in (div.ms.index,) + div.producers:
         if len(by_index[index].outputs) >= 2:
             out.append((OpChange(index, swap_outputs=True), f"'{by_index[index].name}' results in the other order"))
+            for k, o in enumerate(by_index[index].outputs):  # a square matrix result the other way round (svd's v)
+                if o.ndim >= 2 and o.shape[-1] == o.shape[-2] > 1:
+                    out.append((OpChange(index, transpose_out=(k,)),
+                                f"'{by_index[index].name}' result {k} transposed (swapaxes(-2, -1))"))
     # whatever the shapes: only the construct's re-run agreeing with torch confirms a drop
     return out + ([] if same_shape else drop)
 

@@ -339,6 +339,10 @@ def _one_fix(div: OpDivergence, change: OpChange, ms_ops: Sequence[OpRecord]) ->
         shown = ", ".join(repr(v) for v in div.ms.positional[1:])
         return (f"x = x.{method}({shown}) in place of x.{method}_({shown}): assign the out-of-place form (the"
                 f" in-place call returned its result and left x unchanged)")
+    if change.transpose_out:
+        k = change.transpose_out[0]
+        return (f"take {name}'s result {k} transposed (.swapaxes(-2, -1)): it is the transpose of what torch's"
+                f" counterpart returns there")
     if change.swap_outputs:
         return f"take '{name}''s results in the other order (unpack them as torch's counterpart returns them reversed)"
     if change.drop:

@@ -92,6 +92,8 @@ class OpChange:
     scale: float = 0.0  # the op's result multiplied by this (a refused argument run at 1.0 and applied outside)
     scale_negative: bool = False  # ... only where the op's first tensor input is negative (one branch's scale)
     as_tensor: Tuple[Any, ...] = ()  # plain arguments handed over as a mindspore.Tensor (int: position, str: keyword)
+    transpose_out: Tuple[int, ...] = ()  # these results of a multi-result op handed on with their last two axes
+    #                                       swapped (ops.svd returns v where torch's returns Vh)
     also: Tuple[int, ...] = ()  # the same change at these calls too (a helper the port calls twice: repeat_kv)
     minus: Tuple[Tuple[int, int], ...] = ()  # (k, j): positional tuple k handed over minus tuple j, at run time
     #                                          (an end the port gave where the op takes a size: end - begin)

@@ -180,6 +180,8 @@ def _wrap(name: str, original: Callable, names: Tuple[str, ...], primitive: bool
                 out = original(*run_args, **run_kwargs)
             if change is not None and change.scale and isinstance(out, ms.Tensor):
                 out = _scaled(out, change, call_args)
+            if change is not None and change.transpose_out and isinstance(out, (tuple, list)):
+                out = type(out)(ms.ops.swapaxes(o, -2, -1) if k in change.transpose_out else o for k, o in enumerate(out))
         except Exception:  # kept with its inputs (the op that raised), then raised on
             st.ops -= 1
             _keep(st, OpRecord(index, op_name, tuple(_plain(a) for a in call_args), _keywords(kwargs, names, call_args,

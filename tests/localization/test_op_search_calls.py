@@ -260,3 +260,36 @@ def test_a_helper_called_twice_is_changed_at_every_call_and_tiling_is_told_from_
 
 def test_the_heads_repeated_in_place_pass():
     assert _gqa(False).status == "pass"
+
+
+class _LowRank(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = torch.nn.Linear(5, 6)
+
+    def forward(self, x):
+        u, s, vh = torch.linalg.svd(self.fc1(x), full_matrices=False)
+        return (u[:, :2] * s[:2]) @ vh[:2]
+
+
+def _low_rank(transpose_v):
+    class LowRank(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = ms.nn.Dense(5, 6)
+
+        def construct(self, x):
+            s, u, v = ops.svd(self.fc1(x), full_matrices=False)  # MindSpore returns v, not vh
+            vh = v.T if transpose_v else v
+            return ops.matmul(u[:, :2] * s[:2], vh[:2])
+    case = PairedCase(name="svd", torch=_LowRank, mindspore=LowRank, inputs={"x": uniform(8, 5)}, checks=("forward",))
+    return run_item(Item(case, "forward", "pynative", "cpu"))
+
+
+def test_a_square_result_of_a_multi_result_op_is_tried_transposed():
+    (d,) = _low_rank(False).localization.defects
+    assert d.confidence == "high" and d.fix.startswith("take svd's result 2 transposed (.swapaxes(-2, -1))"), d.fix
+
+
+def test_the_svd_with_v_transposed_passes():
+    assert _low_rank(True).status == "pass"
