@@ -282,6 +282,16 @@ def refused_forms(div: OpDivergence) -> List[Tuple[OpChange, str]]:
             out.append((OpChange(div.ms.index, positions=((k, (v,)),)), f"its {name} {v!r} given as the tuple ({v},)"))
         elif isinstance(v, tuple) and len(v) == 1 and isinstance(v[0], int):
             out.append((OpChange(div.ms.index, positions=((k, v[0]),)), f"its {name} {v!r} given as the int {v[0]}"))
+    rank = div.ms.inputs[0].ndim if div.ms.inputs else 0
+    for k, v in enumerate(positional):  # a pair of axes where the function takes a whole permutation
+        if isinstance(v, tuple) and len(v) == 2 and rank > 2 and all(
+                isinstance(a, int) and not isinstance(a, bool) and -rank <= a < rank for a in v):
+            perm = list(range(rank))
+            a, b = v[0] % rank, v[1] % rank
+            perm[a], perm[b] = perm[b], perm[a]
+            name = div.ms.names[k] if k < len(div.ms.names) else f"argument {k}"
+            out.append((OpChange(div.ms.index, positions=((k, tuple(perm)),)),
+                        f"its {name} {v!r} given as the permutation that swaps those axes, {tuple(perm)!r}"))
     for k, v in list(enumerate(positional)) + list(div.ms.keywords):  # a number the function takes as a Tensor
         if _numbers(v):
             name = (div.ms.names[k] if k < len(div.ms.names) else f"argument {k}") if isinstance(k, int) else k

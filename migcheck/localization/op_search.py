@@ -105,6 +105,13 @@ def _at_every_call(div: OpDivergence, ms_ops: Sequence[OpRecord], changes: Seque
     arguments: a helper it calls for keys and for values), the change at every such call."""
     twins = tuple(r.index for r in ms_ops if r.index != div.ms.index and r.name == div.ms.name
                   and r.positional == div.ms.positional and r.keywords == div.ms.keywords and r.init == div.ms.init)
+    if not twins and div.ms.raised:  # the calls after a raise were never recorded: every call made the same way
+        like = (div.ms.name, tuple(div.ms.positional))
+        out = []
+        for change, words in changes:
+            out.append((change, words))
+            out.append((replace(change, like=like), f"{words}, at every call made with these arguments"))
+        return out
     if not twins:
         return list(changes)
     out = []
@@ -318,6 +325,8 @@ def _arg_words(r: OpRecord, k: int, value: Any = None) -> str:
 
 def _fix(div: OpDivergence, change: OpChange, ms_ops: Sequence[OpRecord]) -> str:
     text = _one_fix(div, change, ms_ops)
+    if change.like:
+        return f"{text} (at every call made with these arguments)"
     return f"{text} (at each of its {len(change.also) + 1} calls)" if change.also else text
 
 

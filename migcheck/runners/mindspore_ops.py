@@ -154,8 +154,9 @@ def _wrap(name: str, original: Callable, names: Tuple[str, ...], primitive: bool
         index, st.count = st.count, st.count + 1
         op_name = type(args[0]).__name__ if primitive and args else name  # MirrorPad, not the Primitive it inherits from
         op_doc = (inspect.getdoc(type(args[0])) or doc) if primitive and args else doc
-        change = st.change if st.change is not None and (st.change.index == index or index in st.change.also) else None
         prim, call_args = (args[0], args[1:]) if primitive else (None, args)
+        change = st.change if st.change is not None and (st.change.index == index or index in st.change.also or (
+            st.change.like and st.change.like == (op_name, tuple(_plain(a) for a in call_args)))) else None
         init = tuple((k, _plain(v)) for k, v in init_args(prim).items()) if primitive else ()
         kept = _inplace(name, call_args)
         st.ops += 1

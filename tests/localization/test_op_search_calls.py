@@ -293,3 +293,38 @@ def test_a_square_result_of_a_multi_result_op_is_tried_transposed():
 
 def test_the_svd_with_v_transposed_passes():
     assert _low_rank(True).status == "pass"
+
+
+class _Mixer(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.token = torch.nn.Linear(3, 3)
+
+    def forward(self, x):  # (b, tokens, channels): mix along the tokens
+        return self.token(x.transpose(1, 2)).transpose(1, 2)
+
+
+def _mixer(permutation):
+    class Mixer(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.token = ms.nn.Dense(3, 3)
+
+        def t(self, x):
+            return ops.transpose(x, (0, 2, 1)) if permutation else ops.transpose(x, (1, 2))  # a pair: it raises
+
+        def construct(self, x):
+            return self.t(self.token(self.t(x)))
+    case = PairedCase(name="mixer", torch=_Mixer, mindspore=Mixer, inputs={"x": uniform(2, 3, 4)}, checks=("forward",))
+    return run_item(Item(case, "forward", "pynative", "cpu"))
+
+
+def test_a_pair_of_axes_given_for_a_permutation_is_fixed_at_every_call_even_those_after_the_raise():
+    v = _mixer(False)
+    assert v.status == "error"
+    (d,) = v.localization.defects
+    assert d.confirmed and "argument 1=(0, 2, 1)" in d.fix and d.fix.endswith("(at every call made with these arguments)"), d.fix
+
+
+def test_the_full_permutation_passes():
+    assert _mixer(True).status == "pass"
