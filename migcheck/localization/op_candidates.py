@@ -94,6 +94,10 @@ def candidates(div: OpDivergence, ms_ops: Sequence[OpRecord], named: Any = None,
         if div.ms.inputs[j].dtype == np.bool_:  # a mask: the other convention (True = keep vs True = fill)
             name = div.ms.names[k] if k < len(div.ms.names) else f"argument {k}"
             out.append((OpChange(div.ms.index, negate=(k,)), f"its {name} argument negated (logical_not)"))
+    if div.ms.inputs and div.ms.outputs and all(x.dtype == np.float32 for x in div.ms.inputs) \
+            and div.ms.outputs[0].dtype == np.float32:  # a float32 kernel less accurate than torch's on these values
+        out.append((OpChange(div.ms.index, precise=True), f"'{div.ms.name}' computed in float64 (its float32 inputs"
+                                                          " widened, its result handed back in float32)"))
     out += scale_candidates(div.ms)  # a refused number as a scale applied outside the op (op_compose.py)
     out += size_candidates(div.ms, div.torch)  # an output size in place of a refused scale (interpolate)
     out += transpose_candidates(div.ms, named)  # a matrix handed over the other way round (x @ W for x @ W.T)

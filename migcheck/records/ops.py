@@ -94,6 +94,7 @@ class OpChange:
     as_tensor: Tuple[Any, ...] = ()  # plain arguments handed over as a mindspore.Tensor (int: position, str: keyword)
     transpose_out: Tuple[int, ...] = ()  # these results of a multi-result op handed on with their last two axes
     #                                       swapped (ops.svd returns v where torch's returns Vh)
+    precise: bool = False  # the op computed in float64 on its float32 tensors, its result handed back in float32
     like: Tuple[Any, ...] = ()  # (name, plain positional arguments): every call made so, those after a raise too
     also: Tuple[int, ...] = ()  # the same change at these calls too (a helper the port calls twice: repeat_kv)
     minus: Tuple[Tuple[int, int], ...] = ()  # (k, j): positional tuple k handed over minus tuple j, at run time

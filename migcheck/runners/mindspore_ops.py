@@ -131,6 +131,10 @@ def _apply(change: OpChange, names: Tuple[str, ...], args: tuple, kwargs: dict) 
     return tuple(args), kwargs
 
 
+def _widen(value: Any) -> Any:
+    return value.astype(ms.float64) if isinstance(value, ms.Tensor) and value.dtype == ms.float32 else value
+
+
 def init_args(prim: Any) -> Dict[str, Any]:
     """A primitive's constructor arguments: its init_attrs, and for the generated primitives that keep them as
     plain attributes instead (ops.LRN's alpha), each __init__ parameter read off the instance."""
@@ -163,6 +167,9 @@ def _wrap(name: str, original: Callable, names: Tuple[str, ...], primitive: bool
         try:
             run_args, run_kwargs = (call_args, kwargs) if change is None or change.replace else _apply(
                 change, names, call_args, kwargs)
+            if change is not None and change.precise:  # computed in float64, handed back in float32
+                run_args = tuple(_widen(a) for a in run_args)
+                run_kwargs = {k: _widen(v) for k, v in run_kwargs.items()}
             if change is not None and change.replace:  # another public function in the op's place
                 given = [a for a in list(call_args) + list(kwargs.values()) if isinstance(a, ms.Tensor)]
                 tensors = {k: given[i] for k, i in change.tensors}
@@ -181,6 +188,8 @@ def _wrap(name: str, original: Callable, names: Tuple[str, ...], primitive: bool
                 out = original(*run_args, **run_kwargs)
             if change is not None and change.scale and isinstance(out, ms.Tensor):
                 out = _scaled(out, change, call_args)
+            if change is not None and change.precise and isinstance(out, ms.Tensor) and out.dtype == ms.float64:
+                out = out.astype(ms.float32)
             if change is not None and change.transpose_out and isinstance(out, (tuple, list)):
                 out = type(out)(ms.ops.swapaxes(o, -2, -1) if k in change.transpose_out else o for k, o in enumerate(out))
         except Exception:  # kept with its inputs (the op that raised), then raised on

@@ -328,3 +328,29 @@ def test_a_pair_of_axes_given_for_a_permutation_is_fixed_at_every_call_even_thos
 
 def test_the_full_permutation_passes():
     assert _mixer(True).status == "pass"
+
+
+LAM = 1e-4  # Box-Cox with a small lambda: expm1 of tiny values, where MindSpore 2.10's CPU kernel loses precision
+
+
+def _t_boxcox(h):
+    return torch.expm1(LAM * torch.log(F.softplus(h) + 0.5)) / LAM
+
+
+def _m_boxcox(h):
+    return ops.expm1(LAM * ops.log(ops.softplus(h) + 0.5)) / LAM
+
+
+def _m_boxcox_float64(h):
+    z = LAM * ops.log(ops.softplus(h) + 0.5)
+    return (ops.expm1(z.astype(ms.float64)) / LAM).astype(ms.float32)
+
+
+def test_an_op_less_precise_than_torchs_is_computed_in_float64_and_never_dropped_for_being_near_identity():
+    v, (d,) = _run(_t_boxcox, _m_boxcox)
+    assert d.confidence == "high" and d.fix.startswith("expm1(x.astype(mindspore.float64)).astype(mindspore.float32)"), d.fix
+    assert any("skipped: on these values the op's output is within 1e-3 of its input" in t for t in d.search_tried)
+
+
+def test_the_expm1_in_float64_passes():
+    assert _run(_t_boxcox, _m_boxcox_float64)[0].status == "pass"
