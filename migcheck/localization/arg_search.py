@@ -85,6 +85,25 @@ def _in_ms_convention(torch_c: Any, ms_kind: str) -> Any:
         converted(a) if a.name in negated and isinstance(a.value, bool) else a for a in torch_c.arguments))
 
 
+def _effective_none(module: TorchProbe, torch_name: str, torch_c: Any, inputs: Sequence[np.ndarray],
+                    matches_torch: Callable[[Any], bool], budget: "_Budget") -> Any:
+    """An axis argument torch's call leaves None (nn.LogSoftmax() picks one by the input's rank), given the value
+    torch's layer computes as on this input: its re-run with each axis, the first that reproduces its own output."""
+    rank = next((np.ndim(x) for x in inputs if isinstance(x, np.ndarray)), 0)
+    args = list(torch_c.arguments)
+    for i, a in enumerate(args):
+        if a.value is not None or not any(w in a.name.lower() for w in ("dim", "axis")) or not rank:
+            continue
+        for d in range(rank):
+            if not budget.allows():
+                return torch_c
+            budget.tried.append(f"torch {a.name}={d} (torch's {a.name}=None, measured)")
+            if matches_torch(_try(lambda d=d: module.rerun_patched(torch_name, inputs, {a.name: d}))):
+                args[i] = dataclasses.replace(a, value=d)
+                break
+    return dataclasses.replace(torch_c, arguments=tuple(args))
+
+
 def _counterpart(torch_kind: str) -> List[str]:
     from migcheck.knowledge.lookup import counterparts
 
@@ -101,6 +120,7 @@ def search(module: TorchProbe, cell: MindSporeProbe, torch_name: str, ms_name: s
     except (AttributeError, KeyError):
         return budget.outcome()
     matches_torch, second = torch_bench(module, torch_name, inputs, torch_out, tol_for)
+    torch_c = _effective_none(module, torch_name, torch_c, inputs, matches_torch, budget)
     table = _table_pairs(torch_c.kind, ms_c.kind)
     torch_c = _in_ms_convention(torch_c, ms_c.kind)
     held = {a.name: a.value for a in ms_c.arguments if a.found}

@@ -218,10 +218,11 @@ def _defects(module: TorchProbe, cell: MindSporeProbe, rows: Sequence[SubcellRow
                 diff, confirmed, fix, how = explained[0]
                 cause, rule = diff.cause, diff.rule
                 evidence += "; " + _confirmation(how, "torch's layer")
-            if not confirmed:  # a change to the port's own call that makes it agree (arg_search.py)
+            if not confirmed or not fix:  # a change to the port's own call that makes it agree (arg_search.py)
                 searched = _search(module, cell, row.torch_name, row.ms_name, call.inputs, call.output,
                                    isolated[row.order], tol, not ops)
-                if searched.confirmed or (searched.cause and not cause):
+                if searched.confirmed and searched.fix or not confirmed and (searched.confirmed or searched.cause
+                                                                            and not cause):
                     cause, fix, rule, confirmed = searched.cause, searched.fix, searched.rule, searched.confirmed
                     evidence += f"; argument search: {len(searched.tried)} candidates in {searched.seconds:.2f} s"
             if not cause and call.start >= 0:  # a module of the port's own: its calls, replayed with one setting changed

@@ -302,3 +302,42 @@ def test_a_flag_the_table_says_is_held_the_other_way_round_gets_torchs_meaning()
 
 def test_the_batch_norm_by_the_mode_passes():
     assert _run(_case(*_batch_norm({}), (3, 2, 4, 4)))[0].status == "pass"
+
+
+def _log_softmax_3d(ms_axis):
+    import mindspore.nn as mnn
+    import torch
+
+    def pt():
+        class Net(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = torch.nn.Linear(4, 4)
+                self.logp = torch.nn.LogSoftmax()  # no dim: on a 3-D input torch picks dim=0
+
+            def forward(self, x):
+                return self.logp(self.fc(x))
+        return Net()
+
+    def port():
+        class Net(mnn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.fc = mnn.Dense(4, 4)
+                self.logp = mnn.LogSoftmax(axis=ms_axis)
+
+            def construct(self, x):
+                return self.logp(self.fc(x))
+        return Net()
+    return PairedCase(name="logp", torch=pt, mindspore=port, inputs={"x": uniform(3, 4, 4)}, checks=("forward",))
+
+
+def test_an_axis_torch_leaves_none_is_measured_on_torchs_layer_and_becomes_the_fix():
+    v, defects = _run(_log_softmax_3d(-1))
+    (d,) = defects
+    assert d.confidence == "high" and d.fix == "nn.LogSoftmax(..., axis=-1) -> nn.LogSoftmax(..., axis=0)", d.fix
+    assert "torch dim=0 (torch's dim=None, measured)" in d.search_tried
+
+
+def test_the_log_softmax_over_torchs_implicit_axis_passes():
+    assert _run(_log_softmax_3d(0))[0].status == "pass"
