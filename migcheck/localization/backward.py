@@ -56,16 +56,24 @@ def backward_defects(module: TorchProbe, cell: MindSporeProbe, ref: Any, loss: A
         found = describe(t, m)
         cause = (f"MindSpore's {ms_kind} defines its own bprop, and it does not give the gradient torch's"
                  f" {call.kind} computes" if custom else "")
-        if found is not None:
-            cause = f"{cause}; the input gradient: {found.cause}" if cause else f"the input gradient: {found.cause}"
         k = next(i for i, g in enumerate(grad_in) if g is t)
+        which = _which_input(module, call, k)
+        cut = not np.any(np.asarray(m)) and bool(np.any(t))  # measured: nothing flows back to that input
+        if cut:
+            said = (f"MindSpore's {ms_kind} passes no gradient to its {which[len(' with respect to its '):] or 'input'},"
+                    f" torch's {call.kind} does (its gradient there is 0 everywhere)")
+            cause = f"{cause}; {said}" if cause else said
+        elif found is not None:
+            said = f"the gradient of {ms_kind}{which}: {found.cause}"
+            cause = f"{cause}; {said}" if cause else said
         placed = _placed(module, call, k, t, np.asarray(m), tol, _library(cell, ms_name))
         if placed:  # measured: the elements where the gradients differ, against the layer's own settings (a
             own = (f"MindSpore's {ms_kind} defines its own bprop; " if custom else "")  # ratio read off the differing
             cause = f"{own}MindSpore's {ms_kind} input gradient differs from torch's {call.kind} {placed}"  # ones only)
         rule = "custom-bprop" if custom else found.rule if found else "backward"
+        rule = "backward-cut" if cut and not placed else rule
         out.append(Defect(index, call.name, call.kind, ms_name, ms_kind, evidence, cause, "",
-                          "high" if placed else "medium" if cause else "low", bool(placed), rule))
+                          "high" if placed or cut else "medium" if cause else "low", bool(placed) or cut, rule))
     return sorted(out, key=lambda d: d.order)
 
 
@@ -132,3 +140,14 @@ def _library(cell: MindSporeProbe, ms_name: str) -> bool:
         return bool(cell.constructor(ms_name).library)
     except (AttributeError, KeyError):  # no constructor to read: a cell of the port's own
         return False
+
+
+def _which_input(module: TorchProbe, call: Any, k: int) -> str:
+    """' with respect to its target (input 1)' for a layer of several inputs; '' for one."""
+    if len(call.inputs) < 2:
+        return ""
+    try:
+        names = module.input_names(call.name)
+    except Exception:  # a forward without a readable signature
+        names = ()
+    return f" with respect to its {names[k] if k < len(names) else 'input ' + str(k)} (input {k})"

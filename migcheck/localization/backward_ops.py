@@ -177,8 +177,11 @@ def compare(pairs: Sequence[Tuple[OpGradient, OpRecord]], vjp: Callable[..., Tup
             at = (kink(x, wrong, t.scalars, t.scalar_names, name, t.output, m.name.rsplit(".", 1)[-1],
                        own_points=np.shape(t.output) == x.shape)
                   if x.shape == tg.shape else "")
-            cause = (f"MindSpore's {m.name} gradient differs from torch's {t.text.split('(', 1)[0]}"
-                     f"{' where ' + at if at else ''}: {where} ({int(wrong.sum())} of {wrong.size} elements);"
+            which = (f" with respect to its {name or 'input ' + str(k)} (input {k})" if len(t.inputs) > 1 else "")
+            none = ("; MindSpore's gradient there is 0: it passes no gradient to that input"
+                    if np.all(mg[wrong] == 0) and np.any(tg[wrong] != 0) else "")
+            cause = (f"MindSpore's {m.name} gradient{which} differs from torch's {t.text.split('(', 1)[0]}"
+                     f"{' where ' + at if at else ''}: {where} ({int(wrong.sum())} of {wrong.size} elements){none};"
                      f" the calls: MindSpore {m.text}, torch {t.text}")
             fix, tried = _fix(t, m, vjp, alternative, rtol, atol)
             runs += tried

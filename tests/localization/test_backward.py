@@ -13,6 +13,7 @@ from migcheck.running.pipeline import run_item
 pytestmark = [pytest.mark.needs_torch, pytest.mark.needs_mindspore]
 CASES = Path(__file__).resolve().parents[2] / "cases" / "backward.py"
 ms = pytest.importorskip("mindspore")
+torch = pytest.importorskip("torch")
 
 
 def _bundled(name, mode="pynative"):
@@ -112,3 +113,46 @@ def test_a_losss_gradient_at_its_margin_is_placed_by_the_isolated_backward_with_
 
 def test_the_hinge_computed_as_torch_does_passes():
     assert _hinge_case(_HingeAsTorch).status == "pass"
+
+
+class _Distill(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.student = torch.nn.Linear(4, 3)
+        self.teacher = torch.nn.Linear(4, 3)  # trained too: the loss's target carries a gradient
+        self.kl = torch.nn.KLDivLoss(reduction="batchmean")
+
+    def forward(self, x):
+        return self.kl(torch.log_softmax(self.student(x), 1), torch.softmax(self.teacher(x), 1))
+
+
+def _distill(written_out):
+    class Distill(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.student = ms.nn.Dense(4, 3)
+            self.teacher = ms.nn.Dense(4, 3)
+            self.kl = ms.nn.KLDivLoss(reduction="batchmean")
+
+        def construct(self, x):
+            logp, q = ms.ops.log_softmax(self.student(x), 1), ms.ops.softmax(self.teacher(x), 1)
+            if written_out:
+                return (q * (ms.ops.log(q) - logp)).sum() / x.shape[0]
+            return self.kl(logp, q)
+    return Distill
+
+
+def _distill_run(written_out):
+    case = PairedCase(name="distill", torch=_Distill, mindspore=_distill(written_out), inputs={"x": uniform(3, 4)},
+                      checks=("backward",))
+    return run_item(Item(case, "backward", "pynative", "cpu"))
+
+
+def test_a_layer_that_passes_no_gradient_to_one_input_is_said_so_from_its_isolated_backward():
+    (d,) = [d for d in _distill_run(False).localization.defects if d.torch_name == "kl"]
+    assert (d.rule, d.confidence) == ("backward-cut", "high")
+    assert d.cause.startswith("MindSpore's KLDivLoss passes no gradient to its target (input 1)"), d.cause
+
+
+def test_the_loss_written_out_passes():
+    assert _distill_run(True).status == "pass"
