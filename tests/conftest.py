@@ -51,6 +51,12 @@ def pytest_runtest_setup(item):
     for name in sorted(MISSING):
         if item.get_closest_marker(f"needs_{name}"):
             pytest.skip(f"needs {FRAMEWORKS[name]}, which is not installed here")
+    if item.get_closest_marker("needs_mindspore") and "mindspore" not in MISSING:
+        # the engine configures MindSpore before any kernel runs (launch_blocking: a kernel error raises at its
+        # own op); a test that runs a kernel directly first would leave it unset for every later test in the worker
+        from migcheck.runners.mindspore_context import configure
+
+        configure("pynative", "cpu")
 
 
 REPO = Path(__file__).resolve().parents[1]

@@ -187,7 +187,7 @@ def setting_candidates(torch_c: Constructor, ms_c: Constructor, table: Sequence[
     out.extend(_unset_in_torch(ms_c, aligned))
     out.extend(_other_scale(ms_c, aligned))
     out.extend(_per_count(torch_c, ms_c, aligned))
-    out.extend(_axes_of_shapes(ms_c, rank))
+    out.extend(_axes_of_shapes(ms_c, rank, torch_c))
     open_args = [m for m in ms_c.arguments if (m.found or m.has_default) and (ms_c.library or m.name in aligned)]
     for m in open_args:
         if isinstance(m.value, str):
@@ -269,13 +269,19 @@ def _other_scale(ms_c: Constructor, aligned: Mapping[str, Argument]) -> List[Can
     return out[:4]
 
 
-def _axes_of_shapes(ms_c: Constructor, rank: Optional[int] = None) -> List[Candidate]:
+def _axes_of_shapes(ms_c: Constructor, rank: Optional[int] = None, torch_c: Optional[Constructor] = None
+                    ) -> List[Candidate]:
     """An axis argument where the call also takes a shape of several axes: the axis that shape starts at, counted
     from the start where the input's rank is known, else from the end (nn.LayerNorm((3, 4)) normalizes from
     begin_norm_axis=-1 by default; on a 3-D input the shape wants 1), every such axis argument together, then
     each alone."""
-    shapes = [m for m in ms_c.arguments if isinstance(m.value, tuple) and len(m.value) >= 2
-              and all(isinstance(v, int) and not isinstance(v, bool) for v in m.value)]
+    def ints(v: Any) -> bool:
+        return isinstance(v, tuple) and bool(v) and all(isinstance(x, int) and not isinstance(x, bool) for x in v)
+
+    shapes = [m for m in ms_c.arguments if ints(m.value) and len(m.value) >= 2]
+    # torch's own shape argument (F.layer_norm's normalized_shape) where the port's call holds none
+    shapes += [t for t in (torch_c.arguments if torch_c is not None else ()) if "shape" in t.name and ints(t.value)
+               and not any(m.name == t.name for m in shapes)]
     axes = [m for m in ms_c.arguments if "axis" in m.name.lower() and isinstance(m.value, int)
             and not isinstance(m.value, bool) and (m.found or m.has_default)]
     out = []

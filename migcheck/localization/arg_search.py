@@ -112,8 +112,9 @@ def _counterpart(torch_kind: str) -> List[str]:
 
 def search(module: TorchProbe, cell: MindSporeProbe, torch_name: str, ms_name: str, inputs: Sequence[np.ndarray], torch_out: Any,
            ms_out: Any, tol_for: TolFor, train: bool = False, max_count: int = MAX_CANDIDATES,
-           max_seconds: float = MAX_SECONDS) -> SearchOutcome:
-    """The first change to the port's layer that makes it agree with torch on torch's recorded inputs."""
+           max_seconds: float = MAX_SECONDS, classes: bool = True, only_classes: bool = False) -> SearchOutcome:
+    """The first change to the port's layer that makes it agree with torch on torch's recorded inputs: its own
+    settings, then (classes) other mindspore.nn classes in its place; only_classes: those alone."""
     budget = _Budget(max_count, max_seconds)
     try:
         torch_c, ms_c = module.constructor(torch_name), cell.constructor(ms_name)
@@ -125,7 +126,7 @@ def search(module: TorchProbe, cell: MindSporeProbe, torch_name: str, ms_name: s
     torch_c = _in_ms_convention(torch_c, ms_c.kind)
     held = {a.name: a.value for a in ms_c.arguments if a.found}
     extra = _torch_params(module, torch_name)
-    if _rebuilds(cell, ms_name, held, inputs, ms_out, tol_for, budget):
+    if not only_classes and _rebuilds(cell, ms_name, held, inputs, ms_out, tol_for, budget):
         rank = next((np.ndim(x) for x in inputs if isinstance(x, np.ndarray)), None)
         cands = setting_candidates(torch_c, ms_c, table, rank)
         both = next((c for c in cands if c.why == "torch's values together"), None) or next(
@@ -154,7 +155,7 @@ def search(module: TorchProbe, cell: MindSporeProbe, torch_name: str, ms_name: s
                    if budget.allows() else None)
         if cropped is not None:  # the unpadded layer's full output, cropped as torch crops it
             return budget.outcome(*cropped)
-    if budget.allows():
+    if not only_classes and budget.allows():
         budget.tried.append(f"{'eval' if train else 'train'} mode")
         if matches_torch(_try(lambda: cell.run_live(ms_name, inputs, not train))):
             state = "eval" if train else "train"
@@ -162,6 +163,8 @@ def search(module: TorchProbe, cell: MindSporeProbe, torch_name: str, ms_name: s
                 f"MindSpore '{ms_name}' ({ms_c.kind}) agrees with torch's {torch_c.kind} only in {state} mode "
                 f"(re-run on torch's recorded input): the port's layer behaves differently between train and eval",
                 f"call set_train({not train}) on '{ms_name}' for this pass, or port the mode-dependent part")
+    if not classes:  # a port's own class: the ops inside it are searched before the class is replaced
+        return budget.outcome()
     missing = not_carried(torch_c, ms_c, table)
     dropped = _dropped(module, torch_name, missing, inputs, ms_out, tol_for, budget, train)
     wanted = [a.name for a in missing]

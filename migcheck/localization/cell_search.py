@@ -22,17 +22,29 @@ def search_layer(module: TorchProbe, cell: MindSporeProbe, torch_name: str, ms_n
                  torch_out: Any, ms_out: Any, tol_for: TolFor, train: bool = False) -> SearchOutcome:
     from migcheck.localization.op_search import search_ops
 
-    outcome = search(module, cell, torch_name, ms_name, inputs, torch_out, ms_out, tol_for, train=train)
+    own = not _library(cell, ms_name)
+    # a port's own class: its settings, then the ops inside it, and only then other classes in its place (a fix to
+    # the port's own code before replacing its class: a LayerNorm primitive's axis, not nn.LayerNorm instead)
+    outcome = search(module, cell, torch_name, ms_name, inputs, torch_out, ms_out, tol_for, train=train, classes=not own)
     if outcome.confirmed:
         return outcome
-    if not _library(cell, ms_name):
+    if own:
         values = [v for v in list(inputs) + [torch_out] if isinstance(v, np.ndarray)]
+        try:  # torch's layer may be torch.nn's own (nn.LayerNorm): its calls are kept on demand, as counterparts
+            module.keep_ops_of((torch_name,))
+        except Exception:  # no re-run possible: the port's ops are searched without torch's calls
+            pass
         found = search_ops(module, cell, torch_name, ms_name, inputs, torch_out, values, tol_for)
         if found is not None and found.confirmed:
             return replace(found, tried=outcome.tried + found.tried, seconds=round(outcome.seconds + found.seconds, 3))
+        classed = search(module, cell, torch_name, ms_name, inputs, torch_out, ms_out, tol_for, train=train,
+                         only_classes=True)
+        if classed.confirmed:
+            return replace(classed, tried=outcome.tried + classed.tried, seconds=round(outcome.seconds + classed.seconds, 3))
         # an op located but not confirmed: the replay of torch's calls (capture.py) may still confirm a cause;
         # else the located op is said, at medium
-        outcome = replace(outcome, located=found.located if found is not None else "")
+        outcome = replace(outcome, located=found.located if found is not None else "",
+                          tried=outcome.tried + (found.tried if found is not None else ()) + classed.tried)
     if train:  # the layout is tried on the layer as it runs in eval mode
         return outcome
     return layout_search(module, cell, torch_name, ms_name, inputs, torch_out, tol_for, outcome) or outcome

@@ -311,3 +311,48 @@ def test_an_operator_keeping_its_axis_as_a_list_of_one_gets_torchs_dim():
 
 def test_the_row_normalizing_twin_passes():
     assert _run(TorchNormNet, _ms_norm(1), {"x": uniform(3, 4)})[0].status == "pass"
+
+
+class _ChannelsLastNorm(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(4, 4)
+        self.norm = torch.nn.LayerNorm(4, eps=1e-6)
+
+    def forward(self, x):  # (b, h, w, c)
+        return self.norm(self.fc(x))
+
+
+def _own_norm(axis):
+    class OwnLayerNorm(ms.nn.Cell):  # a port's own wrapper of the primitive, as ConvNeXt ports write it
+        def __init__(self):
+            super().__init__()
+            self.weight = ms.Parameter(ms.Tensor(np.ones(4, np.float32)), name="weight")
+            self.bias = ms.Parameter(ms.Tensor(np.zeros(4, np.float32)), name="bias")
+            self.layer_norm = (ms.ops.LayerNorm(begin_params_axis=-1, epsilon=1e-6) if axis is None else
+                               ms.ops.LayerNorm(begin_norm_axis=axis, begin_params_axis=-1, epsilon=1e-6))
+
+        def construct(self, x):
+            return self.layer_norm(x, self.weight, self.bias)[0]
+
+    class Net(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc = ms.nn.Dense(4, 4)
+            self.norm = OwnLayerNorm()
+
+        def construct(self, x):
+            return self.norm(self.fc(x))
+    case = PairedCase(name="own_norm", torch=_ChannelsLastNorm, mindspore=Net, inputs={"x": uniform(2, 3, 3, 4)},
+                      checks=("forward",))
+    return run_item(Item(case, "forward", "pynative", "cpu"))
+
+
+def test_a_ports_own_class_is_fixed_inside_before_it_is_replaced_by_a_library_class():
+    (d,) = _own_norm(None).localization.defects  # ops.LayerNorm normalizes from axis 1 by default
+    assert (d.rule, d.confidence) == ("op-argument-search", "high")
+    assert d.fix == "ops.LayerNorm(begin_norm_axis=1) -> ops.LayerNorm(begin_norm_axis=-1)", d.fix
+
+
+def test_the_own_class_normalizing_the_last_axis_passes():
+    assert _own_norm(-1).status == "pass"
