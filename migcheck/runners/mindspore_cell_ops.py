@@ -55,7 +55,7 @@ class CellOps:
         return call_function(name, dict(tensors), dict(kwargs))
 
     def functions_like(self, base: str, wanted: Sequence[str] = ()) -> List[Any]:
-        from migcheck.runners.mindspore_ops import functions_like
+        from migcheck.runners.mindspore_functions import functions_like
 
         return functions_like(base, wanted)
 

@@ -211,7 +211,7 @@ def test_the_reordered_pads_twin_passes():
 
 @pytest.mark.needs_mindspore
 def test_functions_named_like_torch_s_op_take_a_few_more_letters_but_not_another_op():
-    from migcheck.runners.mindspore_ops import functions_like
+    from migcheck.runners.mindspore_functions import functions_like
 
     assert "maximum" in [name for name, _ in functions_like("max", ("input", "other"))]
     # ops.multinomial fed a float tensor as num_samples crashed the process (a float16 RMSNorm's search)
