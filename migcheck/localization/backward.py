@@ -58,7 +58,9 @@ def backward_defects(module: TorchProbe, cell: MindSporeProbe, ref: Any, loss: A
                  f" {call.kind} computes" if custom else "")
         k = next(i for i, g in enumerate(grad_in) if g is t)
         which = _which_input(module, call, k)
-        cut = not np.any(np.asarray(m)) and bool(np.any(t))  # measured: nothing flows back to that input
+        # measured: nothing flows back to that input; only for a cell the port's forward called (a loss it writes
+        # out instead, leaving its layer unused, is paired by name alone and decides nothing)
+        cut = not np.any(np.asarray(m)) and bool(np.any(t)) and any(c.name == ms_name for c in m_calls)
         if cut:
             said = (f"MindSpore's {ms_kind} passes no gradient to its {which[len(' with respect to its '):] or 'input'},"
                     f" torch's {call.kind} does (its gradient there is 0 everywhere)")
