@@ -9,7 +9,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 from migcheck.judging.compare import TensorComparison
-from migcheck.localization.confirm import explain
+from migcheck.localization.confirm import explain, first_array
 from migcheck.localization.dataflow import Dataflow, descendants, pair_calls
 from migcheck.localization.defect_findings import findings_of, unique_findings
 from migcheck.localization.owners import (diagnose_pair as _diagnose_pair, first_in_backward_order as _first_in_backward_order,
@@ -342,17 +342,12 @@ def _replay(module: TorchProbe, owner: str, after: int, before: int, torch_value
 
     from migcheck.runners.torch_replay import Replayer
 
-    t, m = _first_array(torch_value), _first_array(ms_value)
+    t, m = first_array(torch_value), first_array(ms_value)
     if t is None or m is None:
         return None
     rtol, atol = tol(str(t.dtype)) if t.dtype.kind == "f" else tol("float32")
     return find_setting(Replayer(module), owner, after, before, t, m, rtol, atol)
 
-
-def _first_array(tree: Any) -> Optional[np.ndarray]:
-    while isinstance(tree, (list, tuple)) and tree:
-        tree = tree[0]
-    return tree if isinstance(tree, np.ndarray) else None
 
 
 def _shape_of(tree: Any) -> Tuple[int, ...]:

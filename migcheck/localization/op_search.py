@@ -118,20 +118,14 @@ def _at_every_call(div: OpDivergence, ms_ops: Sequence[OpRecord], changes: Seque
     arguments: a helper it calls for keys and for values), the change at every such call."""
     twins = tuple(r.index for r in ms_ops if r.index != div.ms.index and r.name == div.ms.name
                   and r.positional == div.ms.positional and r.keywords == div.ms.keywords and r.init == div.ms.init)
-    if not twins and div.ms.raised:  # the calls after a raise were never recorded: every call made the same way
-        like = (div.ms.name, tuple(div.ms.positional))
-        out = []
-        for change, words in changes:
-            out.append((change, words))
-            out.append((replace(change, like=like), f"{words}, at every call made with these arguments"))
-        return out
-    if not twins:
+    if twins:
+        widen, said = {"also": twins}, f"at each of its {len(twins) + 1} calls with these arguments"
+    elif div.ms.raised:  # the calls after a raise were never recorded: every call made the same way
+        widen, said = {"like": (div.ms.name, tuple(div.ms.positional))}, "at every call made with these arguments"
+    else:
         return list(changes)
-    out = []
-    for change, words in changes:
-        out.append((change, words))
-        out.append((replace(change, also=twins), f"{words}, at each of its {len(twins) + 1} calls with these arguments"))
-    return out
+    return [pair for change, words in changes
+            for pair in ((change, words), (replace(change, **widen), f"{words}, {said}"))]
 
 
 def _nan_only(nan_only: Sequence[Tuple[int, Any, OpChange, str, str]], ms_name: str, tried: List[str], started: float,

@@ -72,14 +72,16 @@ def _fed_the_same(row: SubcellRow, t_calls: Sequence[Any], m_calls: Sequence[Any
                   owner: SubcellRow, tol: Callable[[str], Tuple[float, float]]) -> Optional[Any]:
     """The one MindSpore call inside the container, paired with no torch call, whose inputs are the torch
     module's inputs and whose output has its shape; None when there is none or more than one."""
-    from migcheck.localization.confirm import agree
+    from migcheck.localization.confirm import agree, first_array
 
     t_call = t_calls[row.order]
+    if first_array(t_call.output) is None:
+        return None
     paired = {n for r in rows for n in r.ms_name.split(" + ") if r.ms_kind}
     prefix = f"{owner.ms_name}." if owner.ms_name else ""
-    shape = np.shape(_first(t_call.output))
+    shape = np.shape(first_array(t_call.output))
     found = [c for c in m_calls if c.name.startswith(prefix) and c.name not in paired and c.name != owner.ms_name
-             and len(c.inputs) == len(t_call.inputs) and np.shape(_first(c.output)) == shape
+             and len(c.inputs) == len(t_call.inputs) and np.shape(first_array(c.output)) == shape
              and all(agree(a, b, tol) for a, b in zip(t_call.inputs, c.inputs))]
     return found[0] if len({c.name for c in found}) == 1 else None
 
@@ -105,20 +107,15 @@ def _layer_defect(module: TorchProbe, cell: MindSporeProbe, row: SubcellRow, m_c
                   found.fix, "high", True, found.rule, search_s=found.seconds, search_tried=found.tried)
 
 
-def _first(tree: Any) -> Any:
-    while isinstance(tree, (list, tuple)) and tree:
-        tree = tree[0]
-    return tree
-
 
 def _folding(row: SubcellRow, t_calls: Sequence[Any], m_calls: Sequence[Any], rows: Sequence[SubcellRow],
              tol: Callable[[str, str], Tuple[float, float]]) -> Optional[SubcellRow]:
     """The paired torch layer right after the unpaired module, fed its output, whose MindSpore counterpart is
     fed the module's *input* (a convolution that folds torch's ZeroPad2d into its own padding); None otherwise."""
-    from migcheck.localization.confirm import agree
+    from migcheck.localization.confirm import agree, first_array
 
     t_call = t_calls[row.order]
-    out = _first(t_call.output)
+    out = first_array(t_call.output)
     for r in rows:
         if r.order <= row.order or not r.ms_kind or not r.ms_name or "+" in r.ms_name:
             continue

@@ -228,6 +228,7 @@ class TorchModule:
         from migcheck.runners.torch_capture import capture_with_ops
 
         self.traced_with = (list(inputs), list(dtypes), train)
+        self.kept_also: set = set()  # modules keep_ops_of added to this capture's trace
         return capture_with_ops(self, inputs, dtypes, train=train)
 
     def keep_ops_of(self, names: Sequence[str]) -> None:
@@ -235,10 +236,14 @@ class TorchModule:
         calls are not kept otherwise); op numbers stay as they were, the weights as loaded."""
         from migcheck.runners.torch_capture import capture_with_ops
 
+        kept = getattr(self, "kept_also", set())
+        if set(names) <= kept:  # the last capture already kept them: no second forward
+            return
         inputs, dtypes, train = self.traced_with
         state = {k: v.clone() for k, v in self.module.state_dict().items()}
         try:
-            capture_with_ops(self, inputs, dtypes, train=train, keep=names)
+            capture_with_ops(self, inputs, dtypes, train=train, keep=sorted(kept | set(names)))
+            self.kept_also = kept | set(names)
         finally:
             self.module.load_state_dict(state)
 
