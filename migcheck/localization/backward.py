@@ -16,6 +16,7 @@ import numpy as np
 
 from migcheck.localization.dataflow import close, descendants
 from migcheck.localization.locate import Defect
+from migcheck.localization.loaded import is_library
 from migcheck.localization.signatures import describe
 from migcheck.runners.probes import MindSporeProbe, TorchProbe
 
@@ -68,7 +69,7 @@ def backward_defects(module: TorchProbe, cell: MindSporeProbe, ref: Any, loss: A
         elif found is not None:
             said = f"the gradient of {ms_kind}{which}: {found.cause}"
             cause = f"{cause}; {said}" if cause else said
-        placed = _placed(module, call, k, t, np.asarray(m), tol, _library(cell, ms_name))
+        placed = _placed(module, call, k, t, np.asarray(m), tol, is_library(cell, ms_name, unreadable=False))
         if placed:  # measured: the elements where the gradients differ, against the layer's own settings (a
             own = (f"MindSpore's {ms_kind} defines its own bprop; " if custom else "")  # ratio read off the differing
             cause = f"{own}MindSpore's {ms_kind} input gradient differs from torch's {call.kind} {placed}"  # ones only)
@@ -135,13 +136,6 @@ def backward_summary(defects: Sequence[Defect]) -> str:
     if len(defects) > 1:
         text += f"; {len(defects)} sub-cells wrong in backward: " + ", ".join(f"'{d.torch_name}'" for d in defects)
     return text
-
-
-def _library(cell: MindSporeProbe, ms_name: str) -> bool:
-    try:
-        return bool(cell.constructor(ms_name).library)
-    except (AttributeError, KeyError):  # no constructor to read: a cell of the port's own
-        return False
 
 
 def _which_input(module: TorchProbe, call: Any, k: int) -> str:

@@ -14,13 +14,14 @@ from migcheck.localization.dataflow import Dataflow, descendants, pair_calls
 from migcheck.localization.defect_findings import findings_of, unique_findings
 from migcheck.localization.owners import (diagnose_pair as _diagnose_pair, first_in_backward_order as _first_in_backward_order,
                                           hidden_confirmer as _hidden_confirmer, owners_of as _owners_of, state_fix_checker as _state_fix_checker)
+from migcheck.localization.loaded import loaded_torch
 from migcheck.localization.locate import Defect, Localization, SubcellRow, module_pairs, rows_from_flow, summarize
 from migcheck.localization.rules import Finding, diagnose_precision, diagnose_update_pattern
 from migcheck.localization.op_replay import port_passes_torchs_value
 from migcheck.localization.container_search import search_container as _search_ops
 from migcheck.localization.replay_fix import replay_fix
 from migcheck.mapping.transfer import WeightMapping, to_mindspore, to_torch
-from migcheck.precision import apply_precision, as_precision
+from migcheck.precision import as_precision
 from migcheck.runners.probes import MindSporeProbe, TorchProbe
 from migcheck.tolerance import Tolerance
 
@@ -30,12 +31,7 @@ ToleranceFor = Callable[[str, str], Tuple[Tolerance, str]]
 
 def locate(case: Any, check: str, ref: Any, cell: MindSporeProbe, mapping: WeightMapping,
            tensors: Sequence[TensorComparison], tolerance_for: ToleranceFor) -> Localization:
-    from migcheck.runners.torch_side import TorchModule
-
-    module = TorchModule(case.torch, input_names=case.network_inputs)
-    module.load(ref.weights)
-    apply_precision(case.precision, module)
-    n_net = len(ref.input_names) - len(case.targets)
+    module, n_net = loaded_torch(case, ref)
     train = check in ("train", "step")
     t_calls, t_ops = module.capture_with_ops(ref.inputs[:n_net], ref.input_dtypes, train=train)
     m_calls = cell.capture(ref.inputs[:n_net], ref.input_dtypes, train=train)

@@ -13,6 +13,7 @@ import numpy as np
 
 from migcheck.localization.arg_search import SearchOutcome, search
 from migcheck.localization.layout_search import layout_search
+from migcheck.localization.loaded import is_library
 from migcheck.runners.probes import MindSporeProbe, TorchProbe
 
 TolFor = Callable[[str], Tuple[float, float]]
@@ -22,7 +23,7 @@ def search_layer(module: TorchProbe, cell: MindSporeProbe, torch_name: str, ms_n
                  torch_out: Any, ms_out: Any, tol_for: TolFor, train: bool = False) -> SearchOutcome:
     from migcheck.localization.op_search import search_ops
 
-    own = not _library(cell, ms_name)
+    own = not is_library(cell, ms_name, unreadable=True)  # unreadable: not searched inside
     # a port's own class: its settings, then the ops inside it, and only then other classes in its place (a fix to
     # the port's own code before replacing its class: a LayerNorm primitive's axis, not nn.LayerNorm instead)
     outcome = search(module, cell, torch_name, ms_name, inputs, torch_out, ms_out, tol_for, train=train, classes=not own)
@@ -50,8 +51,3 @@ def search_layer(module: TorchProbe, cell: MindSporeProbe, torch_name: str, ms_n
     return layout_search(module, cell, torch_name, ms_name, inputs, torch_out, tol_for, outcome) or outcome
 
 
-def _library(cell: MindSporeProbe, ms_name: str) -> bool:
-    try:
-        return bool(cell.constructor(ms_name).library)
-    except (AttributeError, KeyError):  # no constructor to read: not searched inside
-        return True

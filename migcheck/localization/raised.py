@@ -16,6 +16,7 @@ from migcheck.localization.confirm import _fix_text, agree
 from migcheck.localization.correspondence import corresponds, differences, same_named_differences
 from migcheck.localization.locate import Defect, Localization, module_pairs
 from migcheck.localization.raise_search import RaiseSearch, search_raise
+from migcheck.localization.loaded import is_library, loaded_torch
 from migcheck.localization.raising_op import explain_raise, raising_call_site
 from migcheck.localization.rules import Finding
 from migcheck.runners.probes import MindSporeProbe, TorchProbe
@@ -76,13 +77,7 @@ def locate_raise(case: Any, ref: Any, cell: MindSporeProbe, mapping: Any, tolera
     """For a case whose MindSpore forward raised: cell is its MindSpore runner with the weights loaded, ref
     the torch reference. None when a PYNATIVE forward runs through (the failure lies elsewhere)."""
     from migcheck.localization.capture import _tol
-    from migcheck.precision import apply_precision
-    from migcheck.runners.torch_side import TorchModule
-
-    module = TorchModule(case.torch)
-    module.load(ref.weights)
-    apply_precision(case.precision, module)
-    n_net = len(ref.input_names) - len(case.targets)
+    module, n_net = loaded_torch(case, ref)
     return _locate(module, cell, ref.inputs[:n_net], ref.input_dtypes, [(r.torch_name, r.ms_name) for r in mapping.pairs],
                    _tol(tolerance_for))
 
@@ -114,7 +109,7 @@ def _locate(module: TorchProbe, cell: MindSporeProbe, inputs: Sequence[Any], dty
         call = next(c for c in t_calls if c.name == torch_name)
         for diff, fix in _checked_fixes(module, cell, torch_name, ms_name, call, tol):
             return RaiseSite(ms_name, ms_kind, torch_name, call.kind, diff.cause, fix, diff.rule, shown)
-    if torch_name is not None and _library(cell, ms_name):  # the library layer's own call, changed and re-run
+    if torch_name is not None and is_library(cell, ms_name, unreadable=False):  # the library layer's own call, changed and re-run
         from migcheck.localization.raise_layer import raising_layer_fix
 
         call = next(c for c in t_calls if c.name == torch_name)
@@ -185,13 +180,6 @@ def _raising_line(module: TorchProbe, cell: MindSporeProbe, inputs: Sequence[Any
             said += (f"; MindSpore's Tensor.{attr} is a property (a value, not callable), where torch's Tensor.{attr}"
                      f" is a method: the line calls it as torch does")
     return said
-
-
-def _library(cell: MindSporeProbe, ms_name: str) -> bool:
-    try:
-        return bool(cell.constructor(ms_name).library)
-    except Exception:  # no constructor to read: the port's own
-        return False
 
 
 def _counterpart(ms_name: str, ms_kind: str, t_calls: Sequence[Any], mapping_pairs: Sequence[Tuple[str, str]]

@@ -8,6 +8,7 @@ from typing import Any, Callable, Optional, Sequence, Tuple
 import numpy as np
 
 from migcheck.localization.backward_ops import pair_ops
+from migcheck.localization.loaded import loaded_torch
 from migcheck.localization.defect_findings import findings_of
 from migcheck.records.findings import Defect, Localization
 from migcheck.runners.probes import MindSporeProbe
@@ -21,9 +22,7 @@ def locate_backward_raise(case: Any, ref: Any, cell: MindSporeProbe, tolerance_f
     (the error lies elsewhere: a loss, the optimizer) or the forward cannot be recorded. `why`: what the
     error verdict already said of the error (a missing kernel)."""
     from migcheck.localization.capture import _tol
-    from migcheck.precision import apply_precision
     from migcheck.runners.torch_backward_ops import op_gradients
-    from migcheck.runners.torch_side import TorchModule
 
     tol = _tol(tolerance_for)
     n_net = len(ref.input_names) - len(case.targets)
@@ -32,9 +31,7 @@ def locate_backward_raise(case: Any, ref: Any, cell: MindSporeProbe, tolerance_f
     except Exception:  # a forward the recorder cannot follow
         return None
     try:
-        module = TorchModule(case.torch)
-        module.load(ref.weights)
-        apply_precision(case.precision, module)
+        module, _ = loaded_torch(case, ref)
         torch_ops = op_gradients(module, ref.inputs, ref.input_dtypes, ref.objective,
                                  case.loss.torch if case.loss else None)
     except Exception:  # torch's side is only for naming the place
