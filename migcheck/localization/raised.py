@@ -9,6 +9,7 @@ runs on torch's recorded input and agrees with torch's output: that re-run is al
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any, Callable, List, Optional, Sequence, Tuple
 
@@ -17,7 +18,8 @@ from migcheck.localization.correspondence import corresponds, differences, same_
 from migcheck.localization.locate import Defect, Localization, module_pairs
 from migcheck.localization.raise_search import RaiseSearch, search_raise
 from migcheck.localization.loaded import is_library, loaded_torch
-from migcheck.localization.raising_op import explain_raise, raising_call_site
+from migcheck.localization.exceptions import ErrorCause
+from migcheck.localization.raising_op import explain_raise, raising_call_site, squashed_name, torch_names
 from migcheck.localization.rules import Finding
 from migcheck.runners.probes import MindSporeProbe, TorchProbe
 
@@ -39,13 +41,16 @@ class RaiseSite:
     search_s: float = 0.0  # the op-level search's cost (raise_search.py)
     search_tried: Tuple[str, ...] = ()
     refused: str = ""  # the setting MindSpore's error refuses, read off both calls (not re-run: [medium])
+    raised_op: str = ""  # the public call that raised when launched alone ("ops.triplet_margin_loss")
 
     def describe(self) -> str:
         where = (f"raised inside MindSpore sub-cell '{self.ms_name}' ({self.ms_kind})" if self.ms_name
                  else f"raised in MindSpore's {self.ms_kind} itself (the network; no sub-cell of it was running)")
         if self.torch_name is not None:
             where += f", torch's '{self.torch_name or '<root>'}' ({self.torch_kind}) ran on the same inputs"
-        if self.cause and self.fix:
+        if self.cause and self.rule == "no-kernel":
+            where += f"; cause: {self.cause}"
+        elif self.cause and self.fix:
             where += f"; cause: {self.cause} -> fix: {self.fix} (re-run: {self.checked})"
         elif self.cause:
             where += f"; {self.cause} -> fix: none shown (no candidate fix re-ran to agreement)"
@@ -73,13 +78,30 @@ class RaiseSite:
         return Localization((), self.torch_name, self.ms_name, findings, self.describe(), (defect,))
 
 
-def locate_raise(case: Any, ref: Any, cell: MindSporeProbe, mapping: Any, tolerance_for: Any) -> Optional[RaiseSite]:
+def locate_raise(case: Any, ref: Any, cell: MindSporeProbe, mapping: Any, tolerance_for: Any,
+                 why: Optional[ErrorCause] = None) -> Optional[RaiseSite]:
     """For a case whose MindSpore forward raised: cell is its MindSpore runner with the weights loaded, ref
-    the torch reference. None when a PYNATIVE forward runs through (the failure lies elsewhere)."""
+    the torch reference, `why` what MindSpore's message says (localization/exceptions.py). None when a
+    PYNATIVE forward runs through (the failure lies elsewhere)."""
     from migcheck.localization.capture import _tol
     module, n_net = loaded_torch(case, ref)
-    return _locate(module, cell, ref.inputs[:n_net], ref.input_dtypes, [(r.torch_name, r.ms_name) for r in mapping.pairs],
+    site = _locate(module, cell, ref.inputs[:n_net], ref.input_dtypes, [(r.torch_name, r.ms_name) for r in mapping.pairs],
                    _tol(tolerance_for))
+    return with_missing_kernel(site, why) if site is not None else None
+
+
+def with_missing_kernel(site: RaiseSite, why: Optional[ErrorCause]) -> RaiseSite:
+    """A site with no cause of its own, whose error names a kernel this device lacks, and whose raising call
+    (launched alone, the queue drained before it) is that kernel's op: the missing kernel is the cause,
+    confirmed by that launch. No fix is printed: none was re-run (an op that has a kernel here would be one)."""
+    if (site.cause and site.confirmed) or why is None or why.rule != "no-kernel" or not site.raised_op:
+        return site
+    if squashed_name(why.op) not in {squashed_name(n) for n in torch_names(site.raised_op)} | {squashed_name(site.raised_op)}:
+        return site  # the kernel belongs to another op than the call that raised: not said as the cause
+    cause = (f"{why.cause}; {site.raised_op} raised when launched alone (the device queue drained before it),"
+             f" where torch computed the same call from the same inputs")
+    return dataclasses.replace(site, cause=cause, rule="no-kernel", confirmed=True,
+                               checked=f"{site.raised_op} launched alone raises on this device")
 
 
 def _locate(module: TorchProbe, cell: MindSporeProbe, inputs: Sequence[Any], dtypes: Sequence[str],
@@ -87,8 +109,14 @@ def _locate(module: TorchProbe, cell: MindSporeProbe, inputs: Sequence[Any], dty
     found = cell.raising_subcell(inputs, dtypes)
     if found is None:
         return None
-    ms_name, ms_kind = found
     op = raising_call_site(cell, inputs, dtypes)
+    site = _site(module, cell, inputs, dtypes, mapping_pairs, tol, found, op)
+    return dataclasses.replace(site, raised_op=op[0].name) if op is not None else site
+
+
+def _site(module: TorchProbe, cell: MindSporeProbe, inputs: Sequence[Any], dtypes: Sequence[str],
+          mapping_pairs: Sequence[Tuple[str, str]], tol: TolFor, found: Tuple[str, str], op: Any) -> RaiseSite:
+    ms_name, ms_kind = found
     if op is not None and op[0].owner != ms_name:  # drained after every call: the op's own cell raised
         ms_name, ms_kind = op[0].owner, cell.subcell_kind(op[0].owner)
     try:

@@ -22,16 +22,16 @@ _MS_TO_TORCH = {"concat": ("cat", "concat"), "reshape": ("view", "reshape"), "vi
                 "swapaxes": ("transpose",), "clipbyvalue": ("clamp", "clip")}
 
 
-def _squashed(name: str) -> str:
+def squashed_name(name: str) -> str:
     return name.lower() if name.startswith("__") else name.lower().replace("_", "")
 
 
 def torch_names(ms_name: str) -> Tuple[str, ...]:
     """'ops.concat' -> ('cat', 'concat'), 'primitive MatMul' -> ('matmul', 'mm', '__matmul__'), 'Tensor.view'
     -> ('view', 'reshape'); otherwise the name itself (squashed: no underscores, lower case, no Ext)."""
-    short = _squashed(ms_name.rsplit(" ", 1)[-1].rsplit(".", 1)[-1])
+    short = squashed_name(ms_name.rsplit(" ", 1)[-1].rsplit(".", 1)[-1])
     short = short[:-3] if short.endswith("ext") and len(short) > 3 else short
-    return tuple(_squashed(n) for n in _MS_TO_TORCH.get(short, (short,)))
+    return tuple(squashed_name(n) for n in _MS_TO_TORCH.get(short, (short,)))
 
 
 def counterpart_call(raised: RaisingCall, torch_owner: str, ms_position: int, torch_calls: Sequence[RaisingCall]
@@ -39,7 +39,7 @@ def counterpart_call(raised: RaisingCall, torch_owner: str, ms_position: int, to
     """(torch's call set beside the raising one, how it was paired: "by name" / "by position"), or (None, "")."""
     own = [c for c in torch_calls if c.owner == torch_owner and "Tensor[" in c.text]  # calls on tensors
     wanted = torch_names(raised.name)
-    same = sorted((c for c in own if _squashed(c.name) in wanted), key=lambda c: wanted.index(_squashed(c.name)))
+    same = sorted((c for c in own if squashed_name(c.name) in wanted), key=lambda c: wanted.index(squashed_name(c.name)))
     if len(same) == 1:
         return same[0], "by name"
     if len(same) > 1:
@@ -87,7 +87,7 @@ def upstream_change(ms_calls: Sequence[RaisingCall], torch_calls: Sequence[Raisi
             continue
         wanted = torch_names(m.name)
         k = next((i for i, c in enumerate(torch_calls) if i not in used and c.owner == owner
-                  and _squashed(c.name) in wanted and shapes(c.text) == shapes(m.text)), None)
+                  and squashed_name(c.name) in wanted and shapes(c.text) == shapes(m.text)), None)
         if k is None:
             continue
         used.add(k)

@@ -223,10 +223,12 @@ def _diagnosed_error(exc: Exception, item: Item, options: RunOptions, ref: Refer
     outcome = error_outcome(exc, item, pynative_runs=lambda: _runs_in_pynative(item, options))
     if outcome.kind != Kind.ERROR or options.golden:  # golden mode has no torch to compare the sub-cell with
         return outcome
+    from migcheck.localization.exceptions import classify
     from migcheck.localization.raised import locate_raise
 
     try:
-        site = locate_raise(item.case, ref, cell, mapping, _tolerance_for(item, options, "forward"))
+        site = locate_raise(item.case, ref, cell, mapping, _tolerance_for(item, options, "forward"),
+                            classify(str(exc), item.backend))
     except Exception as exc2:  # localizing is best effort: the error verdict stands, and says why it has no place
         return dataclasses.replace(outcome, notes=outcome.notes + (
             f"where it raised could not be located ({type(exc2).__name__}: {_first_line(exc2)})",))

@@ -335,3 +335,31 @@ def test_a_functional_op_that_raises_is_placed_after_the_sub_cell_whose_output_i
 def test_the_functional_elu_twin_passes():
     v = _functional_elu(lambda h: ops.where(h > 0, h, 0.5 * (ops.exp(h) - 1)))
     assert v.status == "pass", v.message
+
+
+def _torch_roll(x):
+    return torch.roll(x, 2, dims=1)
+
+
+def test_an_op_with_no_kernel_on_this_device_is_the_confirmed_cause_with_no_fix_printed():
+    v = _pair(_torch_roll, lambda x: ops.roll(x, 2, 1), "roll")  # Roll has no CPU kernel in MindSpore 2.10
+    assert v.status == "error"
+    (finding,) = v.localization.findings
+    assert finding.rule == "no-kernel" and finding.confirmed and finding.confidence == "high"
+    assert "no Roll kernel on CPU" in finding.cause and "ops.roll raised when launched alone" in finding.cause
+    assert finding.fix == "" and not finding.fix_checked  # no op with a kernel here was re-run in its place
+
+
+def test_the_roll_written_with_slices_twin_passes():
+    assert _pair(_torch_roll, lambda x: ops.concat((x[:, -2:], x[:, :-2]), axis=1), "roll").status == "pass"
+
+
+def test_a_missing_kernel_of_another_op_than_the_raising_call_is_not_said_as_the_cause():
+    from migcheck.localization.exceptions import ErrorCause
+    from migcheck.localization.raised import RaiseSite, with_missing_kernel
+
+    why = ErrorCause("no-kernel", "Roll", "MindSpore has no Roll kernel on CPU")
+    assert with_missing_kernel(RaiseSite("", "Net", raised_op="ops.gather"), why).cause == ""
+    assert with_missing_kernel(RaiseSite("", "Net", raised_op="ops.roll"), why).rule == "no-kernel"
+    kept = RaiseSite("", "Net", cause="a confirmed setting", raised_op="ops.roll")
+    assert with_missing_kernel(kept, why) == kept  # a confirmed cause of its own stands
