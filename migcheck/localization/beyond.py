@@ -21,6 +21,7 @@ from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from migcheck.localization.op_candidates import shown_function
 from migcheck.localization.confirm import agree, own_error
 from migcheck.records.ops import OpChange
 from migcheck.runners.probes import MindSporeProbe, TorchProbe
@@ -201,7 +202,7 @@ def edge_check(module: TorchProbe, cell: MindSporeProbe, torch_owner: str, torch
             got = []
         (tried if _same_results(want, got) else failed).append(words)
     if failed:
-        return Beyond(False, f"ops.{change.replace} differs from torch's op at {', '.join(failed)}"
+        return Beyond(False, f"{shown_function(change.replace)} differs from torch's op at {', '.join(failed)}"
                              + (f"; agrees at the other {len(tried)} edge values" if tried else ""), len(failed),
                       tuple(failed))
     if not tried:

@@ -366,12 +366,17 @@ def api_candidates(div: OpDivergence, functions: Sequence[Tuple[str, Tuple[Tuple
             key = (name, tuple(tensors), tuple(sorted(kwargs.items(), key=lambda kv: kv[0])))
             if ok and tensors and repr(key) not in seen:
                 seen.add(repr(key))
-                shown = f"ops.{name}({_in_order(params, dict(tensors), kwargs)})"
+                shown = f"{shown_function(name)}({_in_order(params, dict(tensors), kwargs)})"
                 out.append((OpChange(div.ms.index, tuple(kwargs.items()), replace=name, tensors=tuple(tensors),
                                      shown=shown), f"{shown} in its place, called as torch calls {t.name}"))
                 if one_up(base_name(t.name), name):
                     out.append(_lifted(div, name, params, dict(tensors), kwargs))
     return out
+
+
+def shown_function(name: str) -> str:
+    """A candidate function as code in a fix: "ops.roll"; "mindspore.numpy.roll" for functions_like's "numpy.roll"."""
+    return f"mindspore.{name}" if name.startswith("numpy.") else f"ops.{name}"
 
 
 def one_up(base: str, name: str) -> bool:
@@ -387,7 +392,7 @@ def _lifted(div: OpDivergence, name: str, params: Sequence[Tuple[str, bool]], te
     lifted = {k: (1, v) if isinstance(v, int) and not isinstance(v, bool) else v for k, v in kwargs.items()}
     first = next(iter(tensors))
     args = _in_order(params, tensors, lifted).replace(first, f"{first}.expand_dims(-2)", 1)
-    shown = f"ops.{name}({args}).squeeze(-2)"
+    shown = f"{shown_function(name)}({args}).squeeze(-2)"
     return (OpChange(div.ms.index, tuple(lifted.items()), replace=name, tensors=tuple(tensors.items()), shown=shown,
                      lift=True), f"{shown} in its place: torch's {div.torch.name} computed by the op one dimension up,"
             f" over a unit axis")

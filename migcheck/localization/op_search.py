@@ -18,7 +18,7 @@ from migcheck.localization.confirm import agree, agree_all
 from migcheck.localization.op_compose import parameter_namer, scale_fix, transpose_fix
 from migcheck.localization.op_align import (OpDivergence, counterpart, differing_outputs, diverging_ops,
                                             outputs_differ, said_outputs, same_value)
-from migcheck.localization.op_candidates import api_candidates, base_name, call_words, candidates
+from migcheck.localization.op_candidates import api_candidates, base_name, call_words, candidates, shown_function
 from migcheck.records.ops import UNCHANGED, OpChange, OpRecord
 from migcheck.runners.probes import MindSporeProbe, TorchProbe
 
@@ -340,7 +340,7 @@ def _fix(div: OpDivergence, change: OpChange, ms_ops: Sequence[OpRecord]) -> str
 def _one_fix(div: OpDivergence, change: OpChange, ms_ops: Sequence[OpRecord]) -> str:
     name = next(r.name for r in ms_ops if r.index == change.index)
     if change.replace:
-        shown = change.shown or f"ops.{change.replace}(...)"
+        shown = change.shown or f"{shown_function(change.replace)}(...)"
         return f"use {shown} in place of {name}"
     if change.scale:
         return scale_fix(div.ms, change)

@@ -91,16 +91,20 @@ def locate_raise(case: Any, ref: Any, cell: MindSporeProbe, mapping: Any, tolera
 
 
 def with_missing_kernel(site: RaiseSite, why: Optional[ErrorCause]) -> RaiseSite:
-    """A site with no cause of its own, whose error names a kernel this device lacks, and whose raising call
-    (launched alone, the queue drained before it) is that kernel's op: the missing kernel is the cause,
-    confirmed by that launch. No fix is printed: none was re-run (an op that has a kernel here would be one)."""
-    if (site.cause and site.confirmed) or why is None or why.rule != "no-kernel" or not site.raised_op:
+    """A site whose error names a kernel this device lacks, where the raising call (launched alone, the queue
+    drained before it) is that kernel's op: the missing kernel leads the cause, confirmed by that launch. A
+    fix is kept only when the search re-ran one (another function with a kernel here); none is made up."""
+    if why is None or why.rule != "no-kernel" or not site.raised_op:
         return site
     if squashed_name(why.op) not in {squashed_name(n) for n in torch_names(site.raised_op)} | {squashed_name(site.raised_op)}:
         return site  # the kernel belongs to another op than the call that raised: not said as the cause
-    cause = (f"{why.cause}; {site.raised_op} raised when launched alone (the device queue drained before it),"
-             f" where torch computed the same call from the same inputs")
-    return dataclasses.replace(site, cause=cause, rule="no-kernel", confirmed=True,
+    said = f"{why.cause}; {site.raised_op} raised when launched alone (the device queue drained before it)"
+    if site.cause and site.confirmed and site.fix:
+        return dataclasses.replace(site, cause=f"{said}; {site.cause}")
+    if site.cause and site.confirmed:  # a confirmed cause of its own stands
+        return site
+    return dataclasses.replace(site, cause=f"{said}, where torch's corresponding call ran on the same inputs",
+                               fix="", rule="no-kernel", confirmed=True,
                                checked=f"{site.raised_op} launched alone raises on this device")
 
 

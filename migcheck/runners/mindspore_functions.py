@@ -32,7 +32,33 @@ def functions_like(base: str, wanted: Sequence[str] = (), limit: int = 6
                 continue
             takes = sum(p in wanted for p, _ in params)
             found.append((name != base, _defers(fn), -takes, -alike, name, params))
-    return [(name, params) for *_, name, params in sorted(found)[:limit]]
+    return [(name, params) for *_, name, params in sorted(found)[:limit]] + _numpy_namesake(base)
+
+
+def _numpy_namesake(base: str) -> List[Tuple[str, Tuple[Tuple[str, bool], ...]]]:
+    """mindspore.numpy's function of torch's op's very name, as "numpy.<name>": written with other kernels
+    than mindspore.ops' (numpy.roll slices and concatenates where ops.roll needs a Roll kernel)."""
+    import mindspore.numpy as mnp
+
+    fn = getattr(mnp, base, None)
+    if base.startswith("_") or not inspect.isfunction(fn) or fn is getattr(ms.ops, base, None):
+        return []
+    try:
+        params = tuple((p.name, p.default is not p.empty) for p in inspect.signature(fn).parameters.values()
+                       if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
+    except (TypeError, ValueError):
+        return []
+    return [(f"numpy.{base}", params)]
+
+
+def public_function(name: str) -> Callable:
+    """A function named as functions_like names it: "roll" is mindspore.ops.roll, "numpy.roll" mindspore.numpy's."""
+    if name.startswith("numpy."):
+        import mindspore.numpy as mnp
+
+        return getattr(mnp, name[len("numpy."):])
+    return getattr(ms.ops, name)
+
 
 
 def _defers(fn: Callable) -> bool:

@@ -20,6 +20,7 @@ import numpy as np
 from migcheck.records.ops import OpChange, OpRecord
 from migcheck.runners.mindspore_bound import rebound
 from migcheck.runners.mindspore_context import pynative
+from migcheck.runners.mindspore_functions import public_function
 from migcheck.runners.mindspore_held import HeldErrors
 from migcheck.util.tree import contiguous
 from migcheck.runners.mindspore_module import as_ms_args
@@ -176,7 +177,7 @@ def _wrap(name: str, original: Callable, names: Tuple[str, ...], primitive: bool
                 if change.lift:  # the next-dimension sibling over a unit axis
                     first = change.tensors[0][0]
                     tensors[first] = ms.ops.expand_dims(tensors[first], -2)
-                out = getattr(ms.ops, change.replace)(**{**tensors, **dict(change.arguments)})
+                out = public_function(change.replace)(**{**tensors, **dict(change.arguments)})
                 if change.lift:
                     out = ms.ops.squeeze(out, -2)
             elif primitive:
@@ -400,9 +401,9 @@ def trace(cell: Any, inputs: Sequence[np.ndarray], to_numpy: Callable[[Any], Any
 
 
 def call_function(name: str, tensors: Dict[str, np.ndarray], kwargs: Dict[str, Any]) -> List[np.ndarray]:
-    """mindspore.ops.<name>(**tensors, **kwargs) once, in PYNATIVE; its tensor results as numpy."""
+    """The function functions_like names (mindspore.ops.<name>, mindspore.numpy's) once, with (**tensors, **kwargs), in PYNATIVE; its tensor results as numpy."""
     with pynative():
-        out = getattr(ms.ops, name)(**{k: ms.Tensor(contiguous(v)) for k, v in tensors.items()}, **kwargs)
+        out = public_function(name)(**{k: ms.Tensor(contiguous(v)) for k, v in tensors.items()}, **kwargs)
     return _tensors(out)
 
 

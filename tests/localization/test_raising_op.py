@@ -341,17 +341,52 @@ def _torch_roll(x):
     return torch.roll(x, 2, dims=1)
 
 
-def test_an_op_with_no_kernel_on_this_device_is_the_confirmed_cause_with_no_fix_printed():
+def test_an_op_with_no_kernel_here_is_replaced_by_a_function_that_has_one_only_after_a_re_run():
     v = _pair(_torch_roll, lambda x: ops.roll(x, 2, 1), "roll")  # Roll has no CPU kernel in MindSpore 2.10
     assert v.status == "error"
     (finding,) = v.localization.findings
-    assert finding.rule == "no-kernel" and finding.confirmed and finding.confidence == "high"
-    assert "no Roll kernel on CPU" in finding.cause and "ops.roll raised when launched alone" in finding.cause
-    assert finding.fix == "" and not finding.fix_checked  # no op with a kernel here was re-run in its place
+    assert finding.confirmed and finding.confidence == "high" and finding.fix_checked
+    assert finding.cause.startswith("MindSpore has no Roll kernel on CPU")
+    assert "mindspore.numpy.roll(a, shift=2, axis=1)" in finding.fix  # written with ops that have CPU kernels
 
 
 def test_the_roll_written_with_slices_twin_passes():
     assert _pair(_torch_roll, lambda x: ops.concat((x[:, -2:], x[:, :-2]), axis=1), "roll").status == "pass"
+
+
+def _triplet(ms_loss):
+    class T(torch.nn.Module):
+        def forward(self, a, p, n):
+            return torch.nn.functional.triplet_margin_loss(a, p, n, margin=0.5)
+
+    class M(ms.nn.Cell):
+        def construct(self, a, p, n):
+            return ms_loss(a, p, n)
+
+    rng = np.random.default_rng(0)
+    arrays = {k: given(rng.standard_normal((5, 4)).astype(np.float32)) for k in "apn"}
+    case = PairedCase(name="triplet", torch=T, mindspore=M, inputs=arrays, checks=("forward",))
+    return run_item(Item(case, "forward", "pynative", "cpu"))
+
+
+def test_an_op_with_no_kernel_here_and_no_alternative_is_the_confirmed_cause_with_no_fix_printed():
+    v = _triplet(lambda a, p, n: ops.triplet_margin_loss(a, p, n, margin=0.5))  # no CPU kernel in 2.10
+    assert v.status == "error"
+    (finding,) = v.localization.findings
+    assert finding.rule == "no-kernel" and finding.confirmed and finding.confidence == "high"
+    assert "no TripletMarginLoss kernel on CPU" in finding.cause
+    assert "ops.triplet_margin_loss raised when launched alone" in finding.cause
+    assert finding.fix == "" and not finding.fix_checked  # no call with a kernel here was re-run in its place
+
+
+def _written_out_triplet(a, p, n):
+    d_ap = ops.sqrt(((a - p + 1e-6) ** 2).sum(-1))
+    d_an = ops.sqrt(((a - n + 1e-6) ** 2).sum(-1))
+    return ops.relu(d_ap - d_an + 0.5).mean()
+
+
+def test_the_written_out_triplet_twin_passes():
+    assert _triplet(_written_out_triplet).status == "pass"
 
 
 def test_a_missing_kernel_of_another_op_than_the_raising_call_is_not_said_as_the_cause():
@@ -362,4 +397,4 @@ def test_a_missing_kernel_of_another_op_than_the_raising_call_is_not_said_as_the
     assert with_missing_kernel(RaiseSite("", "Net", raised_op="ops.gather"), why).cause == ""
     assert with_missing_kernel(RaiseSite("", "Net", raised_op="ops.roll"), why).rule == "no-kernel"
     kept = RaiseSite("", "Net", cause="a confirmed setting", raised_op="ops.roll")
-    assert with_missing_kernel(kept, why) == kept  # a confirmed cause of its own stands
+    assert with_missing_kernel(kept, why) == kept  # a confirmed cause of its own, with no fix, stands
