@@ -17,7 +17,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
-from migcheck.runners.base import Argument, Constructor
+from migcheck.runners.base import Argument, Constructor, TensorValue
 
 # Names that mean the same across the two APIs but share no spelling.
 _SYNONYMS = {"dim": "axis", "keepdim": "keepdims", "bias": "hasbias", "groups": "group", "numfeatures": "numchannels",
@@ -123,6 +123,8 @@ def _as_ms(torch_value: Any, ms_value: Any) -> Any:
     """torch's value in the MindSpore argument's form, or None when the two cannot be compared as they are."""
     if isinstance(ms_value, str) and isinstance(torch_value, str):
         return torch_value.upper() if ms_value.isupper() else torch_value
+    if isinstance(torch_value, TensorValue) and ms_value is None:  # a class weight the port's layer leaves off
+        return torch_value
     if _family(torch_value) == _family(ms_value) and _family(ms_value) != "tuple":
         return torch_value
     if isinstance(torch_value, tuple) and isinstance(ms_value, tuple) and len(torch_value) == len(ms_value):

@@ -41,6 +41,7 @@ class SearchOutcome:
     rule: str = RULE
     workaround: bool = False  # the change that agreed contradicts torch's own call: kept below [high]
     located: str = ""  # no change agreed, but the op-level search inside the layer placed the first diverging op
+    replacement: str = ""  # the mindspore.nn class the fix puts in the layer's place, when it is one
 
 
 class _Budget:
@@ -195,7 +196,8 @@ def search(module: TorchProbe, cell: MindSporeProbe, torch_name: str, ms_name: s
             else:
                 cause = (f"the port's {ms_c.kind} does not compute torch's {torch_c.kind}: {code} in its place "
                          f"agrees with torch (re-run on torch's recorded input)")
-            return budget.outcome(cause, f"use mindspore.{code} in place of {ms_c.kind}")
+            return dataclasses.replace(budget.outcome(cause, f"use mindspore.{code} in place of {ms_c.kind}"),
+                                       replacement=alt_name)
     if not ms_c.has_parameters and not train and not module.has_parameters(torch_name) and budget.allows():
         from migcheck.localization.class_sweep import sweep_classes
 

@@ -40,7 +40,9 @@ def search_layer(module: TorchProbe, cell: MindSporeProbe, torch_name: str, ms_n
             return replace(found, tried=outcome.tried + found.tried, seconds=round(outcome.seconds + found.seconds, 3))
         classed = search(module, cell, torch_name, ms_name, inputs, torch_out, ms_out, tol_for, train=train,
                          only_classes=True)
-        if classed.confirmed:
+        # a wrapper of the port's own that holds a layer of the very class found is not replaced by it: that
+        # inner layer's own settings are the fix, diagnosed where it is paired (a label-casting loss wrapper)
+        if classed.confirmed and not _holds(cell, ms_name, classed.replacement):
             return replace(classed, tried=outcome.tried + classed.tried, seconds=round(outcome.seconds + classed.seconds, 3))
         # an op located but not confirmed: the replay of torch's calls (capture.py) may still confirm a cause;
         # else the located op is said, at medium
@@ -51,3 +53,15 @@ def search_layer(module: TorchProbe, cell: MindSporeProbe, torch_name: str, ms_n
     return layout_search(module, cell, torch_name, ms_name, inputs, torch_out, tol_for, outcome) or outcome
 
 
+
+
+def _holds(cell: MindSporeProbe, ms_name: str, kind: str) -> bool:
+    """Whether the cell at ms_name has a sub-cell of class `kind` inside it."""
+    if not kind:
+        return False
+    prefix = f"{ms_name}." if ms_name else ""
+    try:
+        kinds = cell.subcell_kinds()
+    except Exception:  # a side that cannot list its cells: nothing is known to be inside
+        return False
+    return any(k == kind and name.startswith(prefix) and name != ms_name for name, k in kinds.items())

@@ -1,10 +1,12 @@
 """A library layer that raises on torch's recorded input, where torch's layer ran: changes that make it run and
-agree with torch, each re-run on that input (the layer's own arguments and other mindspore.nn classes in its
-place, as for a layer that computes wrong numbers: cell_search.py; then its inputs with the class/channel
-axis moved, torch's axis 1 to MindSpore's last or back: a loss that wants the classes last).
+agree with torch, each re-run on that input: first its inputs with the class/channel axis moved, torch's axis 1
+to MindSpore's last or back (a loss that wants the classes last: the port's own layer kept); then the layer's
+own arguments and other mindspore.nn classes in its place, as for a layer that computes wrong numbers
+(cell_search.py).
 """
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -37,10 +39,9 @@ def raising_layer_fix(module: TorchProbe, cell: MindSporeProbe, torch_name: str,
         return None  # it runs on torch's input: what it was fed upstream is wrong, not the layer
     except Exception:  # it raises on torch's recorded input too: its own call is wrong
         pass
-    found = search_layer(module, cell, torch_name, ms_name, inputs, call.output, None, tol)
-    if found.confirmed:
-        return found
-    tried: List[str] = list(found.tried)
+    # the port's own layer handed its input in another layout before any other class in its place: the smaller
+    # change (SoftmaxCrossEntropyWithLogits takes the classes last where torch's CrossEntropyLoss reads axis 1)
+    tried: List[str] = []
     kind = _kind(cell, ms_name)
     for k, a, b in axis_moves(inputs):
         moved = list(inputs)
@@ -57,7 +58,10 @@ def raising_layer_fix(module: TorchProbe, cell: MindSporeProbe, torch_name: str,
                      f"input and agrees with torch ({len(tried)} candidates tried)")
             fix = (f"hand '{ms_name}' its input {k} as ops.moveaxis(x, {a}, {b}) (and move the result's axis back "
                    f"where it keeps one)")
-            return SearchOutcome(cause, fix, True, tuple(tried), found.seconds)
+            return SearchOutcome(cause, fix, True, tuple(tried), 0.0)
+    found = search_layer(module, cell, torch_name, ms_name, inputs, call.output, None, tol)
+    if found.confirmed:
+        return dataclasses.replace(found, tried=tuple(tried) + found.tried)
     return None
 
 

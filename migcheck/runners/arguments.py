@@ -10,14 +10,14 @@ from __future__ import annotations
 import inspect
 from typing import Any, Callable, Optional, Tuple
 
-from migcheck.runners.base import Argument
+from migcheck.runners.base import Argument, TensorValue
 
 MISSING = object()
 
 
 def plain(value: Any, to_list: Callable[[Any], Any]) -> Any:
     """A plain python value (tuples for sequences), or MISSING; `to_list` turns a framework tensor into lists."""
-    if value is None or isinstance(value, (bool, int, float, str)):
+    if value is None or isinstance(value, (bool, int, float, str, TensorValue)):
         return value
     if isinstance(value, (list, tuple)):
         items = [plain(v, to_list) for v in value]

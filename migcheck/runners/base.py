@@ -102,6 +102,14 @@ class Side(Protocol):
               loss: Optional[Callable[[], Any]], optimizer: Any, count: int) -> List[Dict[str, Any]]: ...
 
 
+class TensorValue(tuple):
+    """A small constant tensor a layer was built from (a loss's class weights), as nested numbers: compared like
+    a tuple, built into a Tensor by the MindSpore runner, and shown as one in a fix."""
+
+    def __repr__(self) -> str:
+        return f"Tensor({list(self)!r})"
+
+
 @dataclass(frozen=True)
 class Argument:
     """One constructor argument of a layer as the object holds it (plain python values only)."""

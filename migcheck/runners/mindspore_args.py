@@ -15,7 +15,7 @@ import mindspore as ms
 import numpy as np
 
 from migcheck.runners.arguments import MISSING, docstring, plain, read_arguments
-from migcheck.runners.base import Argument, Constructor
+from migcheck.runners.base import Argument, Constructor, TensorValue
 from migcheck.runners.construction import own_signature
 from migcheck.runners.mindspore_context import pynative
 from migcheck.runners.mindspore_objective import MindSporeSideError
@@ -63,9 +63,17 @@ def called_arguments(cls: type, call: Mapping[str, Any]) -> Tuple[Argument, ...]
 
 
 def with_call(kwargs: Mapping[str, Any], call: Optional[Mapping[str, Any]]) -> Dict[str, Any]:
-    """kwargs plus what the caught call passed that no plain value could say (an initializer object, a dtype)."""
+    """kwargs plus what the caught call passed that no plain value could say (an initializer object, a dtype);
+    a constant tensor read as numbers (TensorValue) built into a Tensor."""
     kept = {k: v for k, v in (call or {}).items() if k not in kwargs and plain(v, _to_list) is MISSING}
-    return {**kept, **kwargs}
+    return {**kept, **{k: _as_tensor(v) for k, v in kwargs.items()}}
+
+
+def _as_tensor(value: Any) -> Any:
+    if not isinstance(value, TensorValue):
+        return value
+    array = np.asarray(value)
+    return ms.Tensor(array.astype(np.float32) if array.dtype.kind == "f" else array)
 
 
 def _run(new: Any, old: Any, inputs: Sequence[np.ndarray], train: bool, to_numpy: Callable[[Any], Any],
@@ -94,7 +102,15 @@ def _run(new: Any, old: Any, inputs: Sequence[np.ndarray], train: bool, to_numpy
             source = same[0]
         param.set_data(source.value())
     new.set_train(train)
-    return lenient(new(*as_ms_args(inputs)), to_numpy, MindSporeSideError)
+    try:
+        return lenient(new(*as_ms_args(inputs)), to_numpy, MindSporeSideError)
+    except TypeError:
+        # torch's int64 indices: a candidate layer that takes only int32 labels (nn.CrossEntropyLoss) gets them
+        # as the port casts them for its own layer; any other refusal stands
+        narrowed = [x.astype(np.int32) if isinstance(x, np.ndarray) and x.dtype == np.int64 else x for x in inputs]
+        if all(x is y for x, y in zip(narrowed, inputs)):
+            raise
+        return lenient(new(*as_ms_args(narrowed)), to_numpy, MindSporeSideError)
 
 
 def rebuild_run(cell: Any, kwargs: Mapping[str, Any], inputs: Sequence[np.ndarray], train: bool,
@@ -165,7 +181,7 @@ def run_alternative(cell: Any, class_name: str, kwargs: Mapping[str, Any], input
                     to_numpy: Callable[[Any], Any]) -> Any:
     """mindspore.nn.<class_name>(**kwargs) with the port's cell's parameters, run in PYNATIVE."""
     with pynative(), quiet():
-        return _run(getattr(ms.nn, class_name)(**kwargs), cell, inputs, False, to_numpy)
+        return _run(getattr(ms.nn, class_name)(**with_call(kwargs, None)), cell, inputs, False, to_numpy)
 
 
 _DEFAULT_CLASSES: Dict[int, Tuple[str, ...]] = {}

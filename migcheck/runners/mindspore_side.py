@@ -169,6 +169,9 @@ class MindSporeCell(CellOps):
     def subcell_kind(self, name: str) -> str:
         return type(self.subcell(name)).__name__
 
+    def subcell_kinds(self) -> Dict[str, str]:
+        return {name: type(c).__name__ for name, c in self.cell.cells_and_names()}
+
     def has_custom_bprop(self, name: str) -> bool:
         return callable(getattr(type(self.subcell(name)), "bprop", None))
 

@@ -89,6 +89,9 @@ class MindSporeProbe(SideProbe, Protocol):
     def subcell_kind(self, name: str) -> str:
         """The class name of one sub-cell; KeyError when the port has none of that name."""
 
+    def subcell_kinds(self) -> Dict[str, str]:
+        """Every sub-cell's class name by its path ("" is the network itself)."""
+
     def has_custom_bprop(self, name: str) -> bool:
         """Whether the sub-cell defines its own backward (a `bprop` method)."""
 

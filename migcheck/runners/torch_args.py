@@ -1,12 +1,14 @@
 """The torch half of the argument search: a module's constructor arguments read back off the module."""
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
+import numpy as np
 import torch
 
-from migcheck.runners.arguments import MISSING, read_arguments
-from migcheck.runners.base import Constructor
+from migcheck.runners.arguments import MISSING, plain, read_arguments
+from migcheck.runners.base import Argument, Constructor, TensorValue
 
 _SKIP = ("device", "dtype")
 
@@ -19,6 +21,26 @@ def _to_list(value: Any) -> Any:
 
 def constructor(module: Any) -> Constructor:
     cls = type(module)
-    args = tuple(a for a in read_arguments(module, _to_list, skip=_SKIP) if not a.name.startswith("_"))
+    args = tuple(_buffered(module, a) for a in read_arguments(module, _to_list, skip=_SKIP) if not a.name.startswith("_"))
     return Constructor(cls.__name__, cls.__module__.split(".")[0] == "torch", args, "",
                        any(True for _ in module.parameters()))
+
+
+def _buffered(module: Any, a: Argument) -> Argument:
+    """An argument torch keeps as a buffer of its name (CrossEntropyLoss's class weight, BCEWithLogitsLoss's
+    pos_weight), read off that buffer when no attribute held it."""
+    if a.found:
+        return a
+    buffer = dict(module.named_buffers(recurse=False)).get(a.name)
+    value = MISSING if buffer is None else _to_list(buffer)
+    if value is MISSING:
+        return a
+    if buffer.dtype == torch.float32:  # float32's shortest form (0.2, not 0.20000000298023224): a fix shows it
+        value = _short(value)
+    return dataclasses.replace(a, value=TensorValue(plain(value, _to_list)), found=True)
+
+
+def _short(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_short(v) for v in value]
+    return float(str(np.float32(value)))
