@@ -117,7 +117,7 @@ def _torch_mha_zero_attn():
 
         def forward(self, x):
             h = self.inp(x)
-            a, _ = self.attn(h, h, h, need_weights=False)
+            a = self.attn(h, h, h)[0]
             return self.out(a)
     return Net()
 
@@ -135,7 +135,7 @@ def _ms_mha_zero_attn(zero_attn):
 
         def construct(self, x):
             h = self.inp(x)
-            a, _ = self.attn(h, h, h, need_weights=False)
+            a = self.attn(h, h, h)[0]
             return self.out(a)
     return Net()
 
@@ -235,11 +235,11 @@ def _torch_scatter_add():
             super().__init__()
             self.fc = tnn.Linear(4, 6)
             self.head = tnn.Linear(3, 2)
-            self.register_buffer("idx", torch.tensor([[0, 2, 1, 0, 2, 0]] * 5))
 
         def forward(self, x):
             h = self.fc(x)
-            pooled = torch.zeros(h.shape[0], 3, dtype=h.dtype).scatter_add(1, self.idx, h)
+            idx = torch.tensor([[0, 2, 1, 0, 2, 0]] * h.shape[0])
+            pooled = torch.zeros(h.shape[0], 3, dtype=h.dtype).scatter_add(1, idx, h)
             return self.head(pooled)
     return Net()
 
@@ -253,15 +253,15 @@ def _ms_scatter_add(overwrite):
             super().__init__()
             self.fc = mnn.Dense(4, 6)
             self.head = mnn.Dense(3, 2)
-            self.idx = ms.Tensor(np.array([[0, 2, 1, 0, 2, 0]] * 5, dtype=np.int64))
 
         def construct(self, x):
             h = self.fc(x)
             zeros = ops.zeros((h.shape[0], 3), h.dtype)
+            idx = ms.Tensor(np.array([[0, 2, 1, 0, 2, 0]] * h.shape[0], dtype=np.int64))
             if overwrite:
-                pooled = ops.scatter(zeros, 1, self.idx, h)
+                pooled = ops.scatter(zeros, 1, idx, h)
             else:
-                pooled = ops.tensor_scatter_elements(zeros, self.idx, h, axis=1, reduction="add")
+                pooled = ops.tensor_scatter_elements(zeros, idx, h, axis=1, reduction="add")
             return self.head(pooled)
     return Net()
 
