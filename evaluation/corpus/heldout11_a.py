@@ -399,10 +399,10 @@ def _torch_cdist_frac():
         def __init__(self):
             super().__init__()
             self.q = tnn.Linear(4, 3)
-            self.k = tnn.Linear(4, 3)
+            self.head = tnn.Linear(4, 2)
 
         def forward(self, x, y):
-            return torch.cdist(self.q(x), self.k(y), p=0.5)
+            return self.head(torch.cdist(torch.tanh(self.q(x)), y, p=0.5))
     return Net()
 
 
@@ -413,22 +413,22 @@ def _ms_cdist_frac(builtin):
         def __init__(self):
             super().__init__()
             self.q = mnn.Dense(4, 3)
-            self.k = mnn.Dense(4, 3)
+            self.head = mnn.Dense(4, 2)
 
         def construct(self, x, y):
-            a, b = self.q(x), self.k(y)
+            a = ops.tanh(self.q(x))
             if builtin:
-                return ops.cdist(a, b, p=0.5)
-            diff = ops.abs(ops.expand_dims(a, 2) - ops.expand_dims(b, 1))
-            return ops.pow(ops.sum(ops.sqrt(diff), -1), 2.0)
+                return self.head(ops.cdist(a, y, p=0.5))
+            diff = ops.abs(ops.expand_dims(a, 2) - ops.expand_dims(y, 1))
+            return self.head(ops.pow(ops.sum(ops.sqrt(diff), -1), 2.0))
     return Net()
 
 
 ENTRIES.append(entry(
     "h11a_cdist_fractional_p_gradient", "h11", "probe:mindspore.ops.cdist backward with p<1",
     _torch_cdist_frac, lambda: _ms_cdist_frac(True), lambda: _ms_cdist_frac(False),
-    ("after:q",), ("cdist|p<1|fractional",), inputs={"x": uniform(2, 3, 4), "y": uniform(2, 4, 4)},
-    checks=("forward", "backward"),
+    ("after:q",), ("cdist|p<1|fractional",), inputs={"x": uniform(2, 3, 4), "y": uniform(2, 4, 3, low=2.0, high=3.0)},
+    checks=("forward", "backward"), fails_on="backward",
     cause_pattern=r"\bcdist\b[^.]*\b(gradient|backward|grad)\b|\b(gradient|backward|grad)\b[^.]*\bcdist\b"))
 
 
