@@ -452,7 +452,7 @@ def _adagrad_entry():
     right = FrameworkPair(torch=torch_opt, mindspore=lambda p: mnn.Adagrad(p, accum=0.0, learning_rate=0.1))
     e = entry("h11a_adagrad_default_initial_accumulator", "h11", "Adagrad", _torch_mlp, _ms_mlp, _ms_mlp,
               ("optimizer",), ("accum|initial_accumulator_value",), inputs={"x": uniform(5, 4)},
-              checks=("train",), optimizer=right, steps=3,
+              checks=("step",), optimizer=right, steps=3,
               cause_pattern=r"\baccum\b[^.]*\b0(\.0)?\b|\binitial_accumulator_value\b")
     import dataclasses
     return dataclasses.replace(e, naive=dataclasses.replace(e.naive, optimizer=naive))
