@@ -1,0 +1,7 @@
+"""Held-out set 11 (blind), written in halves."""
+from evaluation.corpus.heldout11_a import ENTRIES as _A
+from evaluation.corpus.heldout11_a_ops import ENTRIES as _A_OPS
+from evaluation.corpus.heldout11_a_more import ENTRIES as _A_MORE
+
+ENTRIES: list = []
+ENTRIES += _A + _A_OPS + _A_MORE
