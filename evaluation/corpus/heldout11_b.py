@@ -242,11 +242,13 @@ SINGLE = [
     entry("h11b_vector_norm_gradient_zero_padded_frames", "h11", "probe:ops.norm backward at a zero vector",
           _energy_torch, _energy_ms(False), _energy_ms(True), ["after:fc1"],
           ["norm|zero|nan|gradient|LpNorm"], inputs={"x": given(SILENT_A)}, checks=("forward", "backward"),
+          fails_on=("backward",), fails_with="nonfinite",
           cause_pattern=r"\bLpNorm\b|\b(vector_)?norm\b[^.]*(\bnan\b|\bzero[- ]?(norm|vector|row|frame|input)s?\b"
                         r"|\bat (zero|0)\b)|(\bnan\b|\bzero[- ]?(vector|row|frame|input)s?\b)[^.]*\bnorm\b"),
     entry("h11b_atan2_phase_gradient_silent_frames", "h11", "probe:ops.atan2 backward at (0, 0)",
           _phase_torch, _phase_ms(False), _phase_ms(True), ["after:fc1"],
           ["atan2|origin|nan|gradient"], inputs={"x": given(SILENT_B)}, checks=("forward", "backward"),
+          fails_on=("backward",), fails_with="nonfinite",
           cause_pattern=r"\batan2\b[^.]*(\bnan\b|\bzero\b|\borigin\b|\(0,\s*0\)|\b0/0\b|\bboth (inputs|arguments) "
                         r"(are )?(zero|0)\b)|(\bnan\b|\borigin\b)[^.]*\batan2\b"),
     entry("h11b_elementwise_min_as_ops_min_raises", "h11", "probe:ops.min second argument is an axis",
