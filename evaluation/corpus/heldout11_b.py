@@ -1,7 +1,6 @@
 """Held-out set 11, half b: single-API entries ("h11") and small language/speech/sequence blocks ("h11-port")."""
 from __future__ import annotations
 
-import math
 
 import numpy as np
 
