@@ -180,6 +180,8 @@ def compare(pairs: Sequence[Tuple[OpGradient, OpRecord]], vjp: Callable[..., Tup
             which = (f" with respect to its {name or 'input ' + str(k)} (input {k})" if len(t.inputs) > 1 else "")
             none = ("; MindSpore's gradient there is 0: it passes no gradient to that input"
                     if np.all(mg[wrong] == 0) and np.any(tg[wrong] != 0) else "")
+            if np.all(np.isnan(mg[wrong])) and np.all(np.isfinite(tg[wrong])):  # said in the op's own short name
+                none = f"; MindSpore's {m.name.rsplit('.', 1)[-1]} gradient is NaN there, where torch's is finite"
             cause = (f"MindSpore's {m.name} gradient{which} differs from torch's {t.text.split('(', 1)[0]}"
                      f"{' where ' + at if at else ''}: {where} ({int(wrong.sum())} of {wrong.size} elements){none};"
                      f" the calls: MindSpore {m.text}, torch {t.text}")

@@ -11,6 +11,7 @@ import numpy as np
 from migcheck.judging.compare import TensorComparison
 from migcheck.localization.confirm import explain, first_array
 from migcheck.localization.dataflow import Dataflow, descendants, pair_calls
+from migcheck.localization.functional_ops import torch_called
 from migcheck.localization.defect_findings import findings_of, unique_findings
 from migcheck.localization.owners import (diagnose_pair as _diagnose_pair, first_in_backward_order as _first_in_backward_order,
                                           hidden_confirmer as _hidden_confirmer, owners_of as _owners_of, state_fix_checker as _state_fix_checker)
@@ -250,7 +251,7 @@ def _defects(module: TorchProbe, cell: MindSporeProbe, rows: Sequence[SubcellRow
     if between and not out:
         first = next(r for r in rows if between.startswith(f"inside torch '{r.torch_name or '<root>'}'"))
         match = _identify_op(op_values, tol)
-        if match is not None:
+        if match is not None and torch_called(match.op, between):
             where, evidence = f"'{op_values[0]}' output", f"{between}; {match.cause(f'{op_values[0]!r} output')}"
             out.append(Defect(first.order, first.torch_name, first.torch_kind, first.ms_name, first.ms_kind, evidence,
                               match.cause(where), match.fix, "high", True, match.rule))

@@ -10,6 +10,7 @@ setting reproduces both: the recomputation is the counterfactual that confirms i
 from __future__ import annotations
 
 import math
+import re
 import warnings
 from dataclasses import dataclass
 from typing import Callable, Iterator, List, Optional, Tuple
@@ -153,3 +154,17 @@ def identify(x: np.ndarray, torch_value: np.ndarray, ms_value: np.ndarray, rtol:
             if t_hits and m_hits and not set(t_hits) & set(m_hits):
                 return OpMatch(op, " or ".join(t_hits), " or ".join(m_hits))
     return None
+
+
+_CALLED_AS = {"l2-normalize": ("normalize",), "bilinear interpolate": ("interpolate", "upsample"),
+              "repeat": ("repeat", "tile", "expand"), "flatten": ("flatten", "view", "reshape")}
+
+
+def torch_called(op: str, between: str) -> bool:
+    """Whether torch's calls in the region (the "torch calls there: ..." list) include the op a recomputation
+    names, or no calls were recorded: a value reproduced by an op neither side called (flatten for a squeeze
+    of a unit axis) is no evidence of the cause."""
+    if "torch calls there: " not in between:
+        return True
+    calls = between.split("torch calls there: ", 1)[1].lower()
+    return any(re.search(rf"(?<![a-z]){re.escape(word)}", calls) for word in _CALLED_AS.get(op, (op,)))

@@ -51,8 +51,13 @@ def counterpart_call(raised: RaisingCall, torch_owner: str, ms_position: int, to
 
 def side_by_side(raised: RaisingCall, torch_call: Optional[RaisingCall], how: str) -> str:
     text = f"the raising call: MindSpore {raised.text} in '{raised.owner or '<root>'}'"
-    if raised.after:  # a functional op in construct: placed as a value divergence between sub-cells is
-        text += f", after '{raised.after.removeprefix(raised.owner + '.') if raised.owner else raised.after}' output"
+    def short(child: str) -> str:
+        return child.removeprefix(raised.owner + ".") if raised.owner else child
+
+    if raised.fed_by:  # a functional op in construct: named by the sub-cells its arguments were computed from
+        text += ", taking values computed from " + " and ".join(f"'{short(c)}' output" for c in raised.fed_by)
+    elif raised.after:  # else placed as a value divergence between sub-cells is
+        text += f", after '{short(raised.after)}' output"
     if raised.message:
         text += f" ({raised.message})"
     if torch_call is None:

@@ -134,3 +134,4 @@ class RaisingCall:
     message: str = ""  # the first line of what MindSpore said
     output: str = ""  # what it returned, as text (a call that ran through)
     after: str = ""  # the owner's child that ran last before this call (its output is what came before)
+    fed_by: Tuple[str, ...] = ()  # the sub-cells whose outputs its tensor arguments were computed from

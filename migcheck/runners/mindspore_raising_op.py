@@ -3,7 +3,7 @@
 wrapped call, so an error surfaces at the op that launched it, not at a later op or layer."""
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 import mindspore as ms
 
@@ -23,12 +23,24 @@ class _RaiseTape(RecordedOps):
         self.position = -1  # the raising call's place among its owner's calls
         self.before: List[RaisingCall] = []  # every call that ran through before it, with its output
         self.last_child: Dict[str, str] = {}  # owner -> its child cell that finished last
+        # which sub-cells' outputs a tensor was computed from (by id, the tensors held so ids stay unique)
+        self.sources: Dict[int, FrozenSet[str]] = {}
+        self._held: List[Any] = []
 
     def _leave(self, cell: Any, args: tuple, out: Any) -> None:
         child = self._stack[-1] if self._stack else ""
         super()._leave(cell, args, out)
         if child and self._stack:
             self.last_child[self._stack[-1]] = child
+            self._mark(out, frozenset((child,)))
+
+    def _mark(self, value: Any, sources: FrozenSet[str]) -> None:
+        for t in _tensors_in(value):
+            self.sources[id(t)] = sources
+            self._held.append(t)
+
+    def _fed_by(self, args: Sequence[Any]) -> FrozenSet[str]:
+        return frozenset().union(*(self.sources.get(id(t), frozenset()) for t in _tensors_in(args)))
 
     def _wrap(self, name: str, fn: Callable) -> Callable:
         tape = self
@@ -39,16 +51,18 @@ class _RaiseTape(RecordedOps):
             tape._depth += 1
             owner = tape._stack[-1]
             tape.made[owner] = tape.made.get(owner, 0) + 1
+            fed = tape._fed_by(list(args) + list(kwargs.values()))
             try:
                 result = fn(*args, **kwargs)
                 ms.runtime.synchronize()
                 tape.before.append(RaisingCall(owner, name, call_text(name, args, kwargs), output=_arg(result)))
+                tape._mark(result, fed)
             except Exception as exc:  # the call being looked for: kept, then raised on
                 if tape.raised is None:
                     tape.position = tape.made[owner] - 1
                     tape.raised = RaisingCall(owner, name, call_text(name, args, kwargs),
                                               (str(exc).strip().splitlines() or [""])[0][:200],
-                                              after=tape.last_child.get(owner, ""))
+                                              after=tape.last_child.get(owner, ""), fed_by=tuple(sorted(fed)))
                 raise
             finally:
                 tape._depth -= 1
@@ -67,6 +81,14 @@ def raising_call(network: Any, call: Callable, args: Sequence[Any], train: bool
     except Exception:  # the failure being located
         return (tape.raised, tape.position, tuple(tape.before)) if tape.raised is not None else None
     return None
+
+
+def _tensors_in(value: Any) -> List[Any]:
+    if isinstance(value, ms.Tensor):
+        return [value]
+    if isinstance(value, (tuple, list)):
+        return [t for v in value for t in _tensors_in(v)]
+    return []
 
 
 def call_text(name: str, args: Sequence[Any], kwargs: Any) -> str:

@@ -326,7 +326,7 @@ def test_a_functional_op_that_raises_is_placed_after_the_sub_cell_whose_output_i
     v = _functional_elu(lambda h: ops.elu(h, alpha=0.5))
     assert v.status == "error"
     (d,) = v.localization.defects
-    assert "in '<root>', after 'fc1' output" in d.evidence, d.evidence
+    assert "in '<root>', taking values computed from 'fc1' output" in d.evidence, d.evidence
     # the op run with alpha=1.0 and its negative branch scaled by 0.5 re-runs to agreement: the workaround
     assert d.confidence == "high" and d.confirmed
     assert d.fix.startswith("y = elu(x, ..., alpha=1.0); y = ops.where(x < 0, 0.5 * y, y)")
@@ -398,3 +398,36 @@ def test_a_missing_kernel_of_another_op_than_the_raising_call_is_not_said_as_the
     assert with_missing_kernel(RaiseSite("", "Net", raised_op="ops.roll"), why).rule == "no-kernel"
     kept = RaiseSite("", "Net", cause="a confirmed setting", raised_op="ops.roll")
     assert with_missing_kernel(kept, why) == kept  # a confirmed cause of its own, with no fix, stands
+
+
+def _two_branch_max(ms_max):
+    class T(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a, self.b, self.head = torch.nn.Linear(6, 4), torch.nn.Linear(6, 4), torch.nn.Linear(4, 2)
+
+        def forward(self, x):
+            return self.head(torch.max(self.a(x), self.b(x).reshape(-1, 4)))
+
+    class M(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.a, self.b, self.head = ms.nn.Dense(6, 4), ms.nn.Dense(6, 4), ms.nn.Dense(4, 2)
+
+        def construct(self, x):
+            return self.head(ms_max(self.a(x), self.b(x).reshape(-1, 4)))
+
+    case = PairedCase(name="max2", torch=T, mindspore=M, inputs={"x": given(X)}, checks=("forward",))
+    return run_item(Item(case, "forward", "pynative", "cpu"))
+
+
+def test_a_raising_op_names_every_sub_cell_its_arguments_were_computed_from_through_other_calls():
+    v = _two_branch_max(ops.max)  # ops.max takes an axis second: an elementwise max raises
+    assert v.status == "error"
+    (d,) = v.localization.defects
+    assert "taking values computed from 'a' output and 'b' output" in d.evidence, d.evidence  # b through reshape
+    assert d.confirmed and "ops.maximum(input, other)" in d.fix
+
+
+def test_the_elementwise_maximum_twin_passes():
+    assert _two_branch_max(ops.maximum).status == "pass"
