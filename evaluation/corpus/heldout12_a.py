@@ -1,0 +1,188 @@
+"""Held-out set 12, half a (families h12 / h12-port): single-difference ports found by probing the installed
+torch and MindSpore on CPU (constructor defaults side by side, functions run on the same small inputs)."""
+from __future__ import annotations
+
+import numpy as np
+
+from migcheck import FrameworkPair, given, integers, uniform
+
+from evaluation.corpus.build import entry
+
+PROBE = "probe:"
+
+
+# ---------------------------------------------------------------- multi-label loss with per-class weights
+def _t_bce_weight():
+    import torch
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = torch.nn.Linear(5, 3)
+            self.loss = torch.nn.BCELoss(weight=torch.tensor([1.0, 2.0, 0.5]))
+
+        def forward(self, x, y):
+            return self.loss(torch.sigmoid(self.fc(x)), y)
+
+    return Net()
+
+
+def _m_bce_weight(broadcast: bool):
+    def make():
+        import mindspore as ms
+        import mindspore.nn as nn
+        import mindspore.ops as ops
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Dense(5, 3)
+                self.w = ms.Tensor(np.array([1.0, 2.0, 0.5], np.float32))
+                self.loss = nn.BCELoss(weight=self.w)
+
+            def construct(self, x, y):
+                p = ops.sigmoid(self.fc(x))
+                if broadcast:
+                    return ops.binary_cross_entropy(p, y, ops.broadcast_to(self.w, p.shape), reduction="mean")
+                return self.loss(p, y)
+
+        return Net()
+    return make
+
+
+# ---------------------------------------------------------------- class-index loss fed int64 labels
+def _t_ce_labels():
+    import torch
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = torch.nn.Linear(5, 4)
+            self.loss = torch.nn.CrossEntropyLoss()
+
+        def forward(self, x, label):
+            return self.loss(self.fc(x), label)
+
+    return Net()
+
+
+def _m_ce_labels(cast: bool):
+    def make():
+        import mindspore as ms
+        import mindspore.nn as nn
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Dense(5, 4)
+                self.loss = nn.CrossEntropyLoss()
+
+            def construct(self, x, label):
+                if cast:
+                    label = label.astype(ms.int32)
+                return self.loss(self.fc(x), label)
+
+        return Net()
+    return make
+
+
+# ---------------------------------------------------------------- clamp(min=0) on zero-padded rows (gradient)
+_PADDED = np.array([[0.4, -0.7, 0.9], [0.0, 0.0, 0.0], [-0.3, 0.8, 0.2], [0.0, 0.0, 0.0]], np.float32)
+
+
+def _t_clamp():
+    import torch
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = torch.nn.Linear(3, 5, bias=False)
+            self.fc2 = torch.nn.Linear(5, 2)
+
+        def forward(self, x):
+            return self.fc2(self.fc1(x).clamp(min=0))
+
+    return Net()
+
+
+def _m_clamp(use_clamp: bool):
+    def make():
+        import mindspore.nn as nn
+        import mindspore.ops as ops
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.fc1 = nn.Dense(3, 5, has_bias=False)
+                self.fc2 = nn.Dense(5, 2)
+
+            def construct(self, x):
+                h = self.fc1(x)
+                h = ops.clamp(h, min=0.0) if use_clamp else ops.relu(h)
+                return self.fc2(h)
+
+        return Net()
+    return make
+
+
+# ---------------------------------------------------------------- NAdam
+def _t_mlp():
+    import torch
+
+    return torch.nn.Sequential(torch.nn.Linear(4, 6), torch.nn.Tanh(), torch.nn.Linear(6, 2))
+
+
+def _m_mlp():
+    import mindspore.nn as nn
+
+    return nn.SequentialCell([nn.Dense(4, 6), nn.Tanh(), nn.Dense(6, 2)])
+
+
+def _t_nadam(params):
+    import torch
+
+    return torch.optim.NAdam(params, lr=0.01)
+
+
+def _m_nadam_naive(params):
+    import mindspore.nn as nn
+
+    return nn.Adam(params, learning_rate=0.01, use_nesterov=True)
+
+
+def _m_nadam_correct(params):
+    from mindspore.experimental.optim import NAdam
+
+    return NAdam(params, lr=0.01)
+
+
+ENTRIES = [
+    entry("h12a_bceloss_class_weight_vector_not_broadcast", "h12", PROBE + "nn.BCELoss(weight=(C,)) on (N,C) probabilities",
+          _t_bce_weight, _m_bce_weight(False), _m_bce_weight(True), ("loss",),
+          ("BCELoss weight|broadcast|per-class weight",),
+          inputs={"x": uniform(4, 5), "y": uniform(4, 3, low=0.0, high=1.0)},
+          cause_pattern=r"\bweight\b[^.]*\b(broadcast\w*|expand\w*|shape|full[- ]shape|per[- ]class|same shape)\b"
+                        r"|\bbroadcast_to\b|\bbroadcast\w*\b[^.]*\bweight\b"),
+    entry("h12a_cross_entropy_loss_int64_class_labels_raises", "h12", PROBE + "nn.CrossEntropyLoss with int64 targets",
+          _t_ce_labels, _m_ce_labels(False), _m_ce_labels(True), ("loss",),
+          ("labels int32|int64 target|dtype",),
+          inputs={"x": uniform(4, 5), "label": integers(4, high=4)}, fails_with="error",
+          cause_pattern=r"\bint32\b|\bint64\b[^.]*\b(label|target)s?\b|\b(label|target)s?\b[^.]*\bint64\b"),
+    entry("h12a_clamp_min_zero_as_relu_zero_rows_input_gradient", "h12", PROBE + "torch.clamp(min=0) vs ops.relu gradient at 0",
+          _t_clamp, _m_clamp(False), _m_clamp(True), ("after:fc1",),
+          ("clamp|relu|gradient at zero",),
+          inputs={"x": given(_PADDED)}, checks=("forward", "backward"),
+          cause_pattern=r"\bclamp\b|\bclip\w*\b|\brelu\b[^.]*\b(gradient|zero|0)\b"),
+    entry("h12a_nadam_as_adam_use_nesterov", "h12", PROBE + "torch.optim.NAdam vs mindspore.nn.Adam(use_nesterov=True)",
+          _t_mlp, _m_mlp, _m_mlp, ("optimizer",),
+          ("NAdam|use_nesterov|momentum_decay",),
+          inputs={"x": uniform(3, 4)}, checks=("train",), steps=3,
+          cause_pattern=r"\bNAdam\b|\bmomentum_decay\b|\buse_nesterov\b"),
+]
+
+# the optimizer entry differs only in the optimizer, not the network
+import dataclasses as _dc  # noqa: E402
+
+_e = ENTRIES[-1]
+ENTRIES[-1] = _dc.replace(_e, naive=_dc.replace(_e.naive, optimizer=FrameworkPair(_t_nadam, _m_nadam_naive)),
+                          correct=_dc.replace(_e.correct, optimizer=FrameworkPair(_t_nadam, _m_nadam_correct)))
