@@ -156,6 +156,43 @@ def _m_nadam_correct(params):
     return NAdam(params, lr=0.01)
 
 
+# ---------------------------------------------------------------- contrastive positives: diagonal of a similarity matrix
+def _t_diag():
+    import torch
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fa = torch.nn.Linear(4, 3)
+            self.fb = torch.nn.Linear(4, 3)
+
+        def forward(self, a, b):
+            sim = self.fa(a) @ self.fb(b).t()
+            return torch.logsumexp(sim, 1) - torch.diag(sim)
+
+    return Net()
+
+
+def _m_diag(extract: bool):
+    def make():
+        import mindspore.nn as nn
+        import mindspore.ops as ops
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.fa = nn.Dense(4, 3)
+                self.fb = nn.Dense(4, 3)
+
+            def construct(self, a, b):
+                sim = ops.matmul(self.fa(a), self.fb(b).T)
+                pos = ops.diagonal(sim) if extract else ops.diag(sim)
+                return ops.logsumexp(sim, 1) - pos
+
+        return Net()
+    return make
+
+
 ENTRIES = [
     entry("h12a_bceloss_class_weight_vector_not_broadcast", "h12", PROBE + "nn.BCELoss(weight=(C,)) on (N,C) probabilities",
           _t_bce_weight, _m_bce_weight(False), _m_bce_weight(True), ("loss",),
@@ -178,6 +215,11 @@ ENTRIES = [
           ("NAdam|use_nesterov|momentum_decay",),
           inputs={"x": uniform(3, 4)}, checks=("step",), steps=3,
           cause_pattern=r"\bNAdam\b|\bmomentum_decay\b|\buse_nesterov\b"),
+    entry("h12a_diag_of_similarity_matrix_as_ops_diag", "h12", PROBE + "torch.diag(2-D) vs mindspore.ops.diag(2-D)",
+          _t_diag, _m_diag(False), _m_diag(True), ("after:fa",),
+          ("diag|diagonal",),
+          inputs={"a": uniform(4, 4), "b": uniform(4, 4)}, fails_with="shape",
+          cause_pattern=r"\bdiagonal\b|\bdiag_part\b|\bdiag\b[^.]*\b(2-?D|matrix|extract\w*|construct\w*|build\w*)\b"),
 ]
 
 # the optimizer entry differs only in the optimizer, not the network; the gradient entry fails on backward only
