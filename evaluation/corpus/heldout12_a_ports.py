@@ -96,7 +96,7 @@ ENTRIES = [
           "probe:nn.Conv2dBnAct defaults vs torch Conv2d+BatchNorm2d+ReLU",
           _t_stem, _m_stem(False), _m_stem(True), ("stem.1",),
           ("Conv2dBnAct momentum 0.997|BatchNorm momentum",),
-          inputs={"x": uniform(2, 3, 6, 6)}, checks=("forward", "train"), fails_on="train",
+          inputs={"x": uniform(2, 3, 6, 6)}, checks=("forward", "train"),
           weight_map=_STEM_MAP,
           cause_pattern=r"\bmomentum\b.{0,80}?\b0\.9\b(?!\d)|\bmomentum\b.{0,80}?\b0\.1\b(?!\d)"
                         r"|\b0\.997\b.{0,80}?\bmomentum\b"),
@@ -107,3 +107,8 @@ ENTRIES = [
           inputs={"x": uniform(2, 3, 4)}, fails_with="error",
           cause_pattern=r"\bhx\b|\b(initial|first)\b[^.]*\bhidden\b|\bhidden state\b[^.]*\bzeros?\b|\bzeros\b[^.]*\bhidden\b"),
 ]
+
+# the stem's naive port fails on the train check only (eval-mode forward uses the same initial moving statistics)
+import dataclasses as _dc  # noqa: E402
+
+ENTRIES[0] = _dc.replace(ENTRIES[0], naive=_dc.replace(ENTRIES[0].naive, fails_on="train"))
