@@ -156,6 +156,25 @@ def _m_nadam_correct(params):
     return NAdam(params, lr=0.01)
 
 
+# ---------------------------------------------------------------- Adagrad with a learning-rate decay
+def _t_adagrad(params):
+    import torch
+
+    return torch.optim.Adagrad(params, lr=0.1, lr_decay=0.5)
+
+
+def _m_adagrad_naive(params):
+    import mindspore.nn as nn
+
+    return nn.Adagrad(params, accum=0.0, learning_rate=0.1)
+
+
+def _m_adagrad_correct(params):
+    from mindspore.experimental.optim import Adagrad
+
+    return Adagrad(params, lr=0.1, lr_decay=0.5)
+
+
 # ---------------------------------------------------------------- contrastive positives: diagonal of a similarity matrix
 def _t_diag():
     import torch
@@ -222,12 +241,22 @@ ENTRIES = [
           cause_pattern=r"\bdiagonal\b|\bdiag_part\b|\bdiag\b[^.]*\b(2-?D|matrix|extract\w*|construct\w*|build\w*)\b"),
 ]
 
-# the optimizer entry differs only in the optimizer, not the network; the gradient entry fails on backward only
+ENTRIES.append(entry(
+    "h12a_adagrad_lr_decay_dropped_in_nn_adagrad", "h12", PROBE + "torch.optim.Adagrad(lr_decay=) vs mindspore.nn.Adagrad",
+    _t_mlp, _m_mlp, _m_mlp, ("optimizer",), ("lr_decay|learning-rate decay",),
+    inputs={"x": uniform(3, 4)}, checks=("step",), steps=3,
+    cause_pattern=r"\blr_decay\b|\b(learning[- ]rate|lr)\b[^.]*\bdecay\b[^.]*\b0\.5\b"))
+
+# the optimizer entries differ only in the optimizer, not the network; the gradient entry fails on backward only
 import dataclasses as _dc  # noqa: E402
 
 for _i, _e in enumerate(ENTRIES):
     if _e.name == "h12a_clamp_min_zero_as_relu_zero_rows_input_gradient":
         ENTRIES[_i] = _dc.replace(_e, naive=_dc.replace(_e.naive, fails_on="backward"))
-_e = ENTRIES[3]
-ENTRIES[3] = _dc.replace(_e, naive=_dc.replace(_e.naive, optimizer=FrameworkPair(_t_nadam, _m_nadam_naive)),
-                          correct=_dc.replace(_e.correct, optimizer=FrameworkPair(_t_nadam, _m_nadam_correct)))
+_OPTIMIZERS = {"h12a_nadam_as_adam_use_nesterov": (_t_nadam, _m_nadam_naive, _m_nadam_correct),
+               "h12a_adagrad_lr_decay_dropped_in_nn_adagrad": (_t_adagrad, _m_adagrad_naive, _m_adagrad_correct)}
+for _i, _e in enumerate(ENTRIES):
+    if _e.name in _OPTIMIZERS:
+        _t, _n, _c = _OPTIMIZERS[_e.name]
+        ENTRIES[_i] = _dc.replace(_e, naive=_dc.replace(_e.naive, optimizer=FrameworkPair(_t, _n)),
+                                  correct=_dc.replace(_e.correct, optimizer=FrameworkPair(_t, _c)))
