@@ -175,6 +175,49 @@ def _m_adagrad_correct(params):
     return Adagrad(params, lr=0.1, lr_decay=0.5)
 
 
+# ---------------------------------------------------------------- graph mean aggregation by scatter_reduce
+_SEGMENTS = np.array([0, 0, 1, 2, 2, 2], np.int64)
+
+
+def _t_scatter_mean():
+    import torch
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = torch.nn.Linear(4, 3)
+            self.head = torch.nn.Linear(3, 2)
+
+        def forward(self, x, seg):
+            h = self.fc(x)
+            pooled = torch.zeros(4, 3).scatter_reduce(0, seg[:, None].expand(-1, 3), h, "mean")
+            return self.head(pooled)
+
+    return Net()
+
+
+def _m_scatter_mean(count_self: bool):
+    def make():
+        import mindspore.nn as nn
+        import mindspore.ops as ops
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Dense(4, 3)
+                self.head = nn.Dense(3, 2)
+
+            def construct(self, x, seg):
+                h = self.fc(x)
+                total = ops.unsorted_segment_sum(h, seg, 4)
+                count = ops.unsorted_segment_sum(ops.ones((h.shape[0], 1), h.dtype), seg, 4)
+                pooled = total / (count + 1) if count_self else total / ops.clamp(count, min=1.0)
+                return self.head(pooled)
+
+        return Net()
+    return make
+
+
 # ---------------------------------------------------------------- contrastive positives: diagonal of a similarity matrix
 def _t_diag():
     import torch
@@ -241,6 +284,13 @@ ENTRIES = [
           cause_pattern=r"\bdiagonal\b|\bdiag_part\b|\bdiag\b[^.]*\b(2-?D|matrix|extract\w*|construct\w*|build\w*)\b"),
 ]
 
+ENTRIES.append(entry(
+    "h12a_scatter_reduce_mean_include_self_as_segment_mean", "h12",
+    PROBE + "Tensor.scatter_reduce(reduce='mean') (include_self default) vs mindspore.ops.unsorted_segment_sum",
+    _t_scatter_mean, _m_scatter_mean(False), _m_scatter_mean(True), ("after:fc",), ("include_self|scatter_reduce mean",),
+    inputs={"x": uniform(6, 4), "seg": given(_SEGMENTS)},
+    cause_pattern=r"\binclude_self\b|\bcount\s*\+\s*1\b|\b(initial|self|existing|destination)\b[^.]*\b(value|zeros?)\b[^.]*"
+                  r"\b(mean|average|count\w*)\b"))
 ENTRIES.append(entry(
     "h12a_adagrad_lr_decay_dropped_in_nn_adagrad", "h12", PROBE + "torch.optim.Adagrad(lr_decay=) vs mindspore.nn.Adagrad",
     _t_mlp, _m_mlp, _m_mlp, ("optimizer",), ("lr_decay|learning-rate decay",),
