@@ -218,6 +218,56 @@ def _m_scatter_mean(count_self: bool):
     return make
 
 
+# ---------------------------------------------------------------- encoder over padded token sequences
+_PAD = np.array([[False, False, False, True], [False, False, True, True]])
+
+
+def _t_encoder():
+    import torch
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            layer = torch.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True)
+            self.encoder = torch.nn.TransformerEncoder(layer, 1)
+
+        def forward(self, x, pad):
+            return self.encoder(x, src_key_padding_mask=pad)
+
+    return Net()
+
+
+def _m_encoder(zero_padded: bool):
+    def make():
+        import mindspore.nn as nn
+        import mindspore.ops as ops
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                layer = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True)
+                self.encoder = nn.TransformerEncoder(layer, 1)
+
+            def construct(self, x, pad):
+                out = self.encoder(x, src_key_padding_mask=pad)
+                if zero_padded:
+                    out = ops.masked_fill(out, pad.expand_dims(-1), 0.0)
+                return out
+
+        return Net()
+    return make
+
+
+def _encoder_names(name: str):
+    leaf_map = {"weight": "gamma", "bias": "beta"}
+    name = name.replace(".linear1.", ".dense1.").replace(".linear2.", ".dense2.")
+    for norm in (".norm1.", ".norm2."):
+        if norm in name:
+            head, leaf = name.rsplit(".", 1)
+            return f"{head}.{leaf_map[leaf]}"
+    return name
+
+
 # ---------------------------------------------------------------- contrastive positives: diagonal of a similarity matrix
 def _t_diag():
     import torch
@@ -291,6 +341,13 @@ ENTRIES.append(entry(
     inputs={"x": uniform(6, 4), "seg": given(_SEGMENTS)},
     cause_pattern=r"\binclude_self\b|\bcount\s*\+\s*1\b|\b(initial|self|existing|destination)\b[^.]*\b(value|zeros?)\b[^.]*"
                   r"\b(mean|average|count\w*)\b"))
+ENTRIES.append(entry(
+    "h12a_transformer_encoder_padding_mask_fast_path_zeros", "h12",
+    PROBE + "torch.nn.TransformerEncoder(enable_nested_tensor=True) in eval with src_key_padding_mask",
+    _t_encoder, _m_encoder(False), _m_encoder(True), ("encoder",), ("nested tensor|padded positions zero",),
+    inputs={"x": uniform(2, 4, 8), "pad": given(_PAD)}, weight_map=_encoder_names, checks=("forward",),
+    cause_pattern=r"\benable_nested_tensor\b|\bnested[_ ]tensor\b|\bfast[_ ]path\b"
+                  r"|\bpad(ded|ding)?\b[^.]*\bpositions?\b[^.]*\bzero(s|ed)?\b"))
 ENTRIES.append(entry(
     "h12a_adagrad_lr_decay_dropped_in_nn_adagrad", "h12", PROBE + "torch.optim.Adagrad(lr_decay=) vs mindspore.nn.Adagrad",
     _t_mlp, _m_mlp, _m_mlp, ("optimizer",), ("lr_decay|learning-rate decay",),
