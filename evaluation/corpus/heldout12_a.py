@@ -268,6 +268,42 @@ def _encoder_names(name: str):
     return name
 
 
+# ---------------------------------------------------------------- instance norm (no MindSpore CPU kernel) substituted
+def _t_instnorm():
+    import torch
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = torch.nn.Conv2d(2, 4, 1)
+            self.norm = torch.nn.InstanceNorm2d(4, affine=True)
+            self.head = torch.nn.Conv2d(4, 2, 1)
+
+        def forward(self, x):
+            return self.head(torch.relu(self.norm(self.conv(x))))
+
+    return Net()
+
+
+def _m_instnorm(groups: int):
+    def make():
+        import mindspore.nn as nn
+        import mindspore.ops as ops
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.conv = nn.Conv2d(2, 4, 1, has_bias=True)
+                self.norm = nn.GroupNorm(groups, 4, eps=1e-5)
+                self.head = nn.Conv2d(4, 2, 1, has_bias=True)
+
+            def construct(self, x):
+                return self.head(ops.relu(self.norm(self.conv(x))))
+
+        return Net()
+    return make
+
+
 # ---------------------------------------------------------------- contrastive positives: diagonal of a similarity matrix
 def _t_diag():
     import torch
@@ -348,6 +384,13 @@ ENTRIES.append(entry(
     inputs={"x": uniform(2, 4, 8), "pad": given(_PAD)}, weight_map=_encoder_names, checks=("forward",),
     cause_pattern=r"\benable_nested_tensor\b|\bnested[_ ]tensor\b|\bfast[_ ]path\b"
                   r"|\bpad(ded|ding)?\b[^.]*\bpositions?\b[^.]*\bzero(s|ed)?\b"))
+ENTRIES.append(entry(
+    "h12a_instancenorm_substituted_by_single_group_groupnorm", "h12",
+    PROBE + "nn.InstanceNorm2d has no MindSpore CPU kernel; nn.GroupNorm(num_groups, num_channels) stands in",
+    _t_instnorm, _m_instnorm(1), _m_instnorm(4), ("norm",), ("num_groups|InstanceNorm|per-channel",),
+    inputs={"x": uniform(2, 2, 3, 3)},
+    cause_pattern=r"\bnum_groups\b[^.]*\b(4|num_channels|channels)\b|\bGroupNorm\(\s*4\s*,\s*4\b"
+                  r"|\bInstanceNorm\w*\b|\bper[- ](channel|instance)\b|\bgroups?\b[^.]*\bchannels?\b"))
 ENTRIES.append(entry(
     "h12a_adagrad_lr_decay_dropped_in_nn_adagrad", "h12", PROBE + "torch.optim.Adagrad(lr_decay=) vs mindspore.nn.Adagrad",
     _t_mlp, _m_mlp, _m_mlp, ("optimizer",), ("lr_decay|learning-rate decay",),
