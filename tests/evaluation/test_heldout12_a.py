@@ -15,7 +15,7 @@ def _entries():
 def test_heldout12_a_entries_are_well_formed_and_uniquely_named():
     found = _entries()
     names = [e.name for e in found]
-    assert len(found) == 8
+    assert len(found) == 11
     assert len(set(names)) == len(names)
     assert all(n.startswith("h12a_") for n in names)
     assert {e.family for e in found} == {"h12", "h12-port"}
