@@ -402,7 +402,7 @@ import dataclasses as _dc  # noqa: E402
 
 for _i, _e in enumerate(ENTRIES):
     if _e.name == "h12a_clamp_min_zero_as_relu_zero_rows_input_gradient":
-        ENTRIES[_i] = _dc.replace(_e, naive=_dc.replace(_e.naive, fails_on="backward"))
+        ENTRIES[_i] = _dc.replace(_e, naive=_dc.replace(_e.naive, fails_on=("backward",)))
 _OPTIMIZERS = {"h12a_nadam_as_adam_use_nesterov": (_t_nadam, _m_nadam_naive, _m_nadam_correct),
                "h12a_adagrad_lr_decay_dropped_in_nn_adagrad": (_t_adagrad, _m_adagrad_naive, _m_adagrad_correct)}
 for _i, _e in enumerate(ENTRIES):

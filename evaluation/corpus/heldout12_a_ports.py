@@ -111,4 +111,4 @@ ENTRIES = [
 # the stem's naive port fails on the train check only (eval-mode forward uses the same initial moving statistics)
 import dataclasses as _dc  # noqa: E402
 
-ENTRIES[0] = _dc.replace(ENTRIES[0], naive=_dc.replace(ENTRIES[0].naive, fails_on="train"))
+ENTRIES[0] = _dc.replace(ENTRIES[0], naive=_dc.replace(ENTRIES[0].naive, fails_on=("train",)))
