@@ -1,8 +1,8 @@
 """A library layer that raises on torch's recorded input, where torch's layer ran: changes that make it run and
 agree with torch, each re-run on that input: first its inputs with the class/channel axis moved, torch's axis 1
-to MindSpore's last or back (a loss that wants the classes last: the port's own layer kept); then the layer's
-own arguments and other mindspore.nn classes in its place, as for a layer that computes wrong numbers
-(cell_search.py).
+to MindSpore's last or back (a loss that wants the classes last: the port's own layer kept); then its inputs in
+the dtypes MindSpore's kernels take (int64 labels as int32); then the layer's own arguments and other
+mindspore.nn classes in its place, as for a layer that computes wrong numbers (cell_search.py).
 """
 from __future__ import annotations
 
@@ -59,10 +59,43 @@ def raising_layer_fix(module: TorchProbe, cell: MindSporeProbe, torch_name: str,
             fix = (f"hand '{ms_name}' its input {k} as ops.moveaxis(x, {a}, {b}) (and move the result's axis back "
                    f"where it keeps one)")
             return SearchOutcome(cause, fix, True, tuple(tried), 0.0)
+    for k, to in dtype_casts(inputs):  # MindSpore's int32 labels and indices, float32 values
+        cast = list(inputs)
+        cast[k] = inputs[k].astype(to)
+        tried.append(f"input {k} as {to}")
+        try:
+            got = cell.run_subcell(ms_name, cast)
+        except Exception:  # still raises: not this dtype
+            continue
+        if agree(call.output, got, tol):
+            name = _input_name(module, torch_name, k)
+            cause = (f"MindSpore's {kind} refuses its {name} as {inputs[k].dtype.name}, which torch's '{torch_name}' "
+                     f"({call.kind}) takes: with that input as {to}, the layer runs on torch's recorded input and "
+                     f"agrees with torch ({len(tried)} candidates tried)")
+            return SearchOutcome(cause, f"hand '{ms_name}' its {name} as x.astype(mindspore.{to})", True,
+                                 tuple(tried), 0.0)
     found = search_layer(module, cell, torch_name, ms_name, inputs, call.output, None, tol)
     if found.confirmed:
         return dataclasses.replace(found, tried=tuple(tried) + found.tried)
     return None
+
+
+_NARROWER = {"int64": ("int32",), "float64": ("float32",), "bool": ("int32", "float32"), "int32": ("float32",)}
+
+
+def dtype_casts(inputs: Sequence[Any]) -> List[Tuple[int, str]]:
+    """(input, dtype): each array input in the dtype MindSpore's kernels take where torch's differs (int64 labels
+    as int32, float64 as float32, a bool mask as int32 or float32, int32 as float32)."""
+    return [(k, to) for k, x in enumerate(inputs) if isinstance(x, np.ndarray)
+            for to in _NARROWER.get(x.dtype.name, ())]
+
+
+def _input_name(module: TorchProbe, torch_name: str, k: int) -> str:
+    try:
+        names = module.input_names(torch_name)
+    except Exception:  # a forward without a readable signature
+        names = ()
+    return f"{names[k]} (input {k})" if k < len(names) else f"input {k}"
 
 
 def _kind(cell: MindSporeProbe, ms_name: str) -> str:

@@ -117,3 +117,26 @@ def test_a_layer_that_raises_is_fixed_with_its_axes_and_then_torchs_values():
 def test_the_layernorm_from_the_shapes_first_axis_passes():
     assert _ln_run(lambda: ms.nn.LayerNorm((3, 4), begin_norm_axis=1, begin_params_axis=1,
                                            epsilon=1e-5)).status == "pass"
+
+
+FLAT = {"x": uniform(6, 4), "y": given(np.array([0, 3, 1, 2, 2, 0], np.int64))}  # (N,) int64 labels
+
+
+def test_a_loss_refusing_torchs_int64_labels_gets_them_as_int32_after_a_re_run():
+    v = _run(torch.nn.CrossEntropyLoss, ms.nn.CrossEntropyLoss, FLAT)  # MindSpore's takes int32 labels only
+    assert v.status == "error"
+    (d,) = v.localization.defects
+    assert (d.ms_name, d.confidence, d.confirmed) == ("loss", "high", True)
+    assert "refuses its" in d.cause and "as int64" in d.cause and "as int32" in d.cause, d.cause
+    assert "x.astype(mindspore.int32)" in d.fix
+
+
+def test_the_loss_handed_int32_labels_passes():
+    assert _run(torch.nn.CrossEntropyLoss, ms.nn.CrossEntropyLoss, FLAT, ms.int32).status == "pass"
+
+
+def test_dtype_casts_are_the_dtypes_mindspores_kernels_take():
+    from migcheck.localization.raise_layer import dtype_casts
+
+    arrays = [np.zeros(2, np.int64), np.zeros(2, np.float32), np.zeros(2, bool), 3]
+    assert dtype_casts(arrays) == [(0, "int32"), (2, "int32"), (2, "float32")]
