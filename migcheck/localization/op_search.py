@@ -18,6 +18,7 @@ from migcheck.localization.confirm import agree, agree_all
 from migcheck.localization.op_compose import parameter_namer, scale_fix, transpose_fix
 from migcheck.localization.op_align import (OpDivergence, counterpart, differing_outputs, diverging_ops,
                                             outputs_differ, said_outputs, same_value)
+from migcheck.localization.op_sequence import reorder_fix
 from migcheck.localization.op_candidates import api_candidates, base_name, call_words, candidates, shown_function
 from migcheck.records.ops import UNCHANGED, OpChange, OpRecord
 from migcheck.runners.probes import MindSporeProbe, TorchProbe
@@ -344,6 +345,8 @@ def _one_fix(div: OpDivergence, change: OpChange, ms_ops: Sequence[OpRecord]) ->
         return f"use {shown} in place of {name}"
     if change.scale:
         return scale_fix(div.ms, change)
+    if change.reorder:
+        return reorder_fix(div.ms, change)
     if change.transpose:
         return transpose_fix(div.ms, change)
     if change.negate:

@@ -109,6 +109,8 @@ def _apply(change: OpChange, names: Tuple[str, ...], args: tuple, kwargs: dict) 
             kwargs[name] = value
     for position, value in change.positions:
         args[position] = value
+    for position, order in change.reorder:  # a tuple of tensors joined in another order
+        args[position] = type(args[position])(args[position][i] for i in order)
     for k, j in change.minus:  # computed on this run's own values: it holds for any input shape
         args[k] = tuple(a - b for a, b in zip(args[k], args[j]))
     for where in change.as_tensor:  # a number or tuple of numbers the function wants as a Tensor
