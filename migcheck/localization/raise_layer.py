@@ -7,6 +7,7 @@ mindspore.nn classes in its place, as for a layer that computes wrong numbers (c
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -37,8 +38,12 @@ def raising_layer_fix(module: TorchProbe, cell: MindSporeProbe, torch_name: str,
     try:
         cell.run_subcell(ms_name, inputs)
         return None  # it runs on torch's input: what it was fed upstream is wrong, not the layer
-    except Exception:  # it raises on torch's recorded input too: its own call is wrong
-        pass
+    except Exception as exc:  # it raises on torch's recorded input too: its own call is wrong
+        missing = re.search(r"missing \d+ required positional arguments?: '(\w+)'", str(exc))
+    if missing is not None:  # an input torch's layer defaults (a recurrent cell's hidden state: zeros)
+        found = _zeros_for(cell, ms_name, inputs, call, missing.group(1), tol)
+        if found is not None:
+            return found
     # the port's own layer handed its input in another layout before any other class in its place: the smaller
     # change (SoftmaxCrossEntropyWithLogits takes the classes last where torch's CrossEntropyLoss reads axis 1)
     tried: List[str] = []
@@ -78,6 +83,27 @@ def raising_layer_fix(module: TorchProbe, cell: MindSporeProbe, torch_name: str,
     if found.confirmed:
         return dataclasses.replace(found, tried=tuple(tried) + found.tried)
     return None
+
+
+def _zeros_for(cell: MindSporeProbe, ms_name: str, inputs: Sequence[Any], call: Any, name: str, tol: TolFor
+               ) -> Optional[SearchOutcome]:
+    """The layer re-run with the argument it misses as zeros shaped like torch's output (where torch's layer
+    starts from a zero state it was not handed), or None when that does not agree."""
+    out = call.output[0] if isinstance(call.output, (tuple, list)) and call.output else call.output
+    if not isinstance(out, np.ndarray) or out.dtype.kind != "f":
+        return None
+    try:
+        got = cell.run_subcell(ms_name, list(inputs) + [np.zeros_like(out)])
+    except Exception:  # zeros of that shape are not what it misses
+        return None
+    if not agree(call.output, got, tol):
+        return None
+    kind, shape = _kind(cell, ms_name), tuple(out.shape)
+    cause = (f"MindSpore's {kind} requires its '{name}' argument, which torch's {call.kind} defaults to zeros when"
+             f" it is not given: with '{name}' as zeros of shape {shape}, the layer runs on torch's recorded input and"
+             f" agrees with torch")
+    return SearchOutcome(cause, f"pass '{ms_name}' {name}=ops.zeros({shape}, mindspore.float32) where the port"
+                                f" leaves it out (torch's default)", True, (f"'{name}' as zeros of shape {shape}",), 0.0)
 
 
 _NARROWER = {"int64": ("int32",), "float64": ("float32",), "bool": ("int32", "float32"), "int32": ("float32",)}

@@ -140,3 +140,39 @@ def test_dtype_casts_are_the_dtypes_mindspores_kernels_take():
 
     arrays = [np.zeros(2, np.int64), np.zeros(2, np.float32), np.zeros(2, bool), 3]
     assert dtype_casts(arrays) == [(0, "int32"), (2, "int32"), (2, "float32")]
+
+
+def _gru(pass_hidden: bool):
+    class T(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.cell = torch.nn.GRUCell(4, 3)
+
+        def forward(self, x):
+            return self.cell(x)
+
+    class M(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.cell = ms.nn.GRUCell(4, 3)
+
+        def construct(self, x):
+            return self.cell(x, ms.ops.zeros((x.shape[0], 3), ms.float32)) if pass_hidden else self.cell(x)
+
+    case = PairedCase(name="gru", torch=T, mindspore=M, inputs={"x": uniform(2, 4)}, checks=("forward",),
+                      weight_map={"cell.weight_ih": "cell.weight_ih", "cell.weight_hh": "cell.weight_hh",
+                                  "cell.bias_ih": "cell.bias_ih", "cell.bias_hh": "cell.bias_hh"})
+    return run_item(Item(case, "forward", "pynative", "cpu"))
+
+
+def test_a_recurrent_cell_missing_the_state_torch_defaults_to_zeros_gets_zeros_after_a_re_run():
+    v = _gru(pass_hidden=False)  # MindSpore's GRUCell requires hx
+    assert v.status == "error"
+    (d,) = v.localization.defects
+    assert d.confirmed and d.confidence == "high"
+    assert "requires its 'hx' argument, which torch's GRUCell defaults to zeros" in d.cause, d.cause
+    assert d.fix.startswith("pass 'cell' hx=ops.zeros((2, 3), mindspore.float32)")
+
+
+def test_the_cell_handed_a_zero_state_passes():
+    assert _gru(pass_hidden=True).status == "pass"
