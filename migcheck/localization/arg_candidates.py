@@ -190,6 +190,7 @@ def setting_candidates(torch_c: Constructor, ms_c: Constructor, table: Sequence[
     out.extend(_other_scale(ms_c, aligned))
     out.extend(_per_count(torch_c, ms_c, aligned))
     out.extend(_axes_of_shapes(ms_c, rank, torch_c))
+    out.extend(_count_of_another(torch_c, ms_c))
     open_args = [m for m in ms_c.arguments if (m.found or m.has_default) and (ms_c.library or m.name in aligned)]
     for m in open_args:
         if isinstance(m.value, str):
@@ -217,6 +218,16 @@ def setting_candidates(torch_c: Constructor, ms_c: Constructor, table: Sequence[
             seen.add(key)
             unique.append(c)
     return unique
+
+
+def _count_of_another(torch_c: Constructor, ms_c: Constructor) -> List[Candidate]:
+    """A count the port set to 1 given another count of the two calls (GroupNorm(num_groups=1, num_channels=8) for
+    torch's InstanceNorm2d(8): a group per channel, num_groups=8)."""
+    counts = {a.value for a in list(torch_c.arguments) + list(ms_c.arguments)
+              if a.found and isinstance(a.value, int) and not isinstance(a.value, bool) and a.value > 1}
+    return [Candidate(((m.name, n),), f"{m.name} as the call's count {n}") for m in ms_c.arguments
+            if m.found and m.value == 1 and not isinstance(m.value, bool) and (m.name.startswith("num_") or "group" in m.name)
+            for n in sorted(counts)]
 
 
 def _by_kind(torch_c: Constructor, ms_c: Constructor, aligned: Mapping[str, Argument]) -> List[Candidate]:
