@@ -115,8 +115,9 @@ def doc_choices(doc: str, name: str, annotation: str = "") -> Tuple[str, ...]:
             break
         para.append(line)
     text = " ".join(para)
-    words = re.findall(r"""["']([A-Za-z][A-Za-z0-9_\-]*)["']""", text)
-    return tuple(dict.fromkeys(words))
+    # quoted ('mean') or in reStructuredText's literal markup (``add``); Python's constants are no members
+    words = re.findall(r"""(?:["']|``)([A-Za-z][A-Za-z0-9_\-]*)(?:["']|``)""", text)
+    return tuple(dict.fromkeys(w for w in words if w not in ("None", "True", "False")))
 
 
 def _as_ms(torch_value: Any, ms_value: Any) -> Any:

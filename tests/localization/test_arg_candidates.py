@@ -160,3 +160,8 @@ def test_an_axis_argument_is_tried_where_a_shape_argument_of_several_axes_starts
     assert (("begin_norm_axis", -2), ("begin_params_axis", -2)) in changes  # counted from the end
     flat = Constructor("LayerNorm", True, (_arg("normalized_shape", (4,)), _arg("begin_norm_axis", -1)))
     assert not any("starts at" in c.why for c in setting_candidates(Constructor("LayerNorm", True, ()), flat))
+
+
+def test_enumeration_members_in_restructuredtext_literals_are_read_and_pythons_constants_are_not():
+    doc = "Args:\n    reduction (str): The operation, supports ``none`` , ``add`` . Default: ``None``.\n"
+    assert doc_choices(doc, "reduction") == ("none", "add")
