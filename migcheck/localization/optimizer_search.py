@@ -99,17 +99,27 @@ def candidates(port: Constructor, others: Sequence[Constructor], torch_class: st
     for arg in port.arguments:
         if isinstance(arg.value, bool) and not any(arg.name == n for n, _ in differing):
             out.append(OptimizerCandidate("", ((arg.name, not arg.value),), f"{arg.name}={not arg.value!r} (flipped)"))
-    near = sorted((c for c in others if c.kind != port.kind and c.arguments),  # no signature: nothing to give it
+    # mindspore.nn's classes nearest torch's class name, then torch's own class as mindspore.experimental.optim
+    # has it (its update rule and names are torch's): the fix in mindspore.nn where one steps alike
+    near = sorted((c for c in others if c.kind != port.kind and c.arguments  # no signature: nothing to give it
+                   and not c.kind.startswith("experimental.")),
                   key=lambda c: -difflib.SequenceMatcher(None, c.kind.lower(), torch_class.lower()).ratio())
-    for other in near[:SWAPS]:
+    near = near[:SWAPS] + [c for c in others if c.kind == f"experimental.optim.{torch_class}" and c.kind != port.kind]
+    rate = next((a.value for a in port.arguments if a.found and a.name in ("learning_rate", "lr")), None)
+    for other in near:
         kwargs = []
         for arg in other.arguments:
             key, value = torch_value_for(arg.name, torch_settings)
-            if key and key != "lr" and isinstance(value, (bool, int, float, tuple)):
-                kwargs.append((arg.name, value))
+            if key and key != "lr" and isinstance(value, (bool, int, float, tuple)) and not (
+                    other.kind.startswith("experimental.") and arg.has_default and _same(arg.default, value)):
+                kwargs.append((arg.name, value))  # torch's names: a value at its default need not be said
+        if other.kind.startswith("experimental.") and not isinstance(rate, float):
+            continue  # it takes a float rate only: the port's schedule could not be handed on
+        if other.kind.startswith("experimental."):
+            kwargs.append(("lr", rate))  # the port's own rate: the update rule is what is tested
         takes = {a.name for a in other.arguments} - {k for k, _ in kwargs}
         kept = tuple((a.name, a.value) for a in port.arguments if a.found and a.name in takes)
-        out.append(OptimizerCandidate(other.kind, tuple(kwargs), f"mindspore.nn.{other.kind} with torch's settings",
+        out.append(OptimizerCandidate(other.kind, tuple(kwargs), f"mindspore.{_module(other.kind)} with torch's settings",
                                       kept))
     return out[:MAX_CANDIDATES]
 
@@ -186,14 +196,24 @@ def search(port: Constructor, others: Sequence[Constructor], torch_class: str, t
     return None, tuple(tried), time.perf_counter() - started
 
 
+def _module(class_name: str) -> str:
+    """"Adam" -> "nn.Adam"; "experimental.optim.NAdam" stays as it is."""
+    return class_name if class_name.startswith("experimental.") else f"nn.{class_name}"
+
+
 def _described(port: Constructor, torch_class: str, torch_settings: Mapping[str, Any], cand: OptimizerCandidate,
                tried: Tuple[str, ...], seconds: float) -> OptimizerFix:
     held: Dict[str, Any] = {a.name: a.value for a in port.arguments}
     given = ", ".join(f"{k}={_shown(v)}" for k, v in cand.kept + cand.changes)
     if cand.class_name:
         cause = (f"torch's {torch_class} was ported as mindspore.nn.{port.kind}, whose update is not torch's;"
-                 f" mindspore.nn.{cand.class_name} with torch's settings steps as torch's {torch_class}")
-        fix = f"mindspore.nn.{cand.class_name}(params, {given}) in place of mindspore.nn.{port.kind}"
+                 f" mindspore.{_module(cand.class_name)} with torch's settings steps as torch's {torch_class}")
+        fix = f"mindspore.{_module(cand.class_name)}(params, {given}) in place of mindspore.nn.{port.kind}"
+        held_keys = {torch_value_for(a.name, torch_settings)[0] for a in port.arguments}
+        unheld = [f"{k}={_shown(v)}" for k, v in cand.changes if k in torch_settings and k not in held_keys
+                  and k != "lr" and not _same(v, 0.0)]
+        if unheld:  # what the port's class cannot be told (Adagrad's lr_decay)
+            cause += f" (torch's {', '.join(unheld)} has no argument in mindspore.nn.{port.kind})"
     else:
         parts = []
         for name, value in cand.changes:

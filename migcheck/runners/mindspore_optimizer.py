@@ -75,7 +75,22 @@ def optimizer_classes() -> List[Constructor]:
             continue
         if issubclass(cls, ms.nn.Optimizer):
             out.append(Constructor(name, True, _signature_arguments(cls, {}), docstring(cls)))
+    import mindspore.experimental.optim as experimental  # torch.optim's update rules and names, as Cells
+
+    for name in sorted(dir(experimental)):
+        cls = getattr(experimental, name)
+        if isinstance(cls, type) and issubclass(cls, experimental.Optimizer) and cls is not experimental.Optimizer:
+            out.append(Constructor(f"experimental.optim.{name}", True, _signature_arguments(cls, {}), docstring(cls)))
     return out
+
+
+def optimizer_class(name: str) -> type:
+    """"Adam" is mindspore.nn.Adam; "experimental.optim.NAdam" mindspore.experimental.optim's."""
+    if name.startswith("experimental.optim."):
+        import mindspore.experimental.optim as experimental
+
+        return getattr(experimental, name.rsplit(".", 1)[-1])
+    return getattr(ms.nn, name)
 
 
 def rebuilt(call: CaughtCall, class_name: str, changes: Mapping[str, Any],
@@ -84,7 +99,7 @@ def rebuilt(call: CaughtCall, class_name: str, changes: Mapping[str, Any],
     optimizer given `changes` plus every argument of the port's call it also takes (a schedule stays a schedule).
     Parameter groups the port passed are kept: they hold the same Parameter objects the steps train. `group`:
     every parameter in one group with these settings instead (a group's weight_decay skips no name)."""
-    cls = call.cls if not class_name else getattr(ms.nn, class_name)
+    cls = call.cls if not class_name else optimizer_class(class_name)
     accepted = set(own_signature(cls).parameters)
     kept = {k: v for k, v in call.arguments.items() if k in accepted}
 
