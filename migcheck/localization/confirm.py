@@ -8,6 +8,8 @@ torch's value; it is shown only when that rebuilt layer then agrees with torch. 
 """
 from __future__ import annotations
 
+import dataclasses
+
 from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -107,6 +109,8 @@ def explain(module: TorchProbe, cell: MindSporeProbe, torch_name: str, ms_name: 
         how = "torch" if confirmed else ("port" if guessed and fix else "")
         if guessed and not how:  # a same-named setting is a cause only when a re-run shows it
             continue
+        if guessed and fix:  # said as the constructor argument the port set it by, where one holds its value
+            diff, fix = _by_constructor(cell, ms_name, m_kind, diff, fix)
         out.append((diff, bool(how), fix, how))
     if len(out) > 1 and not any(ok for _, ok, _, _ in out):  # two settings that explain it only together
         together = _together(module, cell, torch_name, ms_name, inputs, [d for d, _, _, _ in out], torch_out, ms_out,
@@ -123,6 +127,25 @@ def explain(module: TorchProbe, cell: MindSporeProbe, torch_name: str, ms_name: 
         if swap is not None:
             out.append(swap)
     return sorted(out, key=lambda d: (not d[1], not d[2]))
+
+
+def _by_constructor(cell: MindSporeProbe, ms_name: str, m_kind: str, diff: Difference, fix: str
+                    ) -> Tuple[Difference, str]:
+    """A port's own cell keeps a constructor argument under a shorter attribute name (downscale_freq_shift as
+    shift): the argument whose name holds the attribute's and whose value is the attribute's names the fix."""
+    try:
+        arguments = cell.constructor(ms_name).arguments
+    except Exception:  # no constructor to read: the attribute stays the name
+        return diff, fix
+    key = diff.ms_attr
+    named = [a for a in arguments if a.found and a.name != key and key in a.name and isinstance(a.value, (int, float))
+             and not isinstance(a.value, bool) and isinstance(diff.ms_value, (int, float))
+             and abs(float(a.value) - float(diff.ms_value)) <= 1e-9 * max(1.0, abs(float(a.value)))]
+    if len(named) != 1:
+        return diff, fix
+    arg = named[0].name
+    cause = f"{diff.cause}; the port sets it by its constructor's {arg}={named[0].value!r}"
+    return dataclasses.replace(diff, cause=cause), f"{m_kind}(..., {arg}={diff.torch_value!r}) (its attribute {key})"
 
 
 def _together(module: TorchProbe, cell: MindSporeProbe, torch_name: str, ms_name: str, inputs: Sequence[np.ndarray],
