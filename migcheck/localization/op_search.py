@@ -346,7 +346,7 @@ def _one_fix(div: OpDivergence, change: OpChange, ms_ops: Sequence[OpRecord]) ->
     if change.scale:
         return scale_fix(div.ms, change)
     if change.reorder:
-        return reorder_fix(div.ms, change)
+        return reorder_fix(div.ms, change, ms_ops)
     if change.transpose:
         return transpose_fix(div.ms, change)
     if change.negate:
