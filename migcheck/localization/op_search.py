@@ -200,11 +200,27 @@ def _between_children(traced: Sequence[OpRecord], div: OpDivergence, ms_name: st
         return ""
     # which child's output it reads (the last child called before it need not be the one: an FPN's upsampling
     # of the coarser level runs after the finer level's lateral conv)
-    fed = [named(r) for r in traced[:position] if r.index < 0 and any(
-        o.shape == x.shape and np.array_equal(o, x) for o in r.outputs for x in div.ms.inputs)]
-    takes = f"; it takes '{fed[-1]}' output" if fed and fed[-1] != (before[-1] if before else "") else ""
+    fed = [named(r) for r in _feeding_children(traced[:position], div.ms.inputs)]
+    if len(fed) > 1:  # values computed from several children (ops.diag(fa @ fb.T)): each is named
+        takes = "; it takes values computed from " + " and ".join(f"'{f}' output" for f in fed)
+    else:
+        takes = f"; it takes '{fed[-1]}' output" if fed and fed[-1] != (before[-1] if before else "") else ""
     return (f"; the op sits between '{before[-1] if before else '<input>'}' output and "
             f"'{after[0] if after else '<output>'}' input{takes}")
+
+
+def _feeding_children(earlier: Sequence[OpRecord], values: Sequence[np.ndarray]) -> List[OpRecord]:
+    """The children (cell records) whose outputs the values were computed from, followed back through the ops
+    in between by equal values; in the order they ran."""
+    frontier, found = list(values), []
+    for r in reversed(earlier):
+        if not any(o.shape == x.shape and np.array_equal(o, x) for o in r.outputs for x in frontier):
+            continue
+        if r.index < 0:
+            found.append(r)
+        else:
+            frontier += list(r.inputs)
+    return found[::-1]
 
 
 _SCALING = ("mul", "rmul", "truediv", "rtruediv", "div", "multiply", "divide")

@@ -61,3 +61,36 @@ def test_only_tuples_of_two_or_three_tensors_are_reordered():
     assert len(reordered_sequences(record((("<tensor>",) * 3, -1)))) == 5
     assert reordered_sequences(record((("<tensor>",) * 4, -1))) == []
     assert reordered_sequences(record(((1, 2), -1))) == []
+
+
+def _two_branch_diagonal(take):
+    class T(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fa, self.fb = torch.nn.Linear(4, 3), torch.nn.Linear(4, 3)
+
+        def forward(self, x):
+            return torch.diagonal(self.fa(x) @ self.fb(x).T)
+
+    class M(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fa, self.fb = ms.nn.Dense(4, 3), ms.nn.Dense(4, 3)
+
+        def construct(self, x):
+            return take(ms.ops.matmul(self.fa(x), self.fb(x).T))
+
+    case = PairedCase(name="diag", torch=T, mindspore=M, inputs={"x": given(X)}, checks=("forward",))
+    return run_item(Item(case, "forward", "pynative", "cpu"))
+
+
+def test_an_op_reading_values_computed_from_two_children_names_both():
+    v = _two_branch_diagonal(ms.ops.diag)  # ops.diag builds a matrix from a vector; torch's takes the diagonal
+    assert v.status == "fail"
+    (finding,) = v.localization.findings
+    assert finding.confirmed
+    assert "it takes values computed from 'fa' output and 'fb' output" in finding.cause, finding.cause
+
+
+def test_the_two_branch_twin_passes():
+    assert _two_branch_diagonal(ms.ops.diagonal).status == "pass"
