@@ -1,0 +1,206 @@
+"""Held-out set 13, half a (families h13 / h13-port): single-difference ports found on MindSpore's pytorch_diff pages
+and by probing the installed torch and MindSpore on CPU. Written without reading migcheck's localization code."""
+from __future__ import annotations
+
+import numpy as np
+
+from migcheck import FrameworkPair, given, uniform
+
+from evaluation.corpus.build import entry
+
+PROBE = "probe:"
+ENTRIES: list = []
+
+_BOUNDS = [0.0, 0.5, 1.0]
+
+
+# ---------------------------------------------------------------- bucket index of activations -> learned table row
+def _t_bucket():
+    import torch
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.act = torch.nn.ReLU()
+            self.table = torch.nn.Parameter(torch.zeros(4, 3))
+
+        def forward(self, x):
+            idx = torch.bucketize(self.act(x), torch.tensor(_BOUNDS))
+            return self.table[idx]
+
+    return Net()
+
+
+def _m_bucket(correct: bool):
+    def make():
+        import mindspore as ms
+        import mindspore.nn as nn
+        import mindspore.ops as ops
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.act = nn.ReLU()
+                self.table = ms.Parameter(ms.Tensor(np.zeros((4, 3), np.float32)), name="table")
+                self.bucket = ops.Bucketize(boundaries=_BOUNDS)
+
+            def construct(self, x):
+                h = self.act(x)
+                idx = ops.bucketize(h, _BOUNDS, right=False) if correct else self.bucket(h)
+                return ops.gather(self.table, idx, 0)
+
+        return Net()
+    return make
+
+
+ENTRIES.append(entry(
+    "h13a_bucketize_as_ops_bucketize_primitive", "h13",
+    "bucketize", _t_bucket, _m_bucket(False), _m_bucket(True), ("after:act",), ("right|Bucketize primitive|boundary",),
+    inputs={"x": given([[-1.0, 0.5, 1.0, 0.2], [0.7, -0.3, 1.5, 0.0], [0.5, 0.25, 1.0, 2.0]])},
+    cause_pattern=r"\bright\s*=\s*False\b|\bright\b[^.]*\b(False|True)\b|\bops\.bucketize\b"
+                  r"|\bBucketize\b[^.]*\b(boundar\w*|right|left|tie\w*|equal)\b|\bboundar\w*\b[^.]*\b(right|left)\b"))
+
+
+# ---------------------------------------------------------------- siamese distance where some pairs coincide
+def _t_pdist():
+    import torch
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = torch.nn.Linear(4, 3)
+
+        def forward(self, a, b):
+            return torch.nn.functional.pairwise_distance(self.fc(a), self.fc(b))
+
+    return Net()
+
+
+def _m_pdist(correct: bool):
+    def make():
+        import mindspore.nn as nn
+        import mindspore.ops as ops
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Dense(4, 3)
+
+            def construct(self, a, b):
+                d = self.fc(a) - self.fc(b)
+                if correct:
+                    d = d + 1e-6
+                return ops.norm(d, dim=-1)
+
+        return Net()
+    return make
+
+
+_PAIR_A = [[0.1, -0.4, 0.3, 0.8], [0.5, 0.2, -0.6, 0.1], [-0.3, 0.9, 0.4, -0.2], [0.7, -0.1, 0.2, 0.3]]
+_PAIR_B = [[0.1, -0.4, 0.3, 0.8], [-0.2, 0.6, 0.1, -0.5], [-0.3, 0.9, 0.4, -0.2], [0.1, 0.4, -0.8, 0.6]]
+
+ENTRIES.append(entry(
+    "h13a_pairwise_distance_as_ops_norm_identical_pairs_gradient", "h13",
+    PROBE + "torch.nn.functional.pairwise_distance (eps=1e-6 added to the difference) vs mindspore.ops.norm",
+    _t_pdist, _m_pdist(False), _m_pdist(True), ("after:fc",), ("eps|pairwise_distance|norm gradient at zero",),
+    inputs={"a": given(_PAIR_A), "b": given(_PAIR_B)}, checks=("forward", "backward"), fails_with="nonfinite",
+    cause_pattern=r"\bpairwise_distance\b|\beps\b[^.]*\b1e-0?6\b|\b1e-0?6\b[^.]*\beps\b"
+                  r"|\b(1e-0?6|eps\w*)\b[^.]*\b(difference|x1\s*-\s*x2)\b"))
+
+
+# ---------------------------------------------------------------- conv whose borders replicate the edge sample
+def _t_conv_rep():
+    import torch
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = torch.nn.Conv1d(2, 3, 3, padding=1, padding_mode="replicate")
+            self.fc = torch.nn.Linear(6, 2)
+
+        def forward(self, x):
+            return self.fc(torch.tanh(self.conv(x)))
+
+    return Net()
+
+
+def _m_conv_rep(correct: bool):
+    def make():
+        import mindspore.nn as nn
+        import mindspore.ops as ops
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                if correct:
+                    self.conv = nn.Conv1d(2, 3, 3, pad_mode="valid", has_bias=True)
+                else:
+                    self.conv = nn.Conv1d(2, 3, 3, pad_mode="pad", padding=1, has_bias=True)
+                self.fc = nn.Dense(6, 2)
+
+            def construct(self, x):
+                if correct:
+                    x = ops.pad(x, (1, 1), mode="replicate")
+                return self.fc(ops.tanh(self.conv(x)))
+
+        return Net()
+    return make
+
+
+ENTRIES.append(entry(
+    "h13a_conv1d_padding_mode_replicate_as_pad_mode_pad", "h13",
+    "Conv1d", _t_conv_rep, _m_conv_rep(False), _m_conv_rep(True), ("conv",), ("padding_mode replicate|edge padding",),
+    inputs={"x": uniform(2, 2, 6, low=0.5, high=2.0)},
+    cause_pattern=r"\breplicat\w*\b|\bpadding_mode\b[^.]*\b(replicat\w*|edge)\b|\bmode\s*=\s*['\"](replicate|edge)['\"]"))
+
+
+# ---------------------------------------------------------------- cyclic learning rate on plain SGD
+def _t_mlp():
+    import torch
+
+    return torch.nn.Sequential(torch.nn.Linear(4, 3), torch.nn.Tanh(), torch.nn.Linear(3, 2))
+
+
+def _m_mlp():
+    import mindspore.nn as nn
+
+    return nn.SequentialCell([nn.Dense(4, 3), nn.Tanh(), nn.Dense(3, 2)])
+
+
+def _cyclic_rates(n: int = 8):
+    # triangular CyclicLR(base_lr=0.01, max_lr=0.1, step_size_up=2000): the rate each step uses
+    return [0.01 + 0.09 * t / 2000.0 for t in range(n)]
+
+
+def _t_sgd(params):
+    import torch
+
+    return torch.optim.SGD(params, lr=0.01)
+
+
+def _m_sgd(momentum: float):
+    def make(params):
+        import mindspore.nn as nn
+
+        return nn.SGD(params, learning_rate=_cyclic_rates(), momentum=momentum)
+    return make
+
+
+ENTRIES.append(entry(
+    "h13a_cycliclr_default_cycle_momentum_dropped", "h13",
+    PROBE + "torch.optim.lr_scheduler.CyclicLR defaults (cycle_momentum=True, max_momentum=0.9) on SGD vs a rate list",
+    _t_mlp, _m_mlp, _m_mlp, ("optimizer",), ("cycle_momentum|momentum 0.9",),
+    inputs={"x": uniform(3, 4)}, checks=("step",), steps=3,
+    optimizer=None,
+    cause_pattern=r"\bcycle_momentum\b|\b(max_|base_)?momentum\b[^.]*\b0\.(9|8\d*)\b"))
+
+import dataclasses as _dc  # noqa: E402
+
+for _i, _e in enumerate(ENTRIES):
+    if _e.name == "h13a_cycliclr_default_cycle_momentum_dropped":
+        _sched = (lambda opt: __import__("torch").optim.lr_scheduler.CyclicLR(opt, base_lr=0.01, max_lr=0.1))
+        ENTRIES[_i] = _dc.replace(
+            _e, naive=_dc.replace(_e.naive, optimizer=FrameworkPair(_t_sgd, _m_sgd(0.0)), lr_schedule=_sched),
+            correct=_dc.replace(_e.correct, optimizer=FrameworkPair(_t_sgd, _m_sgd(0.9)), lr_schedule=_sched))
+    if _e.name == "h13a_pairwise_distance_as_ops_norm_identical_pairs_gradient":
+        ENTRIES[_i] = _dc.replace(_e, naive=_dc.replace(_e.naive, fails_on=("backward",)))
