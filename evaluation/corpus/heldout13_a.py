@@ -56,7 +56,7 @@ def _m_bucket(correct: bool):
 ENTRIES.append(entry(
     "h13a_bucketize_as_ops_bucketize_primitive", "h13",
     "bucketize", _t_bucket, _m_bucket(False), _m_bucket(True), ("after:act",), ("right|Bucketize primitive|boundary",),
-    inputs={"x": given([[-1.0, 0.5, 1.0, 0.2], [0.7, -0.3, 1.5, 0.0], [0.5, 0.25, 1.0, 2.0]])},
+    inputs={"x": given([[-1.0, 0.5, 1.0, 0.2], [0.7, -0.3, 1.5, 0.0], [0.5, 0.25, 1.0, 2.0]], dtype="float32")},
     cause_pattern=r"\bright\s*=\s*False\b|\bright\b[^.]*\b(False|True)\b|\bops\.bucketize\b"
                   r"|\bBucketize\b[^.]*\b(boundar\w*|right|left|tie\w*|equal)\b|\bboundar\w*\b[^.]*\b(right|left)\b"))
 
@@ -103,7 +103,7 @@ ENTRIES.append(entry(
     "h13a_pairwise_distance_as_ops_norm_identical_pairs_gradient", "h13",
     PROBE + "torch.nn.functional.pairwise_distance (eps=1e-6 added to the difference) vs mindspore.ops.norm",
     _t_pdist, _m_pdist(False), _m_pdist(True), ("after:fc",), ("eps|pairwise_distance|norm gradient at zero",),
-    inputs={"a": given(_PAIR_A), "b": given(_PAIR_B)}, checks=("forward", "backward"), fails_with="nonfinite",
+    inputs={"a": given(_PAIR_A, dtype="float32"), "b": given(_PAIR_B, dtype="float32")}, checks=("forward", "backward"), fails_with="nonfinite",
     cause_pattern=r"\bpairwise_distance\b|\beps\b[^.]*\b1e-0?6\b|\b1e-0?6\b[^.]*\beps\b"
                   r"|\b(1e-0?6|eps\w*)\b[^.]*\b(difference|x1\s*-\s*x2)\b"))
 
