@@ -204,3 +204,97 @@ for _i, _e in enumerate(ENTRIES):
             correct=_dc.replace(_e.correct, optimizer=FrameworkPair(_t_sgd, _m_sgd(0.9)), lr_schedule=_sched))
     if _e.name == "h13a_pairwise_distance_as_ops_norm_identical_pairs_gradient":
         ENTRIES[_i] = _dc.replace(_e, naive=_dc.replace(_e.naive, fails_on=("backward",)))
+
+
+# ---------------------------------------------------------------- two-class margin loss on a linear scorer
+def _t_softmargin():
+    import torch
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = torch.nn.Linear(4, 3)
+            self.loss = torch.nn.SoftMarginLoss()
+
+        def forward(self, x, y):
+            return self.loss(self.fc(x), y)
+
+    return Net()
+
+
+def _m_softmargin(correct: bool):
+    def make():
+        import mindspore.nn as nn
+        import mindspore.ops as ops
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Dense(4, 3)
+                self.loss = nn.SoftMarginLoss()
+
+            def construct(self, x, y):
+                z = self.fc(x)
+                if correct:
+                    return ops.mean(ops.log1p(ops.exp(-y * z)))
+                return self.loss(z, y)
+
+        return Net()
+    return make
+
+
+_SIGNS = [[1.0, -1.0, 1.0], [-1.0, -1.0, 1.0], [1.0, 1.0, -1.0], [-1.0, 1.0, -1.0]]
+
+ENTRIES.append(entry(
+    "h13a_soft_margin_loss_no_cpu_kernel_raises", "h13",
+    PROBE + "mindspore.nn.SoftMarginLoss on CPU (kernel SoftMarginLoss unregistered)",
+    _t_softmargin, _m_softmargin(False), _m_softmargin(True), ("loss",), ("SoftMarginLoss|kernel|CPU",),
+    inputs={"x": uniform(4, 4), "y": given(_SIGNS, dtype="float32")}, fails_with="error",
+    cause_pattern=r"\bSoftMarginLoss\b[^.]*\b(kernel|CPU|unregistered|support\w*)\b"
+                  r"|\b(kernel|CPU|unregistered)\b[^.]*\bSoftMarginLoss\b|\blog1p\b[^.]*\bexp\b|\bsoftplus\b"))
+
+
+# ---------------------------------------------------------------- positions from the legacy inclusive range
+def _t_range():
+    import torch
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = torch.nn.Linear(3, 5)
+
+        def forward(self, x):
+            h = self.fc(x)
+            pos = torch.range(0, h.shape[-1] - 1)
+            return h * torch.exp(-0.25 * pos)
+
+    return Net()
+
+
+def _m_range(correct: bool):
+    def make():
+        import mindspore as ms
+        import mindspore.nn as nn
+        import mindspore.ops as ops
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Dense(3, 5)
+
+            def construct(self, x):
+                h = self.fc(x)
+                n = h.shape[-1]
+                pos = ops.range(0, n, 1) if correct else ops.range(0, n - 1, 1)
+                return h * ops.exp(-0.25 * pos.astype(ms.float32))
+
+        return Net()
+    return make
+
+
+ENTRIES.append(entry(
+    "h13a_torch_range_inclusive_end_as_ops_range", "h13",
+    "range", _t_range, _m_range(False), _m_range(True), ("after:fc",), ("range inclusive end|arange",),
+    inputs={"x": uniform(2, 3)}, fails_with="error",
+    cause_pattern=r"\b(torch\.)?range\b[^.]*\b(inclusive|includes?|exclusive|excludes?|end)\b"
+                  r"|\b(inclusive|exclusive)\b[^.]*\brange\b|\bops\.range\(\s*0\s*,\s*n\b|\barange\b"))
