@@ -298,3 +298,101 @@ ENTRIES.append(entry(
     inputs={"x": uniform(2, 3)}, fails_with="error",
     cause_pattern=r"\b(torch\.)?range\b[^.]*\b(inclusive|includes?|exclusive|excludes?|end)\b"
                   r"|\b(inclusive|exclusive)\b[^.]*\brange\b|\bops\.range\(\s*0\s*,\s*n\b|\barange\b"))
+
+
+# ---------------------------------------------------------------- gaussianizing a squashed feature (probit-style)
+def _t_erfinv():
+    import torch
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.clip = torch.nn.Hardtanh(-0.9995, 0.9995)
+            self.fc = torch.nn.Linear(4, 2)
+
+        def forward(self, x):
+            z = 1.4142135 * torch.erfinv(self.clip(x))
+            return self.fc(z)
+
+    return Net()
+
+
+def _m_erfinv(correct: bool):
+    def make():
+        import mindspore.nn as nn
+        import mindspore.ops as ops
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.clip = nn.Hardtanh(-0.9995, 0.9995)
+                self.fc = nn.Dense(4, 2)
+
+            def construct(self, x):
+                u = self.clip(x)
+                y = ops.erfinv(u)
+                if correct:  # Newton steps on erf(y) = u restore float32 accuracy near |u| -> 1
+                    for _ in range(3):
+                        y = y - (ops.erf(y) - u) / (1.1283791670955126 * ops.exp(-y * y))
+                return self.fc(1.4142135 * y)
+
+        return Net()
+    return make
+
+
+ENTRIES.append(entry(
+    "h13a_erfinv_near_unit_argument_inaccurate", "h13",
+    PROBE + "mindspore.ops.erfinv against torch.erfinv for arguments near +-1 (float32 and float64 kernels)",
+    _t_erfinv, _m_erfinv(False), _m_erfinv(True), ("after:clip",), ("erfinv accuracy near 1",),
+    inputs={"x": uniform(3, 4, low=0.97, high=0.9992)},
+    cause_pattern=r"\berfinv\b[^.]*\b(accura\w*|precision|inaccura\w*|tails?|near|close to|newton|refine\w*|approximat\w*)\b"
+                  r"|\b(accura\w*|precision|inaccura\w*|newton|refine\w*)\b[^.]*\berfinv\b"))
+
+
+# ---------------------------------------------------------------- Mish on unnormalized inputs
+def _t_mish():
+    import torch
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = torch.nn.Linear(3, 4)
+            self.act = torch.nn.Mish()
+            self.fc2 = torch.nn.Linear(4, 2)
+
+        def forward(self, x):
+            return self.fc2(self.act(self.fc1(x)))
+
+    return Net()
+
+
+def _m_mish(correct: bool):
+    def make():
+        import mindspore.nn as nn
+        import mindspore.ops as ops
+
+        class SoftplusMish(nn.Cell):
+            def construct(self, x):
+                return x * ops.tanh(ops.softplus(x))
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.fc1 = nn.Dense(3, 4)
+                self.act = SoftplusMish() if correct else nn.Mish()
+                self.fc2 = nn.Dense(4, 2)
+
+            def construct(self, x):
+                return self.fc2(self.act(self.fc1(x)))
+
+        return Net()
+    return make
+
+
+ENTRIES.append(entry(
+    "h13a_mish_large_activations_cpu_kernel", "h13",
+    PROBE + "mindspore.nn.Mish on CPU for inputs above ~44 against torch.nn.Mish",
+    _t_mish, _m_mish(False), _m_mish(True), ("act",), ("Mish overflow large inputs",),
+    inputs={"x": uniform(3, 3, low=60.0, high=120.0)}, fails_with="nonfinite",
+    cause_pattern=r"\bMish\b[^.]*\b(overflow\w*|NaN|large|inf\w*|softplus|threshold|exp)\b"
+                  r"|\b(overflow\w*|NaN)\b[^.]*\bMish\b|\btanh\s*\(\s*(ops\.)?softplus\b"))
