@@ -396,3 +396,54 @@ ENTRIES.append(entry(
     inputs={"x": uniform(3, 3, low=60.0, high=120.0)}, fails_with="nonfinite",
     cause_pattern=r"\bMish\b[^.]*\b(overflow\w*|NaN|large|inf\w*|softplus|threshold|exp)\b"
                   r"|\b(overflow\w*|NaN)\b[^.]*\bMish\b|\btanh\s*\(\s*(ops\.)?softplus\b"))
+
+
+# ---------------------------------------------------------------- positive scale through Softplus, used in log space
+def _t_softplus():
+    import torch
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.act = torch.nn.Softplus()
+            self.fc = torch.nn.Linear(4, 2)
+
+        def forward(self, x):
+            return self.fc(torch.log(self.act(x)))
+
+    return Net()
+
+
+def _m_softplus(correct: bool):
+    def make():
+        import mindspore.nn as nn
+        import mindspore.ops as ops
+
+        class Softplus(nn.Cell):
+            def construct(self, x):
+                if correct:  # log1p(e) by its series where exp(x) is tiny
+                    e = ops.exp(x)
+                    tail = e - e * e / 2 + e * e * e / 3 - e * e * e * e / 4
+                    return ops.where(x < -5.0, tail, ops.softplus(x))
+                return ops.softplus(x)
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.act = Softplus()
+                self.fc = nn.Dense(4, 2)
+
+            def construct(self, x):
+                return self.fc(ops.log(self.act(x)))
+
+        return Net()
+    return make
+
+
+ENTRIES.append(entry(
+    "h13a_softplus_negative_tail_precision", "h13",
+    PROBE + "mindspore.ops.softplus (log(1 + exp(x)) on CPU) against torch.nn.Softplus for x in [-16, -7]",
+    _t_softplus, _m_softplus(False), _m_softplus(True), ("act",), ("softplus tail precision log1p",),
+    inputs={"x": uniform(3, 4, low=-16.0, high=-7.0)},
+    cause_pattern=r"\bsoftplus\b[^.]*\b(precision|accura\w*|inaccura\w*|underflow\w*|tail|log1p|cancell\w*|negative)\b"
+                  r"|\b(precision|accura\w*|underflow\w*|log1p)\b[^.]*\bsoftplus\b"))
