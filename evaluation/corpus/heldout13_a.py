@@ -447,3 +447,56 @@ ENTRIES.append(entry(
     inputs={"x": uniform(3, 4, low=-16.0, high=-7.0)},
     cause_pattern=r"\bsoftplus\b[^.]*\b(precision|accura\w*|inaccura\w*|underflow\w*|tail|log1p|cancell\w*|negative)\b"
                   r"|\b(precision|accura\w*|underflow\w*|log1p)\b[^.]*\bsoftplus\b"))
+
+
+# ---------------------------------------------------------------- probit log-likelihood of a bounded score
+def _t_logndtr():
+    import torch
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.clip = torch.nn.Hardtanh(-30.0, 30.0)
+
+        def forward(self, x):
+            return torch.special.log_ndtr(self.clip(x))
+
+    return Net()
+
+
+def _m_logndtr(correct: bool):
+    def make():
+        import math
+
+        import mindspore.nn as nn
+        import mindspore.ops as ops
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.clip = nn.Hardtanh(-30.0, 30.0)
+
+            def construct(self, x):
+                z = self.clip(x)
+                direct = ops.log(0.5 * ops.erfc(-z / math.sqrt(2.0)))
+                if not correct:
+                    return direct
+                t = ops.clamp(z, max=-8.0)  # asymptotic series of log(ndtr) in the lower tail
+                r = 1.0 / (t * t)
+                series = 1.0 - r + 3.0 * r * r - 15.0 * r * r * r + 105.0 * r * r * r * r
+                tail = -0.5 * t * t - ops.log(-t) - 0.5 * math.log(2.0 * math.pi) + ops.log(series)
+                return ops.where(z < -8.0, tail, direct)
+
+        return Net()
+    return make
+
+
+_PROBIT = [[-2.0, -5.5, -9.0, -13.5], [-14.0, -3.2, -11.0, -12.8], [-7.5, -13.9, -1.0, -10.2]]
+
+ENTRIES.append(entry(
+    "h13a_log_ndtr_as_log_of_erfc_lower_tail", "h13",
+    PROBE + "torch.special.log_ndtr (no MindSpore counterpart) against log(0.5 * mindspore.ops.erfc(-x / sqrt(2)))",
+    _t_logndtr, _m_logndtr(False), _m_logndtr(True), ("after:clip",), ("log_ndtr underflow lower tail",),
+    inputs={"x": given(_PROBIT, dtype="float32")},
+    cause_pattern=r"\blog_ndtr\b|\b(ndtr|erfc)\b[^.]*\b(underflow\w*|denormal\w*|subnormal\w*|tail|asymptotic)\b"
+                  r"|\b(underflow\w*|asymptotic)\b[^.]*\b(ndtr|erfc)\b"))
