@@ -265,8 +265,8 @@ def _t_range():
 
         def forward(self, x):
             h = self.fc(x)
-            pos = torch.range(0, h.shape[-1] - 1)
-            return h * torch.exp(-0.25 * pos)
+            pos = torch.range(0, h.shape[-1] - 1) / h.shape[-1]
+            return torch.cat([h, pos.unsqueeze(0).expand(h.shape[0], -1)], dim=-1)
 
     return Net()
 
@@ -285,8 +285,8 @@ def _m_range(correct: bool):
             def construct(self, x):
                 h = self.fc(x)
                 n = h.shape[-1]
-                pos = ops.range(0, n, 1) if correct else ops.range(0, n - 1, 1)
-                return h * ops.exp(-0.25 * pos.astype(ms.float32))
+                pos = (ops.range(0, n, 1) if correct else ops.range(0, n - 1, 1)).astype(ms.float32) / n
+                return ops.cat([h, ops.broadcast_to(pos.reshape(1, -1), (h.shape[0], -1))], axis=-1)
 
         return Net()
     return make
@@ -295,7 +295,7 @@ def _m_range(correct: bool):
 ENTRIES.append(entry(
     "h13a_torch_range_inclusive_end_as_ops_range", "h13",
     "range", _t_range, _m_range(False), _m_range(True), ("after:fc",), ("range inclusive end|arange",),
-    inputs={"x": uniform(2, 3)}, fails_with="error",
+    inputs={"x": uniform(2, 3)}, fails_with="shape",
     cause_pattern=r"\b(torch\.)?range\b[^.]*\b(inclusive|includes?|exclusive|excludes?|end)\b"
                   r"|\b(inclusive|exclusive)\b[^.]*\brange\b|\bops\.range\(\s*0\s*,\s*n\b|\barange\b"))
 
@@ -500,3 +500,62 @@ ENTRIES.append(entry(
     inputs={"x": given(_PROBIT, dtype="float32")},
     cause_pattern=r"\blog_ndtr\b|\b(ndtr|erfc)\b[^.]*\b(underflow\w*|denormal\w*|subnormal\w*|tail|asymptotic)\b"
                   r"|\b(underflow\w*|asymptotic)\b[^.]*\b(ndtr|erfc)\b"))
+
+
+# ---------------------------------------------------------------- robust (interquartile) scaling of features
+_QS = (0.25, 0.75)
+
+
+def _t_quantile():
+    import torch
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = torch.nn.Linear(3, 6)
+
+        def forward(self, x):
+            h = self.fc(x)
+            lo, hi = torch.quantile(h, torch.tensor(_QS), dim=-1, keepdim=True)
+            return (h - lo) / (hi - lo + 0.1)
+
+    return Net()
+
+
+def _m_quantile(correct: bool):
+    def make():
+        import mindspore as ms
+        import mindspore.nn as nn
+        import mindspore.ops as ops
+
+        def linear_quantile(h, q):  # torch.quantile's default 'linear' interpolation over the sorted last axis
+            s = ops.sort(h, axis=-1)[0]
+            pos = q * (h.shape[-1] - 1)
+            i = int(pos)
+            j = min(i + 1, h.shape[-1] - 1)
+            return s[..., i:i + 1] + (pos - i) * (s[..., j:j + 1] - s[..., i:i + 1])
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Dense(3, 6)
+
+            def construct(self, x):
+                h = self.fc(x)
+                if correct:
+                    lo, hi = linear_quantile(h, _QS[0]), linear_quantile(h, _QS[1])
+                else:
+                    lo, hi = ops.quantile(h, ms.Tensor(list(_QS), ms.float32), axis=-1, keepdims=True)
+                return (h - lo) / (hi - lo + 0.1)
+
+        return Net()
+    return make
+
+
+ENTRIES.append(entry(
+    "h13a_quantile_as_ops_quantile_no_cpu_kernel_raises", "h13",
+    PROBE + "mindspore.ops.quantile on CPU (Unsupported op [Quantile]) against torch.quantile",
+    _t_quantile, _m_quantile(False), _m_quantile(True), ("after:fc",), ("Quantile kernel CPU|sort interpolation",),
+    inputs={"x": uniform(4, 3)}, fails_with="error",
+    cause_pattern=r"\bquantile\b[^.]*\b(kernel|CPU|unsupported|not supported|sort\w*)\b"
+                  r"|\b(kernel|CPU|unsupported)\b[^.]*\bquantile\b|\bsort\w*\b[^.]*\binterpolat\w*\b"))
