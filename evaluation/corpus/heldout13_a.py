@@ -103,7 +103,8 @@ ENTRIES.append(entry(
     "h13a_pairwise_distance_as_ops_norm_identical_pairs_gradient", "h13",
     PROBE + "torch.nn.functional.pairwise_distance (eps=1e-6 added to the difference) vs mindspore.ops.norm",
     _t_pdist, _m_pdist(False), _m_pdist(True), ("after:fc",), ("eps|pairwise_distance|norm gradient at zero",),
-    inputs={"a": given(_PAIR_A, dtype="float32"), "b": given(_PAIR_B, dtype="float32")}, checks=("forward", "backward"), fails_with="nonfinite",
+    inputs={"a": given(_PAIR_A, dtype="float32"), "b": given(_PAIR_B, dtype="float32")},
+    checks=("forward", "backward"), fails_with="nonfinite",
     cause_pattern=r"\bpairwise_distance\b|\beps\b[^.]*\b1e-0?6\b|\b1e-0?6\b[^.]*\beps\b"
                   r"|\b(1e-0?6|eps\w*)\b[^.]*\b(difference|x1\s*-\s*x2)\b"))
 
@@ -151,7 +152,8 @@ ENTRIES.append(entry(
     "h13a_conv1d_padding_mode_replicate_as_pad_mode_pad", "h13",
     "Conv1d", _t_conv_rep, _m_conv_rep(False), _m_conv_rep(True), ("conv",), ("padding_mode replicate|edge padding",),
     inputs={"x": uniform(2, 2, 6, low=0.5, high=2.0)},
-    cause_pattern=r"\breplicat\w*\b|\bpadding_mode\b[^.]*\b(replicat\w*|edge)\b|\bmode\s*=\s*['\"](replicate|edge)['\"]"))
+    cause_pattern=r"\breplicat\w*\b[^.]*\bpad\w*\b|\bpad\w*\b[^.]*\breplicat\w*\b"
+                  r"|\bmode\s*=\s*['\"](replicate|edge)['\"]"))
 
 
 # ---------------------------------------------------------------- cyclic learning rate on plain SGD
@@ -345,7 +347,8 @@ ENTRIES.append(entry(
     PROBE + "mindspore.ops.erfinv against torch.erfinv for arguments near +-1 (float32 and float64 kernels)",
     _t_erfinv, _m_erfinv(False), _m_erfinv(True), ("after:clip",), ("erfinv accuracy near 1",),
     inputs={"x": uniform(3, 4, low=0.97, high=0.9992)},
-    cause_pattern=r"\berfinv\b[^.]*\b(accura\w*|precision|inaccura\w*|tails?|near|close to|newton|refine\w*|approximat\w*)\b"
+    cause_pattern=r"\berfinv\b[^.]*\b(accura\w*|precision|inaccura\w*|tails?|near|close to|newton|refine\w*"
+                  r"|approximat\w*)\b"
                   r"|\b(accura\w*|precision|inaccura\w*|newton|refine\w*)\b[^.]*\berfinv\b"))
 
 
