@@ -494,13 +494,13 @@ def _m_logndtr(correct: bool):
     return make
 
 
-_PROBIT = [[-2.0, -5.5, -9.0, -13.5], [-14.0, -3.2, -11.0, -12.8], [-7.5, -13.9, -1.0, -10.2]]
+_PROBIT = [[-2.0, -5.5, -9.0, -16.0], [-20.0, -3.2, -11.0, -12.5], [-7.5, -25.0, -1.0, -10.2]]
 
 ENTRIES.append(entry(
     "h13a_log_ndtr_as_log_of_erfc_lower_tail", "h13",
     PROBE + "torch.special.log_ndtr (no MindSpore counterpart) against log(0.5 * mindspore.ops.erfc(-x / sqrt(2)))",
     _t_logndtr, _m_logndtr(False), _m_logndtr(True), ("after:clip",), ("log_ndtr underflow lower tail",),
-    inputs={"x": given(_PROBIT, dtype="float32")},
+    inputs={"x": given(_PROBIT, dtype="float32")}, fails_with="nonfinite",
     cause_pattern=r"\blog_ndtr\b|\b(ndtr|erfc)\b[^.]*\b(underflow\w*|denormal\w*|subnormal\w*|tail|asymptotic)\b"
                   r"|\b(underflow\w*|asymptotic)\b[^.]*\b(ndtr|erfc)\b"))
 
