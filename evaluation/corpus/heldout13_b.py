@@ -215,21 +215,21 @@ class _MsRobustScaleSorted(mnn.Cell):
 
 ENTRIES = [
     entry("h13b_gradient_reversal_layer_ported_without_bprop", FAMILY,
-          "probe: torch.autograd.Function backward vs a MindSpore Cell without bprop",
+          "probe (torch 2.13 / MindSpore 2.10, CPU): torch.autograd.Function backward vs a MindSpore Cell without bprop",
           _TorchDomainHead, lambda: _MsDomainHead(_MsGRLIdentity), lambda: _MsDomainHead(_MsGRL),
           ("grl",), ("bprop|gradient reversal|custom backward",),
           inputs={"x": uniform(4, 6)}, checks=("forward", "backward"), fails_on=("backward",),
           cause_pattern=r"\bbprop\b|\bgradient[- ]revers\w*|\brevers\w*\b[^.]*\bgradients?\b|"
                         r"\bnegat\w*\b[^.]*\bgradients?\b|\bautograd\.Function\b|\bcustom (?:backward|gradient)\b"),
     entry("h13b_tensor_register_hook_grad_clamp_dropped", FAMILY,
-          "probe: torch.Tensor.register_hook (gradient clamp) vs a MindSpore port without a backward hook/bprop",
+          "probe (torch 2.13 / MindSpore 2.10, CPU): torch.Tensor.register_hook (gradient clamp) vs a MindSpore port without a backward hook/bprop",
           _TorchHookedMLP, lambda: _MsHookedMLP(False), lambda: _MsHookedMLP(True),
           ("after:fc1",), ("register_hook|gradient clamp|bprop",),
           inputs={"x": uniform(4, 6)}, checks=("forward", "backward"), fails_on=("backward",),
           cause_pattern=r"\bregister_hook\b|\bhook\w*\b[^.]*\bclamp\w*|\bclamp\w*\b[^.]*\bgradients?\b|"
                         r"\bgradients?\b[^.]*\bclip\w*|\bbprop\b|\bHookBackward\b"),
     entry("h13b_functional_smooth_l1_loss_default_reduction_none", FAMILY,
-          "probe: mindspore.ops.smooth_l1_loss(reduction='none' default) vs torch.nn.functional.smooth_l1_loss",
+          "probe (torch 2.13 / MindSpore 2.10, CPU): mindspore.ops.smooth_l1_loss(reduction='none' default) vs torch.nn.functional.smooth_l1_loss",
           _TorchDenoiseLoss, lambda: _MsDenoiseLoss(None), lambda: _MsDenoiseLoss("mean"),
           ("after:fc",), ("reduction|mean",),
           inputs={"x": uniform(3, 6), "y": uniform(3, 4)}, fails_with="shape",
@@ -242,7 +242,7 @@ ENTRIES = [
                         r"\b(?:inclusive|exclusive|excludes?|includes?)\b[^.]*\brange\b|"
                         r"\b(?:a)?range\(\s*-2(?:\.0)?\s*,\s*3(?:\.0)?\b"),
     entry("h13b_quantile_no_cpu_kernel_raises", FAMILY,
-          "probe: mindspore.ops.quantile on CPU (kernel select fails) vs torch.quantile",
+          "probe (torch 2.13 / MindSpore 2.10, CPU): mindspore.ops.quantile on CPU (kernel select fails) vs torch.quantile",
           _TorchRobustScale, _MsRobustScaleQuantile, _MsRobustScaleSorted,
           ("after:fc1",), ("quantile|kernel|sort",),
           inputs={"x": uniform(4, 6)}, fails_with="error",

@@ -350,7 +350,8 @@ class MsMelGANResBlock(mnn.Cell):
 
 ENTRIES = [
     entry("h13b_port_cbam_spatial_basicconv_bn_momentum_torch_value", FAMILY,
-          "model:CBAM (Woo et al. 2018) BasicConv BatchNorm2d(momentum=0.01); BatchNorm2d",
+          "model:CBAM (Woo et al. 2018; the authors' BasicConv has BatchNorm2d(eps=1e-5, momentum=0.01)), ported with "
+          "mindspore.nn.BatchNorm2d; page BatchNorm2d",
           TorchCBAM, lambda: MsCBAM(0.01), lambda: MsCBAM(0.99),
           ("spatial_gate.spatial.bn",), ("momentum",),
           inputs={"x": uniform(2, 8, 6, 6)}, checks=("train",),
@@ -364,21 +365,24 @@ ENTRIES = [
           cause_pattern=r"\bSplit\b[^.]*\baxis\b[^.]*(?:-1|\blast\b|\b1\b)|\baxis\s*=\s*-?1\b[^.]*\bsplit\b|"
                         r"\bsplit\b[^.]*\b(?:default )?axis\b[^.]*\b0\b|\bsplit\b[^.]*\b(?:batch|first) (?:axis|dim)"),
     entry("h13b_port_sknet_branch_attention_softmax_primitive_default_axis", FAMILY,
-          "model:SKNet (Li et al. 2019) SKConv, nn.Softmax(dim=1) over branches ported with mindspore.ops.Softmax",
+          "model:SKNet (Li et al. 2019) SKConv, softmax over the branch axis; MindSpore style as mindcv's "
+          "selective_kernel.py, written with the mindspore.ops.Softmax primitive",
           TorchSKConv, lambda: MsSKConv(mops.Softmax()), lambda: MsSKConv(mops.Softmax(axis=1)),
           ("softmax",), ("Softmax|axis",),
           inputs={"x": uniform(2, 4, 6, 6)},
           cause_pattern=r"\b[Ss]oftmax\b[^.]*\b(?:axis|dim)\s*=\s*1\b|\b(?:axis|dim)\s*=\s*1\b[^.]*\b[Ss]oftmax\b|"
                         r"\b[Ss]oftmax\b[^.]*\bbranch"),
     entry("h13b_port_ssd_conv4_3_l2norm_l2normalize_default_axis", FAMILY,
-          "model:SSD (Liu et al. 2016) conv4_3 L2Norm + multibox loc head, ported with mindspore.ops.L2Normalize",
+          "model:SSD (Liu et al. 2016) conv4_3 L2Norm (ssd.pytorch layers/modules/l2norm.py) + multibox loc head, "
+          "ported with the mindspore.ops.L2Normalize primitive (model_zoo official/cv/ssd style)",
           TorchSSDHead, lambda: MsSSDHead(mops.L2Normalize()), lambda: MsSSDHead(mops.L2Normalize(axis=1, epsilon=1e-10)),
           ("l2norm",), ("L2Normalize|axis",),
           inputs={"x": uniform(2, 3, 4, 4)},
           cause_pattern=r"\bL2Normalize\b[^.]*\baxis\s*=\s*1\b|\baxis\s*=\s*1\b[^.]*\bL2Normalize\b|"
                         r"\bL2Normalize\b[^.]*\b(?:default )?axis\b[^.]*\b(?:0|batch)\b|\bnormaliz\w*\b[^.]*\bchannel"),
     entry("h13b_port_pspnet_pyramid_pooling_interpolate_align_corners_default", FAMILY,
-          "interpolate",
+          "model:PSPNet (Zhao et al. 2017) PPM as in semseg (bilinear, align_corners=True) vs mindspore-ai/models "
+          "PSPNet's PPM cell; page interpolate",
           TorchPPM, lambda: MsPPM(False), lambda: MsPPM(True),
           ("after:stages.1",), ("align_corners",),
           inputs={"x": uniform(2, 4, 6, 6)},
@@ -397,7 +401,8 @@ ENTRIES = [
           cause_pattern=r"\bpad_mode\s*=\s*['\"]?pad\b|\bpadding\s*=\s*1\b[^.]*\bpad_mode\b|"
                         r"\bpad_mode\b[^.]*\bpadding\s*=\s*1\b|\bsame\b[^.]*\basymmetric|\basymmetric\b[^.]*\bpad"),
     entry("h13b_port_melgan_resblock_reflection_pad_as_symmetric", FAMILY,
-          "model:MelGAN (Kumar et al. 2019) ResnetBlock, ReflectionPad1d ported with nn.Pad(mode='SYMMETRIC')",
+          "model:MelGAN (Kumar et al. 2019) residual stack (ParallelWaveGAN residual_stack.py: LeakyReLU, "
+          "ReflectionPad1d, dilated Conv1d), padding ported with mindspore.nn.Pad",
           TorchMelGANResBlock, lambda: MsMelGANResBlock(True), lambda: MsMelGANResBlock(False),
           ("block.1",), ("REFLECT|ReflectionPad1d",),
           inputs={"x": uniform(2, 4, 12)},
