@@ -406,6 +406,6 @@ ENTRIES = [
           TorchMelGANResBlock, lambda: MsMelGANResBlock(True), lambda: MsMelGANResBlock(False),
           ("block.1",), ("REFLECT|ReflectionPad1d",),
           inputs={"x": uniform(2, 4, 12)},
-          cause_pattern=r"\bREFLECT\b|\bReflectionPad1d\b|\bmode\s*=\s*['\"]reflect\b|\breflect(?:ion)?\b[^.]*\bpad\w*|"
-                        r"\bpad\w*\b[^.]*\breflect(?:ion)?\b"),
+          cause_pattern=r"\bReflectionPad1d\b|\bmode\s*=\s*['\"]?reflect\b|\breflect(?:ion)?\b[^.]*\bpad\w*|"
+                        r"\bpad\w*\b[^.]*\breflect(?:ion)?\b|\bSYMMETRIC\b[^.]*\b(?:REFLECT|mirror\w*)\b"),
 ]
