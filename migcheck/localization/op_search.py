@@ -19,6 +19,7 @@ from migcheck.localization.op_compose import parameter_namer, scale_fix, transpo
 from migcheck.localization.op_align import (OpDivergence, counterpart, differing_outputs, diverging_ops,
                                             outputs_differ, said_outputs, same_value)
 from migcheck.localization.op_sequence import reorder_fix
+from migcheck.localization.raising_op import same_operation
 from migcheck.localization.op_candidates import api_candidates, base_name, call_words, candidates, shown_function
 from migcheck.records.ops import UNCHANGED, OpChange, OpRecord
 from migcheck.runners.probes import MindSporeProbe, TorchProbe
@@ -86,7 +87,12 @@ def search_ops(module: TorchProbe, cell: MindSporeProbe, torch_owner: str, ms_na
             except Exception:  # a change the op refuses
                 continue
             whole = agree_all(torch_out, got, tol_for)
-            if whole or (not swept and _op_agrees(div, changed, same) and closer(torch_out, got, base, rtol, atol)):
+            # another function agreeing with torch's counterpart at the op alone counts only where that counterpart
+            # is the same operation (torch may compute the port's fused L2Normalize in several calls: its first, a
+            # pow, is no stand-in for it); otherwise the whole construct must agree
+            alike = not change.replace or (div.torch is not None and same_operation(div.ms.name, div.torch.name))
+            if whole or (not swept and alike and _op_agrees(div, changed, same)
+                         and closer(torch_out, got, base, rtol, atol)):
                 held = _beyond(second, module, cell, torch_owner, ms_name, div, change, whole, same)
                 if not held.ok:  # agrees on the case's input only: not the cause; the search goes on
                     tried[-1] += f" (rejected: {held.words})"

@@ -34,6 +34,13 @@ def torch_names(ms_name: str) -> Tuple[str, ...]:
     return tuple(squashed_name(n) for n in _MS_TO_TORCH.get(short, (short,)))
 
 
+def same_operation(ms_name: str, torch_name: str) -> bool:
+    """Whether two calls name the same operation: one's squashed name holds the other's (L2Normalize and
+    normalize, ops.max and max, Squeeze and squeeze), or an alias pairs them (concat and cat)."""
+    a, b = (squashed_name(n.rsplit(" ", 1)[-1].rsplit(".", 1)[-1]) for n in (ms_name, torch_name))
+    return a in b or b in a or b in torch_names(ms_name)
+
+
 def counterpart_call(raised: RaisingCall, torch_owner: str, ms_position: int, torch_calls: Sequence[RaisingCall]
                      ) -> Tuple[Optional[RaisingCall], str]:
     """(torch's call set beside the raising one, how it was paired: "by name" / "by position"), or (None, "")."""

@@ -1,0 +1,40 @@
+"""Every other axis for an op's axis argument: a primitive built with its default axis (ops.Softmax() normalizes
+the last axis, ops.L2Normalize() the first) where torch's call names another, or where torch computes the same
+thing in several calls and no argument of its own lines up. Candidates come from the call's own arguments and its
+input's rank; only a re-run that then agrees with torch confirms one (op_search.py).
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, List, Mapping, Tuple
+
+from migcheck.records.ops import OpChange, OpRecord
+
+_AXIS = re.compile(r"^(axis|axes|dim|dims)$")
+
+
+def other_axes(ms_op: OpRecord, args: Mapping[str, Any], where: Mapping[str, Tuple[str, Any]]
+               ) -> List[Tuple[OpChange, str]]:
+    """For each argument named axis/dim holding one axis (a number, or a list of one), each other axis of the
+    op's first input, in the same form."""
+    if not ms_op.inputs:
+        return []
+    rank = ms_op.inputs[0].ndim
+    out = []
+    for name, value in args.items():
+        if not _AXIS.match(name) or name not in where:
+            continue
+        one = value[0] if isinstance(value, (tuple, list)) and len(value) == 1 else value
+        if not isinstance(one, int) or isinstance(one, bool) or rank < 2 or not -rank <= one < rank:
+            continue
+        for axis in range(rank):
+            if axis == one % rank:
+                continue
+            given = axis - rank if one < 0 else axis  # the port's own sign convention
+            new = type(value)((given,)) if isinstance(value, (tuple, list)) else given
+            kind, key = where[name]
+            change = {"arg": (), "pos": (), "init": ()}
+            change[kind] = ((key, new),)
+            out.append((OpChange(ms_op.index, change["arg"], change["pos"], change["init"]),
+                        f"{name}={new!r} (another axis of its rank-{rank} input)"))
+    return out

@@ -1,0 +1,67 @@
+"""A primitive built with its default axis where torch's written-out computation reads another: each other axis of
+the input is re-run, and a fused op is never "fixed" by the first of torch's several calls standing in for it."""
+import numpy as np
+import pytest
+
+from migcheck import PairedCase, uniform
+from migcheck.localization.op_axes import other_axes
+from migcheck.planning.items import Item
+from migcheck.records.ops import OpRecord
+from migcheck.running.pipeline import run_item
+
+pytestmark = [pytest.mark.needs_torch, pytest.mark.needs_mindspore]
+torch = pytest.importorskip("torch")
+ms = pytest.importorskip("mindspore")
+
+
+def test_each_other_axis_is_tried_in_the_ports_own_form():
+    r = OpRecord(3, "L2Normalize", inputs=(np.zeros((2, 3, 4)),), init=(("axis", (0,)),))
+    changes = [c.init for c, _ in other_axes(r, {"axis": (0,)}, {"axis": ("init", "axis")})]
+    assert changes == [(("axis", (1,)),), (("axis", (2,)),)]
+    r = OpRecord(3, "ops.softmax", positional=("<tensor>", -1), names=("input", "axis"), inputs=(np.zeros((2, 3)),))
+    changes = [c.arguments for c, _ in other_axes(r, {"axis": -1}, {"axis": ("arg", "axis")})]
+    assert changes == [(("axis", -2),)]
+
+
+def _l2(ms_normalize):
+    class T(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = torch.nn.Conv2d(2, 4, 1)
+
+        def forward(self, x):
+            h = self.conv(x)
+            return h / h.pow(2).sum(dim=1, keepdim=True).sqrt().clamp_min(1e-10)
+
+    class M(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.conv = ms.nn.Conv2d(2, 4, 1, has_bias=True)
+            self.norm = ms_normalize
+
+        def construct(self, x):
+            return self.norm(self.conv(x))
+
+    case = PairedCase(name="l2", torch=T, mindspore=M, inputs={"x": uniform(2, 2, 3, 3)}, checks=("forward",))
+    return run_item(Item(case, "forward", "pynative", "cpu"))
+
+
+def test_a_fused_primitive_at_its_default_axis_gets_torchs_axis_and_never_torchs_first_call_in_its_place():
+    v = _l2(ms.ops.L2Normalize(epsilon=1e-20))  # its default axis is 0; torch's written-out norm reads axis 1
+    assert v.status == "fail"
+    (finding,) = v.localization.findings
+    assert finding.confirmed and finding.confidence == "high"
+    assert finding.fix.endswith("ops.L2Normalize(axis=(1,))"), finding.fix
+    assert "ops.pow" not in finding.fix
+
+
+def test_the_normalize_over_channels_twin_passes():
+    assert _l2(ms.ops.L2Normalize(axis=1, epsilon=1e-20)).status == "pass"
+
+
+def test_same_operation_pairs_names_of_one_operation_only():
+    from migcheck.localization.raising_op import same_operation
+
+    assert same_operation("L2Normalize", "normalize") and same_operation("ops.concat", "cat")
+    assert same_operation("primitive Softmax", "softmax") and same_operation("ops.max", "max")
+    assert not same_operation("L2Normalize", "pow") and not same_operation("DepthToSpace", "pixel_shuffle")
