@@ -38,3 +38,23 @@ def other_axes(ms_op: OpRecord, args: Mapping[str, Any], where: Mapping[str, Tup
             out.append((OpChange(ms_op.index, change["arg"], change["pos"], change["init"]),
                         f"{name}={new!r} (another axis of its rank-{rank} input)"))
     return out
+
+
+def one_step_further(ms_op: OpRecord, args: Mapping[str, Any], where: Mapping[str, Tuple[str, Any]]
+                     ) -> List[Tuple[OpChange, str]]:
+    """For an op that makes a tensor from numbers alone (ops.range, ops.arange, ops.linspace): each number moved by
+    one and by each other number of the call (an end torch includes where the port's excludes it: end + step)."""
+    if ms_op.inputs or not ms_op.outputs:
+        return []
+    numbers = {n: v for n, v in args.items() if n in where and isinstance(v, (int, float)) and not isinstance(v, bool)}
+    out = []
+    for name, value in numbers.items():
+        steps = [1] + [v for n, v in numbers.items() if n != name and v not in (0, 1)]
+        for step in dict.fromkeys(steps):
+            for new in (value + step, value - step):
+                kind, key = where[name]
+                change = {"arg": (), "pos": (), "init": ()}
+                change[kind] = ((key, new),)
+                out.append((OpChange(ms_op.index, change["arg"], change["pos"], change["init"]),
+                            f"{name}={new!r} ({name} moved by {step!r}: an end included on one side only)"))
+    return out

@@ -19,7 +19,7 @@ import numpy as np
 
 from migcheck.localization.arg_candidates import setting_candidates
 from migcheck.localization.op_align import OpDivergence
-from migcheck.localization.op_axes import other_axes
+from migcheck.localization.op_axes import one_step_further, other_axes
 from migcheck.localization.op_sequence import reordered_sequences
 from migcheck.localization.op_compose import scale_candidates, size_candidates, transpose_candidates
 from migcheck.records.ops import OpChange, OpRecord
@@ -79,6 +79,7 @@ def candidates(div: OpDivergence, ms_ops: Sequence[OpRecord], named: Any = None,
     out += explicit_torch_keywords(div) + rebound_positionals(div) + shape_arguments(div) + other_repetition(div)
     out += reshaped_inputs(div) + refused_forms(div) + layout_changes(div) + reordered_sequences(div.ms)
     out += other_axes(div.ms, {a.name: a.value for a in ms_c.arguments}, where)
+    out += one_step_further(div.ms, {a.name: a.value for a in ms_c.arguments}, where)
     by_index = {r.index: r for r in ms_ops}
     drop = []
     if div.ms.inputs:  # an op the port added (an index [0] kept from torch's (values, indices) result)

@@ -65,3 +65,35 @@ def test_same_operation_pairs_names_of_one_operation_only():
     assert same_operation("L2Normalize", "normalize") and same_operation("ops.concat", "cat")
     assert same_operation("primitive Softmax", "softmax") and same_operation("ops.max", "max")
     assert not same_operation("L2Normalize", "pow") and not same_operation("DepthToSpace", "pixel_shuffle")
+
+
+def _positions(end: int):
+    class T(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = torch.nn.Linear(4, 5)
+
+        def forward(self, x):
+            return self.fc(x) + torch.arange(0, 5).float() / 5
+
+    class M(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc = ms.nn.Dense(4, 5)
+
+        def construct(self, x):
+            return self.fc(x) + ms.ops.range(0, end, 1).astype(ms.float32) / 5
+
+    case = PairedCase(name="positions", torch=T, mindspore=M, inputs={"x": uniform(2, 4)}, checks=("forward",))
+    return run_item(Item(case, "forward", "pynative", "cpu"))
+
+
+def test_a_range_one_short_gets_its_end_one_step_further_after_a_re_run():
+    v = _positions(4)  # the port's end excludes the last position torch's call makes
+    assert v.status in ("fail", "error")
+    (finding,) = v.localization.findings
+    assert finding.confirmed and finding.fix.startswith("range(..., end=4) -> range(..., end=5)"), finding.fix
+
+
+def test_the_range_to_five_twin_passes():
+    assert _positions(5).status == "pass"
