@@ -14,6 +14,7 @@ import numpy as np
 from migcheck.localization.arg_search import SearchOutcome, search
 from migcheck.localization.layout_search import layout_search
 from migcheck.localization.loaded import is_library
+from migcheck.localization.op_precision import layer_less_accurate
 from migcheck.runners.probes import MindSporeProbe, TorchProbe
 
 TolFor = Callable[[str], Tuple[float, float]]
@@ -50,7 +51,17 @@ def search_layer(module: TorchProbe, cell: MindSporeProbe, torch_name: str, ms_n
                           tried=outcome.tried + (found.tried if found is not None else ()) + classed.tried)
     if train:  # the layout is tried on the layer as it runs in eval mode
         return outcome
-    return layout_search(module, cell, torch_name, ms_name, inputs, torch_out, tol_for, outcome) or outcome
+    laid = layout_search(module, cell, torch_name, ms_name, inputs, torch_out, tol_for, outcome)
+    if laid is not None:
+        return laid
+    try:
+        kind = cell.subcell_kind(ms_name)
+    except KeyError:
+        return outcome
+    precision = layer_less_accurate(module, torch_name, kind, list(inputs), torch_out, ms_out)
+    if precision:  # measured against torch's layer re-run in float64: the cause, with no fix to show
+        return replace(outcome, cause=precision, fix="", confirmed=True, rule="kernel-precision")
+    return outcome
 
 
 

@@ -52,9 +52,11 @@ def one_step_further(ms_op: OpRecord, args: Mapping[str, Any], where: Mapping[st
         steps = [1] + [v for n, v in numbers.items() if n != name and v not in (0, 1)]
         for step in dict.fromkeys(steps):
             for new in (value + step, value - step):
+                new = new if isinstance(new, int) else float(f"{new:.12g}")  # 2.3, not 2.3000000000000003
                 kind, key = where[name]
                 change = {"arg": (), "pos": (), "init": ()}
                 change[kind] = ((key, new),)
                 out.append((OpChange(ms_op.index, change["arg"], change["pos"], change["init"]),
-                            f"{name}={new!r} ({name} moved by {step!r}: an end included on one side only)"))
+                            f"{name}={new!r} ({name} moved by {step!r}: one value more or fewer, as an end"
+                            f" included on one side only or a length computed another way makes)"))
     return out

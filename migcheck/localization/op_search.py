@@ -18,6 +18,7 @@ from migcheck.localization.confirm import agree, agree_all
 from migcheck.localization.op_compose import parameter_namer, scale_fix, transpose_fix
 from migcheck.localization.op_align import (OpDivergence, counterpart, differing_outputs, diverging_ops,
                                             outputs_differ, said_outputs, same_value)
+from migcheck.localization.op_precision import less_accurate
 from migcheck.localization.op_sequence import reorder_fix
 from migcheck.localization.raising_op import same_operation
 from migcheck.localization.op_candidates import api_candidates, base_name, call_words, candidates, shown_function
@@ -105,6 +106,10 @@ def search_ops(module: TorchProbe, cell: MindSporeProbe, torch_owner: str, ms_na
                                      + _between_children(traced, div, ms_name, torch_names)
                                      + (f"; {held.words}" if held.words else ""), _fix(div, change, ms_ops), True,
                                      tuple(tried), round(time.monotonic() - started, 3), RULE)
+    precision = less_accurate(module, torch_owner, divergences[0] if divergences else None)
+    if precision:  # measured against torch's op in float64: the cause, with no fix to show
+        return SearchOutcome(precision + _between_children(traced, divergences[0], ms_name, torch_names), "", True,
+                             tuple(tried), round(time.monotonic() - started, 3), "kernel-precision")
     return _nan_only(nan_only, ms_name, tried, started, base is None, traced, torch_names, ms_ops) or _located(_none(divergences[0] if divergences else None, tried, started, base is None, rejected), traced,
                     divergences, ms_name, torch_names)
 

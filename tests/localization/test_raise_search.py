@@ -91,15 +91,15 @@ def test_a_concat_that_raises_itself_gets_torchs_axis():
     assert d.fix == "concat(..., axis=0) -> concat(..., axis=1)"
 
 
-def test_an_arange_of_another_length_is_located_at_medium_without_a_fix():
-    # 13 values in torch (the length computed in double), 12 in MindSpore 2.10: no call of its own agrees
+def test_an_arange_of_another_length_gets_the_end_that_makes_torchs_length_after_a_re_run():
+    # 13 values in torch (the length computed in double), 12 in MindSpore 2.10: an end one step further makes 13
     v = _pair(lambda h: h.sum(1, keepdim=True) * torch.arange(1.0, 2.2, 0.1),
               lambda h: h.sum(1, keepdims=True) * ops.arange(1.0, 2.2, 0.1), "arange", 13)
     d = _defect(v)
-    assert not d.confirmed and d.confidence == "medium" and d.fix == ""
-    assert "op 'arange' is the first whose inputs agree with torch's values and that returned Tensor[12] float32" \
-        " where torch's 'arange' returned Tensor[13] float32" in d.cause
-    assert "fix: none shown" in v.localization.summary
+    assert d.confirmed and d.confidence == "high"
+    assert "op 'arange' inside '<root>': returned Tensor[12] float32 where torch's 'arange' returned Tensor[13]" \
+        " float32" in d.cause, d.cause
+    assert d.fix == "arange(..., end=2.2) -> arange(..., end=2.3)"
 
 
 def test_the_arange_twin_passes():
