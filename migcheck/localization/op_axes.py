@@ -16,7 +16,7 @@ _AXIS = re.compile(r"^(axis|axes|dim|dims)$")
 def other_axes(ms_op: OpRecord, args: Mapping[str, Any], where: Mapping[str, Tuple[str, Any]]
                ) -> List[Tuple[OpChange, str]]:
     """For each argument named axis/dim holding one axis (a number, or a list of one), each other axis of the
-    op's first input, in the same form."""
+    op's first input, counted from the front (torch's dim=1, not -4 of a rank-5 input), in the same form."""
     if not ms_op.inputs:
         return []
     rank = ms_op.inputs[0].ndim
@@ -30,8 +30,7 @@ def other_axes(ms_op: OpRecord, args: Mapping[str, Any], where: Mapping[str, Tup
         for axis in range(rank):
             if axis == one % rank:
                 continue
-            given = axis - rank if one < 0 else axis  # the port's own sign convention
-            new = type(value)((given,)) if isinstance(value, (tuple, list)) else given
+            new = type(value)((axis,)) if isinstance(value, (tuple, list)) else axis  # counted from the front
             kind, key = where[name]
             change = {"arg": (), "pos": (), "init": ()}
             change[kind] = ((key, new),)
