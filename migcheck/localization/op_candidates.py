@@ -360,8 +360,12 @@ def api_candidates(div: OpDivergence, functions: Sequence[Tuple[str, Tuple[Tuple
                             if n == f"#{k}" or (not n.startswith("#") and similarity(n, param) >= 0.8)), fallback(k, param))
                 if isinstance(hit, tuple) and len(hit) == 2 and hit[0] == "tensor":
                     if ms_of.get(hit[1]) is None:
-                        ok = False
-                        break
+                        small = t.inputs[hit[1]] if hit[1] < len(t.inputs) else None
+                        if small is None or small.ndim != 1 or small.size > 64:
+                            ok = False
+                            break
+                        kwargs[param] = [float(v) if small.dtype.kind == "f" else int(v) for v in small.tolist()]
+                        continue  # a small constant torch holds as a tensor (bucketize's boundaries): its values
                     tensors.append((param, ms_of[hit[1]]))
                 elif hit is not None and _value_ok(hit):
                     kwargs[param] = hit

@@ -52,3 +52,44 @@ def test_a_scatter_that_overwrites_where_torch_adds_gets_the_documented_add_redu
 
 def test_the_add_reduction_twin_passes():
     assert _sum_by_group("add").status == "pass"
+
+
+BOUNDS = [0.0, 0.5, 1.0]
+
+
+def _buckets(use_function: bool):
+    class T(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = torch.nn.Linear(3, 4)
+            self.table = torch.nn.Parameter(torch.linspace(-1, 1, 4))
+
+        def forward(self, x):
+            return self.table[torch.bucketize(torch.relu(self.fc(x)), torch.tensor(BOUNDS))]  # exact zeros
+
+    class M(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc = ms.nn.Dense(3, 4)
+            self.table = ms.Parameter(ms.Tensor(np.linspace(-1, 1, 4).astype(np.float32)))
+            self.bucket = ms.ops.Bucketize(boundaries=BOUNDS)
+
+        def construct(self, x):
+            h = ms.ops.relu(self.fc(x))
+            idx = ms.ops.bucketize(h, BOUNDS, right=False) if use_function else self.bucket(h)
+            return ms.ops.gather(self.table, idx, 0)
+
+    case = PairedCase(name="bucket", torch=T, mindspore=M, inputs={"x": given(X)}, checks=("forward",))
+    return run_item(Item(case, "forward", "pynative", "cpu"))
+
+
+def test_a_constant_torch_holds_as_a_small_tensor_is_handed_to_the_alternative_function_as_its_values():
+    v = _buckets(use_function=False)
+    assert v.status == "fail"
+    (finding,) = v.localization.findings
+    assert finding.confirmed and finding.confidence == "high"
+    assert finding.fix.startswith("use ops.bucketize(input, boundaries=[0.0, 0.5, 1.0], right=False)"), finding.fix
+
+
+def test_the_bucketize_function_twin_passes():
+    assert _buckets(use_function=True).status == "pass"
