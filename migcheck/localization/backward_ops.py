@@ -12,6 +12,8 @@ re-runs to torch's output and gradients.
 """
 from __future__ import annotations
 
+import dataclasses
+
 import time
 from dataclasses import dataclass
 from typing import Any, Callable, List, Optional, Sequence, Tuple
@@ -235,6 +237,13 @@ def op_backward_defects(module: TorchProbe, cell: MindSporeProbe, ref: Any, loss
     order = {c.name: i for i, c in enumerate(t_calls)}
     kinds = {c.name: c.kind for c in t_calls}
     ms_kinds = {c.name: c.kind for c in m_calls}
+    if not found and all(np.isfinite(np.asarray(v)).all() for k, v in ref.results.items()
+                         if k.startswith("grad.") and np.asarray(v).dtype.kind == "f"):
+        from migcheck.localization.nan_origin import nan_origin
+
+        origin = nan_origin(tape.records, tape.vjp, m_calls, kinds, ms_kinds)  # torch's gradients are finite
+        return [dataclasses.replace(origin, order=order.get(origin.torch_name, len(t_calls)),
+                                    search_s=time.perf_counter() - started)] if origin is not None else []
     out = []
     for d in found:
         place = f"after '{d.torch_op.after}' output in '{d.torch_op.owner or '<root>'}'" if d.torch_op.after else ""
