@@ -186,4 +186,57 @@ LOGSPACE_ENTRY = entry(
     cause_pattern=r"\blogspace\b[^.]*\bbase\b|\bbase\b[^.]*\b(int|integer)\b|\bbase\s*=\s*10\b(?!\.)",
 )
 
-ENTRIES = [SGD_ENTRY, PRESENCE_ENTRY, LOGSPACE_ENTRY]
+# ---------------------------------------------------------------- gradient only: soft targets produced by a trainable branch
+
+
+def _mutual_torch():
+    import torch.nn as tnn
+    import torch.nn.functional as F
+
+    class Net(tnn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc_a = tnn.Linear(5, 4)
+            self.fc_b = tnn.Linear(5, 4)
+
+        def forward(self, x):
+            target = F.softmax(self.fc_b(x), dim=1)   # the peer branch's prediction, trained as well
+            return F.cross_entropy(self.fc_a(x), target, reduction="none")
+
+    return Net()
+
+
+def _mutual_ms(naive):
+    def build():
+        import mindspore.nn as mnn
+        import mindspore.ops as ops
+
+        class Net(mnn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.fc_a = mnn.Dense(5, 4)
+                self.fc_b = mnn.Dense(5, 4)
+                self.ce = mnn.SoftmaxCrossEntropyWithLogits(sparse=False, reduction="none")
+
+            def construct(self, x):
+                target = ops.softmax(self.fc_b(x), axis=1)
+                if naive:
+                    return self.ce(self.fc_a(x), target)
+                return ops.cross_entropy(self.fc_a(x), target, reduction="none")
+
+        return Net()
+    return build
+
+
+MUTUAL_ENTRY = entry(
+    "h14a_soft_target_ce_softmax_ce_with_logits_no_target_gradient", "h14",
+    "probe:mindspore.nn.SoftmaxCrossEntropyWithLogits(sparse=False) gradient to labels",
+    _mutual_torch, _mutual_ms(True), _mutual_ms(False), ("after:fc_b",), ("SoftmaxCrossEntropyWithLogits|label gradient",),
+    inputs={"x": uniform(3, 5)}, checks=("forward", "backward"), fails_on="backward",
+    cause_pattern=(r"\bSoftmaxCrossEntropyWithLogits\b[^.]*\b(label|target)s?\b"
+                   r"|\b(no|zero|missing|blocks?|stops?|drops?)\b[^.]*\bgrad\w*\b[^.]*\b(label|target)s?\b"
+                   r"|\b(label|target)s?\b[^.]*\b(no|zero|not)\b[^.]*\bgrad\w*"
+                   r"|\bops\.cross_entropy\b|\bnn\.CrossEntropyLoss\b"),
+)
+
+ENTRIES = [SGD_ENTRY, PRESENCE_ENTRY, LOGSPACE_ENTRY, MUTUAL_ENTRY]
