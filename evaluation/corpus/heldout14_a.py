@@ -5,7 +5,7 @@ carries ONE porting difference, found by probing torch 2.13 / MindSpore 2.10 on 
 """
 from __future__ import annotations
 
-from migcheck import FrameworkPair, integers, uniform  # noqa: F401  (integers kept for symmetry)
+from migcheck import FrameworkPair, uniform
 from evaluation.corpus.build import entry
 
 # ---------------------------------------------------------------- optimizer: SGD with torch's default lr
@@ -183,7 +183,8 @@ LOGSPACE_ENTRY = entry(
     "h14a_logspace_float_base_raises", "h14", "probe:mindspore.ops.logspace base must be int",
     _freq_torch, _freq_ms(True), _freq_ms(False), ("after:fc1",), ("logspace|base|int",),
     inputs={"x": uniform(3, 4)}, fails_with="error",
-    cause_pattern=r"\blogspace\b[^.]*\bbase\b|\bbase\b[^.]*\b(int|integer)\b|\bbase\s*=\s*10\b(?!\.)",
+    cause_pattern=(r"\blogspace\b[^.]*\bbase\b|\bbase\b[^.]*\b(int|integer)\b|\bbase\s*=\s*10\b(?!\.)"
+                   r"|\b10\s*\*\*\s*\(?\s*(ops\.)?linspace\b|\bops\.pow\(\s*10\b"),
 )
 
 # ---------------------------------------------------------------- gradient only: soft targets produced by a trainable branch
