@@ -119,4 +119,65 @@ SIMCLR = entry(
                    r"|\bunexpected keyword\b[^.]*\bp\b|\bL2Normalize\b[^.]*\baxis\s*=\s*1\b"),
 )
 
-ENTRIES = [REVIN, SIMCLR]
+# ---------------------------------------------------------------- co-training multi-label tagger: peer head as soft target
+
+
+def _cotrain_torch():
+    import torch
+    import torch.nn as tnn
+    import torch.nn.functional as F
+
+    class CoTrainTagger(tnn.Module):
+        def __init__(self):
+            super().__init__()
+            self.trunk = tnn.Sequential(tnn.Linear(6, 8), tnn.ReLU())
+            self.head_a = tnn.Linear(8, 4)
+            self.head_b = tnn.Linear(8, 4)
+
+        def forward(self, x):
+            h = self.trunk(x)
+            logits_a = self.head_a(h)
+            soft = torch.sigmoid(self.head_b(h))      # the peer's tag probabilities, trained jointly
+            consistency = F.binary_cross_entropy_with_logits(logits_a, soft, reduction="none").mean(1)
+            return logits_a, consistency
+
+    return CoTrainTagger()
+
+
+def _cotrain_ms(naive):
+    def build():
+        import mindspore.nn as mnn
+        import mindspore.ops as ops
+
+        class CoTrainTagger(mnn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.trunk = mnn.SequentialCell([mnn.Dense(6, 8), mnn.ReLU()])
+                self.head_a = mnn.Dense(8, 4)
+                self.head_b = mnn.Dense(8, 4)
+                self.sig_ce = ops.SigmoidCrossEntropyWithLogits()
+                self.bce = mnn.BCEWithLogitsLoss(reduction="none")
+
+            def construct(self, x):
+                h = self.trunk(x)
+                logits_a = self.head_a(h)
+                soft = ops.sigmoid(self.head_b(h))
+                loss = self.sig_ce(logits_a, soft) if naive else self.bce(logits_a, soft)
+                return logits_a, loss.mean(1)
+
+        return CoTrainTagger()
+    return build
+
+
+COTRAIN = entry(
+    "h14a_port_cotraining_tagger_sigmoid_ce_primitive_no_target_gradient", "h14-port",
+    "probe:mindspore.ops.SigmoidCrossEntropyWithLogits gradient to labels",
+    _cotrain_torch, _cotrain_ms(True), _cotrain_ms(False), ("after:head_b",), ("SigmoidCrossEntropyWithLogits|label gradient",),
+    inputs={"x": uniform(3, 6)}, checks=("forward", "backward"), fails_on=("backward",),
+    cause_pattern=(r"\bSigmoidCrossEntropyWithLogits\b[^.]*\b(label|target)s?\b"
+                   r"|\b(no|zero|missing|blocks?|stops?|drops?)\b[^.]*\bgrad\w*\b[^.]*\b(label|target)s?\b"
+                   r"|\b(label|target)s?\b[^.]*\b(no|zero|not)\b[^.]*\bgrad\w*"
+                   r"|\bBCEWithLogitsLoss\b|\bbinary_cross_entropy_with_logits\b"),
+)
+
+ENTRIES = [REVIN, SIMCLR, COTRAIN]
