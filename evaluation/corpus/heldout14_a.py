@@ -240,4 +240,54 @@ MUTUAL_ENTRY = entry(
                    r"|\bops\.cross_entropy\b|\bnn\.CrossEntropyLoss\b"),
 )
 
-ENTRIES = [SGD_ENTRY, PRESENCE_ENTRY, LOGSPACE_ENTRY, MUTUAL_ENTRY]
+# ---------------------------------------------------------------- functional: in-place exp on a column slice (box sizes)
+
+
+def _boxsize_torch():
+    import torch.nn as tnn
+
+    class Net(tnn.Module):
+        def __init__(self):
+            super().__init__()
+            self.head = tnn.Linear(6, 4)
+
+        def forward(self, x):
+            p = self.head(x)          # cx, cy, log w, log h
+            p[:, 2:].exp_()           # sizes decoded in place through the slice
+            return p
+
+    return Net()
+
+
+def _boxsize_ms(naive):
+    def build():
+        import mindspore.nn as mnn
+
+        class Net(mnn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.head = mnn.Dense(6, 4)
+
+            def construct(self, x):
+                p = self.head(x)
+                if naive:
+                    p[:, 2:].exp_()
+                else:
+                    p[:, 2:] = p[:, 2:].exp()
+                return p
+
+        return Net()
+    return build
+
+
+BOXSIZE_ENTRY = entry(
+    "h14a_box_sizes_inplace_exp_on_column_slice_not_written_back", "h14",
+    "probe:MindSpore Tensor slice then in-place method (exp_/mul_/add_) leaves the base tensor unchanged",
+    _boxsize_torch, _boxsize_ms(True), _boxsize_ms(False), ("after:head",), ("in-place|slice|view|copy",),
+    inputs={"x": uniform(3, 6)},
+    cause_pattern=(r"\b(in[- ]?place|exp_)\b[^.]*\b(slice|slicing|view|copy|write|written|base)\w*"
+                   r"|\b(slice|slicing|view)\w*\b[^.]*\b(copy|copies|in[- ]?place|write|written|base)\b"
+                   r"|\bsetitem\b|\bp\[:,\s*2:\]\s*=\s*"),
+)
+
+ENTRIES = [SGD_ENTRY, PRESENCE_ENTRY, LOGSPACE_ENTRY, MUTUAL_ENTRY, BOXSIZE_ENTRY]
