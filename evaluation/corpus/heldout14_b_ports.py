@@ -291,6 +291,144 @@ def _raft_ms(correct):
     return FlowWarp()
 
 
+# --- YOLOv8 DFL (distribution focal loss integral over reg_max bins; mindyolo style) ---------------------------
+def _dfl_torch():
+    torch, tnn = _t()
+
+    class DFL(tnn.Module):
+        def __init__(self, c1=8):
+            super().__init__()
+            self.conv = tnn.Conv2d(c1, 1, 1, bias=False).requires_grad_(False)
+            self.c1 = c1
+
+        def forward(self, x):
+            b, _, a = x.shape
+            return self.conv(x.view(b, 4, self.c1, a).transpose(2, 1).softmax(1)).view(b, 4, a)
+
+    class BoxHead(tnn.Module):
+        def __init__(self, c=6, reg_max=8):
+            super().__init__()
+            self.box = tnn.Conv1d(c, 4 * reg_max, 1)
+            self.dfl = DFL(reg_max)
+
+        def forward(self, x):
+            return self.dfl(self.box(x))
+    return BoxHead()
+
+
+def _dfl_ms(correct):
+    mnn, ops = _ms()
+
+    class DFL(mnn.Cell):
+        def __init__(self, c1=8):
+            super().__init__()
+            self.conv = mnn.Conv2d(c1, 1, 1, has_bias=False)
+            self.conv.weight.requires_grad = False
+            self.softmax = mnn.Softmax(axis=1) if correct else mnn.Softmax()
+            self.c1 = c1
+
+        def construct(self, x):
+            b, _, a = x.shape
+            x = self.softmax(ops.transpose(x.view(b, 4, self.c1, a), (0, 2, 1, 3)))
+            return self.conv(x).view(b, 4, a)
+
+    class BoxHead(mnn.Cell):
+        def __init__(self, c=6, reg_max=8):
+            super().__init__()
+            self.box = mnn.Conv1d(c, 4 * reg_max, 1, has_bias=True)
+            self.dfl = DFL(reg_max)
+
+        def construct(self, x):
+            return self.dfl(self.box(x))
+    return BoxHead()
+
+
+# --- HiFi-GAN generator: conv_pre + ResBlock2 (leaky ReLU slope 0.1) -------------------------------------------
+def _hifi_torch():
+    torch, tnn = _t()
+    F = torch.nn.functional
+
+    class PreRes(tnn.Module):
+        def __init__(self, cin=4, ch=6):
+            super().__init__()
+            self.conv_pre = tnn.Conv1d(cin, ch, 7, padding=3)
+            self.convs = tnn.ModuleList([tnn.Conv1d(ch, ch, 3, dilation=d, padding=d) for d in (1, 3)])
+
+        def forward(self, x):
+            x = self.conv_pre(x)
+            for c in self.convs:
+                x = c(F.leaky_relu(x, 0.1)) + x
+            return x
+    return PreRes()
+
+
+def _hifi_ms(correct):
+    mnn, ops = _ms()
+
+    class PreRes(mnn.Cell):
+        def __init__(self, cin=4, ch=6):
+            super().__init__()
+            self.conv_pre = mnn.Conv1d(cin, ch, 7, pad_mode="pad", padding=3, has_bias=True)
+            self.convs = mnn.CellList([mnn.Conv1d(ch, ch, 3, pad_mode="pad", padding=d, dilation=d, has_bias=True)
+                                       for d in (1, 3)])
+
+        def construct(self, x):
+            x = self.conv_pre(x)
+            for c in self.convs:
+                x = c(ops.leaky_relu(x, 0.1) if correct else ops.leaky_relu(x)) + x
+            return x
+    return PreRes()
+
+
+# --- Non-local block, embedded Gaussian with sub-sampling (one max-pool shared by g and phi) --------------------
+def _nl_torch():
+    torch, tnn = _t()
+
+    class NonLocal2d(tnn.Module):
+        def __init__(self, c=4, inter=2):
+            super().__init__()
+            self.inter = inter
+            self.g = tnn.Conv2d(c, inter, 1)
+            self.theta = tnn.Conv2d(c, inter, 1)
+            self.phi = tnn.Conv2d(c, inter, 1)
+            self.pool = tnn.MaxPool2d(kernel_size=(2, 2))
+            self.W = tnn.Sequential(tnn.Conv2d(inter, c, 1), tnn.BatchNorm2d(c))
+
+        def forward(self, x):
+            b, _, h, w = x.shape
+            g_x = self.pool(self.g(x)).view(b, self.inter, -1).permute(0, 2, 1)
+            theta_x = self.theta(x).view(b, self.inter, -1).permute(0, 2, 1)
+            phi_x = self.pool(self.phi(x)).view(b, self.inter, -1)
+            f = torch.softmax(torch.matmul(theta_x, phi_x), dim=-1)
+            y = torch.matmul(f, g_x).permute(0, 2, 1).contiguous().view(b, self.inter, h, w)
+            return self.W(y) + x
+    return NonLocal2d()
+
+
+def _nl_ms(correct):
+    mnn, ops = _ms()
+
+    class NonLocal2d(mnn.Cell):
+        def __init__(self, c=4, inter=2):
+            super().__init__()
+            self.inter = inter
+            self.g = mnn.Conv2d(c, inter, 1, has_bias=True)
+            self.theta = mnn.Conv2d(c, inter, 1, has_bias=True)
+            self.phi = mnn.Conv2d(c, inter, 1, has_bias=True)
+            self.pool = mnn.MaxPool2d(kernel_size=2, stride=2) if correct else mnn.MaxPool2d(kernel_size=2)
+            self.W = mnn.SequentialCell([mnn.Conv2d(inter, c, 1, has_bias=True), mnn.BatchNorm2d(c)])
+
+        def construct(self, x):
+            b, _, h, w = x.shape
+            g_x = self.pool(self.g(x)).view(b, self.inter, -1).transpose(0, 2, 1)
+            theta_x = self.theta(x).view(b, self.inter, -1).transpose(0, 2, 1)
+            phi_x = self.pool(self.phi(x)).view(b, self.inter, -1)
+            f = ops.softmax(ops.matmul(theta_x, phi_x), axis=-1)
+            y = ops.matmul(f, g_x).transpose(0, 2, 1).view(b, self.inter, h, w)
+            return self.W(y) + x
+    return NonLocal2d()
+
+
 ENTRIES = [
     entry("h14b_port_conv_tasnet_tcn_block_global_layernorm_groupnorm_eps_dropped", "h14-port",
           "model:Conv-TasNet TCN block (asteroid / mindaudio)", _tcn_torch, lambda: _tcn_ms(False),
@@ -318,4 +456,18 @@ ENTRIES = [
           lambda: _raft_ms(True), ["after:flow_head"], ["grid_sample|align_corners"],
           inputs={"x": uniform(2, 4, _H, _W)},
           cause_pattern=r"\balign_corners\b[^.]*\bTrue\b|\balign_corners\s*=\s*True\b"),
+    entry("h14b_port_yolov8_dfl_softmax_cell_default_axis", "h14-port", "model:YOLOv8 DFL (ultralytics / mindyolo)",
+          _dfl_torch, lambda: _dfl_ms(False), lambda: _dfl_ms(True), ["dfl"], ["Softmax|axis|dim=1"],
+          inputs={"x": uniform(2, 6, 5)},
+          cause_pattern=r"\b[Ss]oftmax\b[^.]*\b(axis|dim)\s*=\s*1\b|\b(axis|dim)\s*=\s*1\b[^.]*\b[Ss]oftmax\b"),
+    entry("h14b_port_hifigan_resblock2_ops_leaky_relu_default_alpha", "h14-port",
+          "model:HiFi-GAN generator conv_pre + ResBlock2 (jik876 hifi-gan / mindaudio)", _hifi_torch,
+          lambda: _hifi_ms(False), lambda: _hifi_ms(True), ["after:conv_pre"], ["leaky_relu|alpha|0.1"],
+          inputs={"x": uniform(2, 4, 16)},
+          cause_pattern=r"\b(alpha|negative_slope|LRELU_SLOPE)\b[^.]*\b0\.1\b|\bleaky_relu\([^)]*\b0\.1\b"),
+    entry("h14b_port_non_local_block_subsample_maxpool_default_stride", "h14-port",
+          "model:Non-local neural networks, embedded Gaussian with sub_sample (AlexHex7 / mmcv NonLocal2d)", _nl_torch,
+          lambda: _nl_ms(False), lambda: _nl_ms(True), ["pool"], ["MaxPool2d|stride|kernel_size"],
+          inputs={"x": uniform(2, 4, 4, 4)},
+          cause_pattern=r"\bstride\b[^.]*\b(2|kernel_size)\b|\bstride\s*=\s*2\b"),
 ]
