@@ -194,9 +194,11 @@ def _aap_ms(correct):
 
 
 ENTRIES = [
-    entry("h14b_amax_ported_as_ops_max_values_tie_gradient", "h14", "probe:torch.amax vs ops.max(axis) backward at ties",
+    entry("h14b_amax_ported_as_ops_max_values_tie_gradient", "h14",
+          "probe:torch.amax vs ops.max(axis) backward at ties",
           _amax_torch, lambda: _amax_ms(False), lambda: _amax_ms(True), ["after:act"],
-          ["amax|ties|max|gradient split"], inputs={"x": given(_TIES)}, checks=("forward", "backward"), fails_on=("backward",),
+          ["amax|ties|max|gradient split"], inputs={"x": given(_TIES)}, checks=("forward", "backward"),
+          fails_on=("backward",),
           cause_pattern=r"\bamax\b|\bReduceMax\b|\btie[sd]?\b[^.]*\b(split|even|equal|shared|distribut)"),
     entry("h14b_clamp_ported_as_clip_by_value_gradient_at_bounds", "h14",
           "probe:torch.clamp vs ops.clip_by_value backward at the bounds", _clamp_torch, lambda: _clamp_ms(False),
