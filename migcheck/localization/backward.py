@@ -10,7 +10,7 @@ differently); one that agrees only passes on what it was given.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, List, Sequence, Tuple
+from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -69,14 +69,24 @@ def backward_defects(module: TorchProbe, cell: MindSporeProbe, ref: Any, loss: A
         elif found is not None:
             said = f"the gradient of {ms_kind}{which}: {found.cause}"
             cause = f"{cause}; {said}" if cause else said
-        placed = _placed(module, call, k, t, np.asarray(m), tol, is_library(cell, ms_name, unreadable=False))
+        fix = ""
+        factor = _identity_with_factor(call, k, t, np.asarray(m), grad_out, tol)
+        if factor is not None and not custom:  # torch's module defines its own backward for an identity forward
+            cause = (f"'{call.name}' computes the identity forward on both sides, and torch's {call.kind} passes back"
+                     f" its output gradient times {factor:g} (its own backward: a gradient reversal or scale), where"
+                     f" MindSpore's {ms_kind} passes it unchanged: it has no bprop of its own")
+            fix = (f"give {ms_kind} a bprop: def bprop(self, x, out, dout): return ({factor:g} * dout,)"
+                   f" (it returns torch's input gradient from torch's recorded output gradient)")
+        placed = "" if fix else _placed(module, call, k, t, np.asarray(m), tol,
+                                        is_library(cell, ms_name, unreadable=False))
         if placed:  # measured: the elements where the gradients differ, against the layer's own settings (a
             own = (f"MindSpore's {ms_kind} defines its own bprop; " if custom else "")  # ratio read off the differing
             cause = f"{own}MindSpore's {ms_kind} input gradient differs from torch's {call.kind} {placed}"  # ones only)
         rule = "custom-bprop" if custom else found.rule if found else "backward"
-        rule = "backward-cut" if cut and not placed else rule
-        out.append(Defect(index, call.name, call.kind, ms_name, ms_kind, evidence, cause, "",
-                          "high" if placed or cut else "medium" if cause else "low", bool(placed) or cut, rule))
+        rule = "backward-cut" if cut and not placed else "missing-bprop" if fix else rule
+        out.append(Defect(index, call.name, call.kind, ms_name, ms_kind, evidence, cause, fix,
+                          "high" if placed or cut or fix else "medium" if cause else "low", bool(placed) or cut or bool(fix),
+                          rule))
     return sorted(out, key=lambda d: d.order)
 
 
@@ -136,6 +146,22 @@ def backward_summary(defects: Sequence[Defect]) -> str:
     if len(defects) > 1:
         text += f"; {len(defects)} sub-cells wrong in backward: " + ", ".join(f"'{d.torch_name}'" for d in defects)
     return text
+
+
+def _identity_with_factor(call: Any, k: int, t: np.ndarray, m: np.ndarray, grad_out: Sequence[Any], tol: TolFor
+                          ) -> Optional[float]:
+    """torch's constant gradient factor where the layer's forward is the identity (its output equals input k),
+    MindSpore's input gradient is its output gradient unchanged and torch's is that times one constant; else None."""
+    x, y = call.inputs[k] if k < len(call.inputs) else None, call.output
+    g = np.asarray(grad_out[0]) if grad_out else None
+    if not all(isinstance(v, np.ndarray) for v in (x, y, g)) or not (x.shape == y.shape == g.shape == t.shape == m.shape):
+        return None
+    rtol, atol = tol(str(t.dtype))
+    if not close(x, y, rtol, atol) or not close(m, g, rtol, atol) or not np.any(g):
+        return None
+    ratios = t[g != 0].astype(np.float64) / g[g != 0].astype(np.float64)
+    factor = float(np.median(ratios))
+    return factor if close(t, (factor * g).astype(t.dtype), rtol, atol) and abs(factor - 1.0) > 1e-6 else None
 
 
 def _which_input(module: TorchProbe, call: Any, k: int) -> str:
