@@ -82,3 +82,9 @@ def test_an_op_less_accurate_near_its_edge_is_the_measured_cause_with_no_fix():
 @pytest.mark.needs_mindspore
 def test_the_twin_refining_it_by_newton_steps_passes():
     assert _erfinv(_erfinv_refined).status == "pass"
+
+
+def test_every_value_off_a_little_is_another_constant_not_an_inaccurate_kernel():
+    ref = np.linspace(0.5, 2.0, 8)
+    eps_shifted = (ref * (1 + 2e-4)).astype(np.float32)  # a normalisation with another eps: all values move
+    assert compared_to_float64("RMSNorm", "RMSNorm", ref.astype(np.float32), eps_shifted, ref, None) == ""
