@@ -12,6 +12,7 @@ from typing import Any, Callable, Sequence, Tuple
 import numpy as np
 
 from migcheck.localization.arg_search import SearchOutcome, search
+from migcheck.localization.child_settings import child_settings
 from migcheck.localization.layout_search import layout_search
 from migcheck.localization.loaded import is_library
 from migcheck.localization.op_precision import layer_less_accurate
@@ -39,6 +40,9 @@ def search_layer(module: TorchProbe, cell: MindSporeProbe, torch_name: str, ms_n
         found = search_ops(module, cell, torch_name, ms_name, inputs, torch_out, values, tol_for)
         if found is not None and found.confirmed:
             return replace(found, tried=outcome.tried + found.tried, seconds=round(outcome.seconds + found.seconds, 3))
+        child = child_settings(cell, ms_name, inputs, torch_out, tol_for)  # a library child torch writes out
+        if child is not None:
+            return replace(child, tried=outcome.tried + child.tried)
         classed = search(module, cell, torch_name, ms_name, inputs, torch_out, ms_out, tol_for, train=train,
                          only_classes=True)
         # a wrapper of the port's own that holds a layer of the very class found is not replaced by it: that

@@ -3,6 +3,8 @@ divergence's container, else, where it agrees on torch's inputs (an input its pa
 container around it in turn (op_search.py does the search)."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 from typing import Any, Callable, Sequence, Tuple
 
 import numpy as np
@@ -24,6 +26,12 @@ def search_container(module: TorchProbe, cell: MindSporeProbe, first: SubcellRow
         inside = [c for c in t_calls if torch_name == "" or c.name.startswith(torch_name + ".")]
         values = [v for c in inside for v in list(c.inputs) + [c.output] if isinstance(v, np.ndarray)]
         found = search_ops(module, cell, torch_name, ms_name, call.inputs, call.output, values, tol)
+        if found is not None and not found.confirmed:  # a library child torch writes as a functional call
+            from migcheck.localization.child_settings import child_settings
+
+            child = child_settings(cell, ms_name, list(call.inputs), call.output, tol)
+            if child is not None:
+                return replace(child, tried=found.tried + child.tried)
         if found is not None or torch_name == "" or ms_name == "":
             return found
         # the container agrees on torch's inputs: an input it was given differs (a mask its parent built)

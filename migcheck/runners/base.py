@@ -102,6 +102,13 @@ class Side(Protocol):
               loss: Optional[Callable[[], Any]], optimizer: Any, count: int) -> List[Dict[str, Any]]: ...
 
 
+@dataclass(frozen=True)
+class ChildRebuild:
+    """A child cell to rebuild with some constructor arguments changed, for one re-run of its parent."""
+
+    changes: Tuple[Tuple[str, Any], ...]
+
+
 class TensorValue(tuple):
     """A small constant tensor a layer was built from (a loss's class weights), as nested numbers: compared like
     a tuple, built into a Tensor by the MindSpore runner, and shown as one in a fix."""

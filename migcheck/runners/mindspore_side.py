@@ -11,7 +11,7 @@ os.environ.setdefault("GLOG_v", "3")
 import mindspore as ms  # noqa: E402
 import numpy as np  # noqa: E402
 
-from migcheck.runners.base import Constructor, Gradients, Objective
+from migcheck.runners.base import ChildRebuild, Constructor, Gradients, Objective, ParamInfo
 from migcheck.runners.construction import bound_arguments, built_with_calls, own_signature
 from migcheck.runners.mindspore_context import pynative, scratch_cwd
 from migcheck.runners.mindspore_held import HeldErrors
@@ -19,7 +19,6 @@ from migcheck.runners.mindspore_module import (TorchLikeCell, as_ms_args, entry_
                                                load_value, read_value, to_numpy)
 from migcheck.runners.mindspore_cell_ops import CellOps
 from migcheck.runners.mindspore_objective import KeywordCall, MindSporeSideError, objective_cell, split_grads
-from migcheck.runners.base import ParamInfo
 from migcheck.runners.foreign_params import as_parameters, is_foreign_trainable
 from migcheck.runners.lineage import cell_lineage
 from migcheck.precision import Precision, kept, unmatched
@@ -248,8 +247,11 @@ class MindSporeCell(CellOps):
         return new
 
     def rerun_with_attributes(self, name: str, inputs: Sequence[np.ndarray], override: Mapping[str, Any]) -> Any:
-        """One live sub-cell run with some attributes set to other values (a setting read at call time)."""
-        return self._rerun_with_attributes(self.subcell(name), self.args_of(name, inputs), override)
+        """One live sub-cell run with attributes set to other values (a ChildRebuild: that child rebuilt)."""
+        cell = self.subcell(name)
+        override = {k: self.rebuilt_cell(getattr(cell, k), dict(v.changes)) if isinstance(v, ChildRebuild) else v
+                    for k, v in override.items()}
+        return self._rerun_with_attributes(cell, self.args_of(name, inputs), override)
 
     def _rerun_with_attributes(self, cell: Any, inputs: Sequence[np.ndarray], override: Mapping[str, Any]) -> Any:
         """The live cell with some attributes set to other values for one PYNATIVE call, then put back."""

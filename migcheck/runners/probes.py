@@ -106,6 +106,10 @@ class MindSporeProbe(SideProbe, Protocol):
         """One sub-cell rebuilt from its own settings with some constructor arguments changed, run on inputs
         (state=True: its parameters and buffers after the run, by leaf name, instead of its output)."""
 
+    def rerun_with_attributes(self, name: str, inputs: Arrays, override: Mapping[str, Any]) -> Any:
+        """One live sub-cell run with attributes set to other values (runners/base.ChildRebuild: a child cell
+        rebuilt with some constructor arguments changed), put back afterwards."""
+
     def rerun_arguments(self, name: str, kwargs: Mapping[str, Any], inputs: Arrays, train: bool = False,
                         extra: Optional[Mapping[str, np.ndarray]] = None) -> Any:
         """The sub-cell's class built from exactly kwargs, with its parameters (extra: torch's values, by leaf
