@@ -104,7 +104,8 @@ def candidates(port: Constructor, others: Sequence[Constructor], torch_class: st
     near = sorted((c for c in others if c.kind != port.kind and c.arguments  # no signature: nothing to give it
                    and not c.kind.startswith("experimental.")),
                   key=lambda c: -difflib.SequenceMatcher(None, c.kind.lower(), torch_class.lower()).ratio())
-    near = near[:SWAPS] + [c for c in others if c.kind == f"experimental.optim.{torch_class}" and c.kind != port.kind]
+    near = near[:SWAPS] + [c for c in others if c.kind == f"experimental.optim.{torch_class}" and c.kind != port.kind
+                           and _needs_torchs_class(c, others, port, torch_class, torch_settings)]
     rate = next((a.value for a in port.arguments if a.found and a.name in ("learning_rate", "lr")), None)
     for other in near:
         kwargs = []
@@ -122,6 +123,18 @@ def candidates(port: Constructor, others: Sequence[Constructor], torch_class: st
         out.append(OptimizerCandidate(other.kind, tuple(kwargs), f"mindspore.{_module(other.kind)} with torch's settings",
                                       kept))
     return out[:MAX_CANDIDATES]
+
+
+def _needs_torchs_class(torchs: Constructor, others: Sequence[Constructor], port: Constructor, torch_class: str,
+                        torch_settings: Mapping[str, Any]) -> bool:
+    """torch's class in mindspore.experimental.optim is tried where mindspore.nn has no class of torch's name
+    (NAdam), or torch sets a value away from its default that no argument of the port's class holds (Adagrad's
+    lr_decay); where mindspore.nn's namesake takes every setting, its own arguments are the fix to find."""
+    if not any(c.kind.lower() == torch_class.lower() for c in others if not c.kind.startswith("experimental.")):
+        return True
+    held = {torch_value_for(a.name, torch_settings)[0] for a in port.arguments}
+    return any(a.name in torch_settings and a.name not in held and a.has_default
+               and not _same(a.default, torch_settings[a.name]) for a in torchs.arguments)
 
 
 def differing_settings(port: Constructor, torch_class: str, torch_settings: Mapping[str, Any]) -> List[str]:

@@ -114,7 +114,8 @@ def blame_step(case: Any, ref: Any, cell: MindSporeProbe, mapping: WeightMapping
                                 case, ref, module, cell, mapping, tolerance_for, (loss_t, loss_m), torch_class, groups)
     how = ("each side's rule was identified by recomputing its first update from the recorded weights and"
            " gradients" if identified else "not every side's rule could be identified")
-    return StageBlame("optimizer", f"the optimizer update: {finding.cause} ({how})" if finding.rule == "optimizer-update"
+    return StageBlame("optimizer", f"the optimizer update: {finding.cause} ({how})"
+                      if finding.rule in ("optimizer-update", "optimizer-torch-class")
                       else f"the optimizer update: {finding.cause}", (finding,))
 
 

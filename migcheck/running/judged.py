@@ -152,7 +152,10 @@ def settle_grey_zone(outcome: Outcome, golden: bool) -> Outcome:
     findings = outcome.localization.findings if outcome.localization is not None else ()
     # A search for a change that makes the port agree with torch proves nothing where it already agrees within
     # rtol/atol; a setting difference confirmed by reproducing MindSpore's output does.
-    confirmed = [f for f in findings if f.confirmed and f.rule not in (ARG_SEARCH, OP_SEARCH)]
+    # torch's own optimizer class in the port's place, a library child rebuilt, and a kernel measured less accurate
+    # are searches or say exactly that MindSpore's kernels are less accurate: none confirms a failure here
+    confirmed = [f for f in findings if f.confirmed and f.rule not in (ARG_SEARCH, OP_SEARCH, "optimizer-torch-class",
+                                                                       "child-setting", "kernel-precision")]
     if confirmed:
         return dataclasses.replace(outcome, notes=outcome.notes + (
             f"{beyond}; it fails because a re-run confirmed the cause ({', '.join(f.rule for f in confirmed)})",))

@@ -133,27 +133,52 @@ def test_sgd_with_nesterov_passes():
 
 @pytest.mark.needs_torch
 @pytest.mark.needs_mindspore
-def test_an_update_no_mindspore_nn_argument_fixes_is_fixed_by_torchs_class_in_mindspore_experimental_optim():
+def test_an_optimizer_no_argument_fixes_prints_no_fix():
     """torch RMSprop(centered=True) against mindspore.nn.RMSProp: MindSpore's mean square starts at 1, so no
-    argument of it makes the steps agree; mindspore.experimental.optim.RMSprop (torch's rule) does, re-run."""
+    argument makes the steps agree; mindspore.nn's namesake takes every torch setting, so torch's class in
+    mindspore.experimental.optim is not put in its place. The differing settings are named, unconfirmed, and no
+    fix is printed."""
     v = run_item(Item(_case(_torch_rms, _ms_rms(0.01)), "step", "pynative", "cpu"))
     (f,) = v.localization.findings
-    assert f.fix_checked and f.confidence == "high"
-    assert f.fix == ("mindspore.experimental.optim.RMSprop(params, alpha=0.9, centered=True, lr=0.01) in place of"
-                     " mindspore.nn.RMSProp")
-    assert "use_locking=True (flipped)" in f.evidence  # the port's own arguments were tried first
+    assert not f.fix_checked and f.fix == "" and f.confidence == "medium"
+    assert "centered: torch RMSprop True, MindSpore RMSProp.centered False" in f.cause
+    assert "none re-ran to agreement" in f.evidence and "experimental" not in f.evidence
+
+
+def _torch_adagrad_decay(params):
+    import torch
+
+    return torch.optim.Adagrad(params, lr=0.1, lr_decay=0.5)
+
+
+def _ms_adagrad(params):
+    import mindspore
+
+    return mindspore.nn.Adagrad(params, accum=0.0, learning_rate=0.1)
+
+
+def _ms_experimental_adagrad(params):
+    import mindspore
+
+    return mindspore.experimental.optim.Adagrad(params, lr=0.1, lr_decay=0.5)
 
 
 @pytest.mark.needs_torch
 @pytest.mark.needs_mindspore
-def test_an_optimizer_no_candidate_fixes_prints_no_fix():
-    """The same port with its rate as a per-step list: torch's class in mindspore.experimental.optim takes a
-    float rate only, so it is not tried; the differing settings are named, unconfirmed, and no fix is printed."""
-    v = run_item(Item(_case(_torch_rms, _ms_rms([0.01, 0.01, 0.01])), "step", "pynative", "cpu"))
+def test_a_setting_no_mindspore_nn_argument_holds_is_fixed_by_torchs_class_in_mindspore_experimental_optim():
+    v = run_item(Item(_case(_torch_adagrad_decay, _ms_adagrad, steps=3), "step", "pynative", "cpu"))
+    assert v.status == "fail"
     (f,) = v.localization.findings
-    assert not f.fix_checked and f.fix == "" and f.confidence == "medium"
-    assert "centered: torch RMSprop True, MindSpore RMSProp.centered False" in f.cause
-    assert "none re-ran to agreement" in f.evidence
+    assert f.rule == "optimizer-torch-class" and f.fix_checked and f.confidence == "high"
+    assert f.fix.startswith("mindspore.experimental.optim.Adagrad(params, lr_decay=0.5, lr=0.1)"), f.fix
+    assert "torch's lr_decay=0.5 has no argument in mindspore.nn.Adagrad" in f.cause
+
+
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
+def test_torchs_adagrad_in_mindspore_experimental_optim_passes():
+    assert run_item(Item(_case(_torch_adagrad_decay, _ms_experimental_adagrad, steps=3), "step", "pynative",
+                         "cpu")).status == "pass"
 
 
 def _torch_rms(params):
