@@ -156,15 +156,16 @@ def identify(x: np.ndarray, torch_value: np.ndarray, ms_value: np.ndarray, rtol:
     return None
 
 
+_SHAPE_ONLY = ("flatten", "repeat")  # families that move values without computing: a coincidence is cheap
 _CALLED_AS = {"l2-normalize": ("normalize",), "bilinear interpolate": ("interpolate", "upsample"),
               "repeat": ("repeat", "tile", "expand"), "flatten": ("flatten", "view", "reshape")}
 
 
 def torch_called(op: str, between: str) -> bool:
-    """Whether torch's calls in the region (the "torch calls there: ..." list) include the op a recomputation
-    names, or no calls were recorded: a value reproduced by an op neither side called (flatten for a squeeze
-    of a unit axis) is no evidence of the cause."""
-    if "torch calls there: " not in between:
-        return True
+    """For an op that only moves values (flatten, repeat): whether torch's calls in the region (the "torch calls
+    there: ..." list) include it, or none were recorded: a value reproduced by an op neither side called (flatten
+    for a squeeze of a unit axis) is no evidence of the cause. Other families always count."""
+    if op not in _SHAPE_ONLY or "torch calls there: " not in between:
+        return True  # a value-changing recomputation (gelu's tanh form) matching both sides is evidence itself
     calls = between.split("torch calls there: ", 1)[1].lower()
     return any(re.search(rf"(?<![a-z]){re.escape(word)}", calls) for word in _CALLED_AS.get(op, (op,)))

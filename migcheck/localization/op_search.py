@@ -18,6 +18,7 @@ from migcheck.localization.confirm import agree, agree_all
 from migcheck.localization.op_compose import parameter_namer, scale_fix, transpose_fix
 from migcheck.localization.op_align import (OpDivergence, counterpart, differing_outputs, diverging_ops,
                                             outputs_differ, said_outputs, same_value)
+from migcheck.localization.op_elements import differed_at, divergence_elements
 from migcheck.localization.op_precision import less_accurate
 from migcheck.localization.op_sequence import reorder_fix
 from migcheck.localization.raising_op import same_operation
@@ -103,7 +104,7 @@ def search_ops(module: TorchProbe, cell: MindSporeProbe, torch_owner: str, ms_na
                     continue
                 return SearchOutcome(_cause(div, ms_name, words + _scale_words(div, change), len(tried), whole,
                                              base is None, swept)
-                                     + _between_children(traced, div, ms_name, torch_names)
+                                     + _between_children(traced, div, ms_name, torch_names) + differed_at(div)
                                      + (f"; {held.words}" if held.words else ""), _fix(div, change, ms_ops), True,
                                      tuple(tried), round(time.monotonic() - started, 3), RULE)
     precision = less_accurate(module, torch_owner, divergences[0] if divergences else None)
@@ -295,7 +296,7 @@ def _none(div: Optional[OpDivergence], tried: List[str], started: float, raised:
     elif div is not None:
         said = (f"op '{div.ms.name}' is the first whose inputs agree with torch's values and whose output does not"
                 + (f" (torch's counterpart: '{div.torch.name}')" if div.torch is not None else ""))
-        at = _elements(div)
+        at = divergence_elements(div)
         if at:  # measured on the two recorded outputs: at which inputs the conventions part
             said += f": {base_name(div.ms.name)} output differs {at}"
     if said and rejected:  # the closest first: fewest edge values where it differs from torch's op
@@ -305,15 +306,6 @@ def _none(div: Optional[OpDivergence], tried: List[str], started: float, raised:
     # region torch computes in one fused call differs from every torch value without being wrong itself
     located = said if div is not None and div.torch is not None else ""
     return SearchOutcome(said, "", False, tuple(tried), round(time.monotonic() - started, 3), RULE, located=located)
-
-
-def _elements(div: OpDivergence) -> str:
-    from migcheck.localization.op_elements import where_differs
-
-    if div.torch is None or not div.ms.outputs or not div.torch.outputs:
-        return ""
-    names = [n for n, v in zip(div.ms.names, div.ms.positional) if v == "<tensor>"]
-    return where_differs(div.ms.inputs, div.ms.outputs[0], div.torch.outputs[0], 1.3e-6, 1e-5, names)
 
 
 def _differs(div: OpDivergence) -> str:

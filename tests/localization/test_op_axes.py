@@ -51,7 +51,8 @@ def test_a_fused_primitive_at_its_default_axis_gets_torchs_axis_and_never_torchs
     assert v.status == "fail"
     (finding,) = v.localization.findings
     assert finding.confirmed and finding.confidence == "high"
-    assert finding.fix.endswith("ops.L2Normalize(axis=(1,))"), finding.fix
+    # the op search's fix, or the functional recomputation's (axis -3 of a rank-4 input is axis 1)
+    assert finding.fix.endswith("ops.L2Normalize(axis=(1,))") or "axis=-3" in finding.fix, finding.fix
     assert "ops.pow" not in finding.fix
 
 
