@@ -241,7 +241,7 @@ def op_backward_defects(module: TorchProbe, cell: MindSporeProbe, ref: Any, loss
                          if k.startswith("grad.") and np.asarray(v).dtype.kind == "f"):
         from migcheck.localization.nan_origin import nan_origin
 
-        origin = nan_origin(tape.records, tape.vjp, m_calls, kinds, ms_kinds)  # torch's gradients are finite
+        origin = nan_origin(tape.records, tape.vjp, m_calls, kinds, ms_kinds, torch_ops)  # torch's grads are finite
         return [dataclasses.replace(origin, order=order.get(origin.torch_name, len(t_calls)),
                                     search_s=time.perf_counter() - started)] if origin is not None else []
     out = []

@@ -13,8 +13,8 @@ import numpy as np
 from migcheck.records.findings import Defect
 
 
-def nan_origin(records: Sequence[Any], vjp: Any, m_calls: Sequence[Any], t_kinds: dict, ms_kinds: dict
-               ) -> Optional[Defect]:
+def nan_origin(records: Sequence[Any], vjp: Any, m_calls: Sequence[Any], t_kinds: dict, ms_kinds: dict,
+               torch_ops: Sequence[Any] = ()) -> Optional[Defect]:
     """The Defect at the first op whose backward alone turns finite values into a non-finite gradient, or None."""
     runs: List[str] = []
     for r in records:
@@ -33,12 +33,12 @@ def nan_origin(records: Sequence[Any], vjp: Any, m_calls: Sequence[Any], t_kinds
             bad = ~np.isfinite(np.asarray(g))
             if np.shape(g) != r.inputs[k].shape or not bad.any():
                 continue
-            return _defect(r, k, np.asarray(g), bad, records, m_calls, t_kinds, ms_kinds, runs)
+            return _defect(r, k, np.asarray(g), bad, records, m_calls, t_kinds, ms_kinds, runs, torch_ops)
     return None
 
 
 def _defect(r: Any, k: int, g: np.ndarray, bad: np.ndarray, records: Sequence[Any], m_calls: Sequence[Any],
-            t_kinds: dict, ms_kinds: dict, runs: List[str]) -> Defect:
+            t_kinds: dict, ms_kinds: dict, runs: List[str], torch_ops: Sequence[Any] = ()) -> Defect:
     x = r.inputs[k]
     kinds = "/".join(sorted({"NaN" if np.isnan(v) else "inf" for v in g[bad].tolist()}))
     where = ""
@@ -54,7 +54,7 @@ def _defect(r: Any, k: int, g: np.ndarray, bad: np.ndarray, records: Sequence[An
     cause = (f"MindSpore's {short} gradient is {kinds}{where}: re-run alone backward on its own finite inputs with a"
              f" finite output gradient, it returns {kinds} for {int(bad.sum())} of {bad.size} elements of its input {k};"
              f" torch's gradient there is finite (torch computes this region in calls no single MindSpore op pairs"
-             f" with){takes}")
+             f" with{_torch_call(r, torch_ops)}){takes}")
     owner = r.owner
     evidence = (f"non-finite gradient origin: the first of the port's recorded ops whose backward alone gives a"
                 f" non-finite input gradient ({len(runs)} single-op re-runs){takes}")
@@ -73,3 +73,10 @@ def _fed_by(r: Any, records: Sequence[Any], m_calls: Sequence[Any]) -> List[str]
         if c.name and out is not None and any(out.shape == x.shape and np.array_equal(out, x) for x in frontier):
             found.append(c.name)
     return list(dict.fromkeys(found))
+
+
+def _torch_call(r: Any, torch_ops: Sequence[Any]) -> str:
+    """': F.pairwise_distance(eps=1e-06, ...)': torch's call whose result equals the op's, with its arguments."""
+    same = [t for t in torch_ops if getattr(t, "output", None) is not None and np.shape(t.output) == r.outputs[0].shape
+            and np.allclose(t.output, r.outputs[0], rtol=1e-4, atol=1e-5)]  # near: torch may add its eps
+    return f": {same[-1].text}" if same else ""

@@ -44,6 +44,7 @@ def test_the_op_whose_backward_turns_a_zero_vector_into_nan_is_named_with_the_ro
     assert finding.confirmed and finding.fix.startswith("none shown") and not finding.fix_checked
     assert finding.cause.startswith("MindSpore's norm gradient is NaN for input rows [0] (each all zeros")
     assert "it takes values computed from 'fc' output" in finding.cause
+    assert "no single MindSpore op pairs with: torch.pairwise_distance()" in finding.cause  # torch's call, named
 
 
 def test_the_twin_adding_torchs_eps_to_the_difference_passes():
