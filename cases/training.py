@@ -134,7 +134,7 @@ adamw_as_adamweightdecay = PairedCase(
     optimizer=FrameworkPair(
         torch=lambda params: torch.optim.AdamW(params, lr=1e-3, weight_decay=1e-2),
         mindspore=lambda params: mnn.AdamWeightDecay(params, learning_rate=1e-3, weight_decay=1e-2)),
-    checks=("step",), expect="fail", fails_with="value", diagnosis="optimizer-update", tags=("known-bad", "optimizer"),
+    checks=("step",), expect="fail", fails_with="value", diagnosis="optimizer-torch-class", tags=("known-bad", "optimizer"),
 )
 
 adam_epsilon_placement = PairedCase(
