@@ -17,6 +17,7 @@ MEASURED_IDS = {
     "weight-decay-filter": "localization/rules.py, localization/stages.py",
     "float16-overflow": "localization/rules.py",
     "custom-bprop": "localization/backward.py",
+    "optimizer-torch-class": "localization/optimizer_fix.py (torch's class from mindspore.experimental.optim)",
 }
 
 
