@@ -10,6 +10,7 @@ from typing import Any, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from migcheck.localization.op_align import computed_from
 from migcheck.records.findings import Defect
 
 
@@ -64,10 +65,7 @@ def _defect(r: Any, k: int, g: np.ndarray, bad: np.ndarray, records: Sequence[An
 
 def _fed_by(r: Any, records: Sequence[Any], m_calls: Sequence[Any]) -> List[str]:
     """The sub-cells whose outputs the op's inputs were computed from, by equal values back through earlier ops."""
-    frontier, found = list(r.inputs), []
-    for earlier in reversed([e for e in records if e.index < r.index]):
-        if any(o.shape == x.shape and np.array_equal(o, x) for o in earlier.outputs for x in frontier):
-            frontier += list(earlier.inputs)
+    frontier, found = computed_from(r.inputs, [e for e in records if e.index < r.index])[0], []
     for c in m_calls:
         out = c.output if isinstance(c.output, np.ndarray) else None
         if c.name and out is not None and any(out.shape == x.shape and np.array_equal(out, x) for x in frontier):

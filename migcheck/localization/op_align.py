@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -144,3 +144,19 @@ def differing_outputs(ms_ops: Sequence[OpRecord], torch_ops: Sequence[OpRecord],
             producers = tuple(p.index for p in ms_ops[:i] if any(same(y, x) for y in p.outputs for x in r.inputs))
             out.append(OpDivergence(r, t, producers))
     return out
+
+
+def computed_from(values: Sequence[np.ndarray], earlier: Sequence[Any], source: Any = lambda r: False
+                  ) -> Tuple[List[np.ndarray], List[Any]]:
+    """(every value the given ones were computed from, the records `source` marks that returned one of them),
+    followed back through the earlier records by equal values, the sources in the order they ran; a source's
+    own inputs are not followed (a child cell is where the trail ends)."""
+    frontier, found = list(values), []
+    for r in reversed(earlier):
+        if not any(o.shape == x.shape and np.array_equal(o, x) for o in r.outputs for x in frontier):
+            continue
+        if source(r):
+            found.append(r)
+        else:
+            frontier += list(r.inputs)
+    return frontier, found[::-1]

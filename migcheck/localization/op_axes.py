@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any, List, Mapping, Tuple
 
-from migcheck.records.ops import OpChange, OpRecord
+from migcheck.records.ops import OpChange, OpRecord, placed
 
 _AXIS = re.compile(r"^(axis|axes|dim|dims)$")
 
@@ -31,10 +31,7 @@ def other_axes(ms_op: OpRecord, args: Mapping[str, Any], where: Mapping[str, Tup
             if axis == one % rank:
                 continue
             new = type(value)((axis,)) if isinstance(value, (tuple, list)) else axis  # counted from the front
-            kind, key = where[name]
-            change = {"arg": (), "pos": (), "init": ()}
-            change[kind] = ((key, new),)
-            out.append((OpChange(ms_op.index, change["arg"], change["pos"], change["init"]),
+            out.append((placed(ms_op.index, where, ((name, new),)),
                         f"{name}={new!r} (another axis of its rank-{rank} input)"))
     return out
 
@@ -52,10 +49,7 @@ def one_step_further(ms_op: OpRecord, args: Mapping[str, Any], where: Mapping[st
         for step in dict.fromkeys(steps):
             for new in (value + step, value - step):
                 new = new if isinstance(new, int) else float(f"{new:.12g}")  # 2.3, not 2.3000000000000003
-                kind, key = where[name]
-                change = {"arg": (), "pos": (), "init": ()}
-                change[kind] = ((key, new),)
-                out.append((OpChange(ms_op.index, change["arg"], change["pos"], change["init"]),
+                out.append((placed(ms_op.index, where, ((name, new),)),
                             f"{name}={new!r} ({name} moved by {step!r}: one value more or fewer, as an end"
                             f" included on one side only or a length computed another way makes)"))
     return out

@@ -22,7 +22,7 @@ from migcheck.localization.op_align import OpDivergence
 from migcheck.localization.op_axes import one_step_further, other_axes
 from migcheck.localization.op_sequence import reordered_sequences
 from migcheck.localization.op_compose import scale_candidates, size_candidates, transpose_candidates
-from migcheck.records.ops import OpChange, OpRecord
+from migcheck.records.ops import OpChange, OpRecord, placed
 from migcheck.runners.base import Argument, Constructor
 
 
@@ -70,12 +70,7 @@ def candidates(div: OpDivergence, ms_ops: Sequence[OpRecord], named: Any = None,
     if div.ms.unchanged_self:
         out.append((OpChange(div.ms.index, write_back=True), f"'{div.ms.name}' updating its tensor in place"))
     for cand in setting_candidates(torch_c, ms_c):
-        change = {"arg": [], "pos": [], "init": []}
-        for name, value in cand.changes:
-            kind, key = where[name]
-            change[kind].append((key, value))
-        out.append((OpChange(div.ms.index, tuple(change["arg"]), tuple(change["pos"]), tuple(change["init"])),
-                    f"{cand.label()}"))
+        out.append((placed(div.ms.index, where, cand.changes), f"{cand.label()}"))
     out += explicit_torch_keywords(div) + rebound_positionals(div) + shape_arguments(div) + other_repetition(div)
     out += reshaped_inputs(div) + refused_forms(div) + layout_changes(div) + reordered_sequences(div.ms)
     out += other_axes(div.ms, {a.name: a.value for a in ms_c.arguments}, where)

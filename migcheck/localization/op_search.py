@@ -16,7 +16,7 @@ from migcheck.localization.arg_search import MAX_CANDIDATES, MAX_SECONDS, Search
 from migcheck.localization.beyond import Beyond, SecondInputs, edge_check
 from migcheck.localization.confirm import agree, agree_all
 from migcheck.localization.op_compose import parameter_namer, scale_fix, transpose_fix
-from migcheck.localization.op_align import (OpDivergence, counterpart, differing_outputs, diverging_ops,
+from migcheck.localization.op_align import (OpDivergence, computed_from, counterpart, differing_outputs, diverging_ops,
                                             outputs_differ, said_outputs, same_value)
 from migcheck.localization.op_elements import differed_at, divergence_elements
 from migcheck.localization.op_precision import less_accurate
@@ -212,27 +212,13 @@ def _between_children(traced: Sequence[OpRecord], div: OpDivergence, ms_name: st
         return ""
     # which child's output it reads (the last child called before it need not be the one: an FPN's upsampling
     # of the coarser level runs after the finer level's lateral conv)
-    fed = [named(r) for r in _feeding_children(traced[:position], div.ms.inputs)]
+    fed = [named(r) for r in computed_from(div.ms.inputs, traced[:position], lambda r: r.index < 0)[1]]
     if len(fed) > 1:  # values computed from several children (ops.diag(fa @ fb.T)): each is named
         takes = "; it takes values computed from " + " and ".join(f"'{f}' output" for f in fed)
     else:
         takes = f"; it takes '{fed[-1]}' output" if fed and fed[-1] != (before[-1] if before else "") else ""
     return (f"; the op sits between '{before[-1] if before else '<input>'}' output and "
             f"'{after[0] if after else '<output>'}' input{takes}")
-
-
-def _feeding_children(earlier: Sequence[OpRecord], values: Sequence[np.ndarray]) -> List[OpRecord]:
-    """The children (cell records) whose outputs the values were computed from, followed back through the ops
-    in between by equal values; in the order they ran."""
-    frontier, found = list(values), []
-    for r in reversed(earlier):
-        if not any(o.shape == x.shape and np.array_equal(o, x) for o in r.outputs for x in frontier):
-            continue
-        if r.index < 0:
-            found.append(r)
-        else:
-            frontier += list(r.inputs)
-    return found[::-1]
 
 
 _SCALING = ("mul", "rmul", "truediv", "rtruediv", "div", "multiply", "divide")

@@ -104,6 +104,16 @@ class OpChange:
     #                     (a length L read as 1 x L) and its result loses it again (adaptive_avg_pool2d for pool1d)
 
 
+def placed(index: int, where: Any, changes: Any) -> OpChange:
+    """The OpChange setting each (name, value) of `changes` where the call holds that name: `where` maps it to
+    ("arg" | "pos" | "init", parameter name or position), as localization/op_candidates.as_constructor reads it."""
+    held: dict = {"arg": [], "pos": [], "init": []}
+    for name, value in changes:
+        kind, key = where[name]
+        held[kind].append((key, value))
+    return OpChange(index, tuple(held["arg"]), tuple(held["pos"]), tuple(held["init"]))
+
+
 # A re-run that changes no call (no op has index -1) but, as every changed re-run, keeps the calls recorded up
 # to an error instead of raising it: the op trace of a forward that raises.
 UNCHANGED = OpChange(-1)
