@@ -46,13 +46,41 @@ def pair_ops(torch_ops: Sequence[OpGradient], ms_ops: Sequence[OpRecord], tol: T
     for t in torch_ops:
         rtol, atol = tol(str(t.output.dtype))
         for m in ms_ops:
-            if m.index in used or len(m.inputs) != len(t.inputs):
+            if m.index in used:
                 continue
-            if all(close(a, b, rtol, atol) for a, b in zip(t.inputs, m.inputs)) and close(t.output, m.output, rtol, atol):
+            lifted = t if len(m.inputs) == len(t.inputs) else _lifted(t, m.inputs)
+            if lifted is None or len(m.inputs) != len(lifted.inputs):
+                continue
+            if all(close(a, b, rtol, atol) for a, b in zip(lifted.inputs, m.inputs)) and close(
+                    t.output, m.output, rtol, atol):
                 used.add(m.index)
-                out.append((t, m))
+                out.append((lifted, m))
                 break
     return out
+
+
+def _lifted(t: OpGradient, ms_inputs: Sequence[np.ndarray]) -> Optional[OpGradient]:
+    """torch's op with the number arguments the port passes as one-element tensors (clip_by_value's bounds)
+    put among its tensor inputs in the port's order (no gradient of torch's there); None where the port's extra
+    tensors are not torch's numbers."""
+    if len(ms_inputs) <= len(t.inputs):
+        return None
+    inputs, grads, names, k = [], [], [], 0
+    for x in ms_inputs:
+        if k < len(t.inputs) and np.shape(x) == np.shape(t.inputs[k]):
+            inputs.append(t.inputs[k])
+            grads.append(t.grad_inputs[k] if k < len(t.grad_inputs) else None)
+            names.append(t.input_names[k] if k < len(t.input_names) else "")
+            k += 1
+        elif np.size(x) == 1 and any(np.float32(s) == np.float32(np.asarray(x).reshape(-1)[0]) for s in t.scalars):
+            inputs.append(np.asarray(x))
+            grads.append(None)
+            names.append("")
+        else:
+            return None
+    if k != len(t.inputs):
+        return None
+    return dataclasses.replace(t, inputs=tuple(inputs), grad_inputs=tuple(grads), input_names=tuple(names))
 
 
 def differing(t: np.ndarray, m: np.ndarray, rtol: float, atol: float) -> np.ndarray:
@@ -179,7 +207,8 @@ def compare(pairs: Sequence[Tuple[OpGradient, OpRecord]], vjp: Callable[..., Tup
             at = (kink(x, wrong, t.scalars, t.scalar_names, name, t.output, m.name.rsplit(".", 1)[-1],
                        own_points=np.shape(t.output) == x.shape)
                   if x.shape == tg.shape else "")
-            which = (f" with respect to its {name or 'input ' + str(k)} (input {k})" if len(t.inputs) > 1 else "")
+            which = (f" with respect to its {name or 'input ' + str(k)} (input {k})"
+                     if sum(g is not None for g in t.grad_inputs) > 1 else "")
             none = ("; MindSpore's gradient there is 0: it passes no gradient to that input"
                     if np.all(mg[wrong] == 0) and np.any(tg[wrong] != 0) else "")
             if np.all(np.isnan(mg[wrong])) and np.all(np.isfinite(tg[wrong])):  # said in the op's own short name

@@ -199,6 +199,8 @@ def _primitive_classes() -> List[type]:
 
 def _shown(value: Any) -> str:
     if isinstance(value, ms.Tensor):
+        if value.ndim == 0 and ms.ops.is_floating_point(value):  # a bound held as a tensor: its value shows
+            return f"Tensor({float(value.asnumpy()):.4g})"
         return "x" if ms.ops.is_floating_point(value) else "tensor"
     return f"{value:.4g}" if isinstance(value, float) else repr(value)
 

@@ -98,6 +98,28 @@ def test_clip_by_value_at_its_bounds_is_located_and_the_same_named_op_is_the_rer
     assert f.confidence == "high" and f.fix_checked
 
 
+def _clip_by_tensor_bounds(x):  # bounds held as one-element tensors, as ports keep them on the cell
+    return ops.clip_by_value(x, ms.Tensor(-0.5, ms.float32), ms.Tensor(0.5, ms.float32))
+
+
+def _clamp_by_tensor_bounds(x):
+    return ops.clamp(x, ms.Tensor(-0.5, ms.float32), ms.Tensor(0.5, ms.float32))
+
+
+def test_bounds_the_port_passes_as_tensors_pair_with_torchs_numbers_and_are_shown_by_value():
+    v = _run(PAIRS["clip_by_value"][0], _clip_by_tensor_bounds)
+    (d,) = v.localization.defects
+    assert (d.rule, d.confidence, d.confirmed) == ("op-backward", "high", True)
+    assert "ops.clip_by_value gradient differs from torch's torch.clamp where x at its bounds -0.5, 0.5" in d.cause
+    assert d.fix.startswith("ops.clamp(x, Tensor(-0.5), Tensor(0.5)) instead of"
+                            " ops.clip_by_value(x, Tensor(-0.5), Tensor(0.5))")
+
+
+def test_the_tensor_bounds_clamp_twin_passes():
+    v = _run(PAIRS["clip_by_value"][0], _clamp_by_tensor_bounds)
+    assert v.status == "pass" and v.localization is None
+
+
 @pytest.mark.parametrize("name, at, torch_factor, ms_factor", [
     ("hardtanh", "at input 0.5 (2 elements)", "0", "0.5"),
     ("relu6", "at input 6 (1 element)", "0", "1"),
