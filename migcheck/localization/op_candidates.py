@@ -67,7 +67,10 @@ def candidates(div: OpDivergence, ms_ops: Sequence[OpRecord], named: Any = None,
         torch_op = dataclasses.replace(div.torch, names=()) if same_op and not div.ms.names else div.torch
         torch_c = as_constructor(torch_op, div.ms.names if same_op else ())[0]
     out = []
-    if div.ms.unchanged_self:
+    if div.ms.sliced_by:  # an index result is a copy: the base is what later ops read
+        out.append((OpChange(div.ms.index, write_back=True), f"'{div.ms.name}' writing its result back through"
+                                                             f" the index {div.ms.sliced_by} it was applied to"))
+    elif div.ms.unchanged_self:
         out.append((OpChange(div.ms.index, write_back=True), f"'{div.ms.name}' updating its tensor in place"))
     for cand in setting_candidates(torch_c, ms_c):
         out.append((placed(div.ms.index, where, cand.changes), f"{cand.label()}"))

@@ -361,6 +361,11 @@ def _one_fix(div: OpDivergence, change: OpChange, ms_ops: Sequence[OpRecord]) ->
     if change.write_back:
         method = name[len("Tensor."):-1]
         shown = ", ".join(repr(v) for v in div.ms.positional[1:])
+        at = div.ms.sliced_by
+        if at:
+            return (f"x{at} = x{at}.{method}({shown}) in place of x{at}.{method}_({shown}): MindSpore's indexing"
+                    f" returns a copy, so the in-place call does not reach x; assign the"
+                    f" result back through the index")
         return (f"x = x.{method}({shown}) in place of x.{method}_({shown}): assign the out-of-place form (the"
                 f" in-place call returned its result and left x unchanged)")
     if change.precise:

@@ -61,6 +61,7 @@ class OpRecord:
     scalars: Tuple[float, ...] = ()  # its number arguments (bounds, slopes)
     raised: bool = False  # the call raised (no outputs): a forward that stops there still shows its inputs
     unchanged_self: bool = False  # an in-place method (Tensor.mul_) returned its result but left its tensor as it was
+    sliced_by: str = ""  # an in-place method on an index result ("[:, 2:]") whose base kept its values (a copy)
     result_names: Tuple[str, ...] = ()  # a named-tuple result's field names (torch.max: values, indices)
 
     @property

@@ -46,6 +46,7 @@ class _State:
         self.change = change
         self.limit = limit
         self.children: Dict[int, str] = {}  # id of each sub-cell -> its name under the traced cell
+        self.slices: Dict[int, Tuple[Any, Any, Any]] = {}  # id of an index result -> (it, its base, the index)
 
 
 _STATE: Optional[_State] = None
@@ -210,15 +211,23 @@ def _wrap(name: str, original: Callable, names: Tuple[str, ...], primitive: bool
             inputs = tuple(a for v in list(call_args) + list(kwargs.values()) for a in _tensors(v))
             outputs = tuple(_tensors(out))
             unchanged = kept is not None and _unchanged(kept, call_args[0], out)
+            if name == "Tensor.__getitem__" and len(call_args) == 2 and isinstance(out, ms.Tensor):
+                st.slices[id(out)] = (out, call_args[0], call_args[1])
+            sliced = st.slices.get(id(call_args[0])) if kept is not None else None
+            sliced = sliced if sliced is not None and sliced[0] is call_args[0] else None
+            # MindSpore's index result is a copy: an in-place call on it leaves the base as it was
+            detached = "" if sliced is None or _written(sliced, out) else index_text(sliced[2])
             if change is not None and change.write_back and isinstance(out, ms.Tensor):
                 call_args[0].assign_value(out)  # what the in-place call was meant to do
+                if sliced is not None:  # ... through the index, into the tensor it was taken from
+                    sliced[1][sliced[2]] = out
         finally:
             st.ops -= 1
         if kept is not None:  # an in-place call's input is its tensor before the call
             inputs = (kept,) + inputs[1:]
         _keep(st, OpRecord(index, op_name, tuple(_plain(a) for a in call_args),
                            _keywords(kwargs, names, call_args, defaults), inputs, outputs, names, init, op_doc,
-                           unchanged_self=unchanged))
+                           unchanged_self=unchanged, sliced_by=detached))
         return out
 
     return wrapper
@@ -239,6 +248,27 @@ def _inplace(name: str, call_args: tuple) -> Optional[np.ndarray]:
         return None
     before = _tensors(call_args[0])
     return before[0] if before else None
+
+
+def _written(sliced: Tuple[Any, Any, Any], out: Any) -> bool:
+    """The base of an index result holds the in-place call's result at that index (a view, or written back)."""
+    _, base, index = sliced
+    if not isinstance(out, ms.Tensor):
+        return True
+    try:
+        return bool(np.array_equal(base[index].asnumpy(), out.asnumpy(), equal_nan=True))
+    except Exception:  # an index the base no longer takes: no claim
+        return True
+
+
+def index_text(index: Any) -> str:
+    """An index as the port wrote it: (slice(None), slice(2, None)) -> "[:, 2:]"."""
+    def one(i: Any) -> str:
+        if isinstance(i, slice):
+            text = f"{'' if i.start is None else i.start}:{'' if i.stop is None else i.stop}"
+            return text + (f":{i.step}" if i.step is not None else "")
+        return "..." if i is Ellipsis else "None" if i is None else repr(i) if isinstance(i, (int, bool)) else "idx"
+    return "[" + ", ".join(one(i) for i in (index if isinstance(index, tuple) else (index,))) + "]"
 
 
 def _unchanged(before: np.ndarray, tensor: Any, out: Any) -> bool:

@@ -57,6 +57,33 @@ def test_an_in_place_call_that_left_its_tensor_unchanged_is_written_back():
     assert d.fix.startswith("x = x.mul(2.0) in place of x.mul_(2.0): assign the out-of-place form")
 
 
+def _t_slice_exp_(h):
+    h[:, 2:].exp_()  # torch: a view, so h itself changes
+    return h
+
+
+def _m_slice_exp_(h):
+    h[:, 2:].exp_()  # MindSpore: the index result is a copy; h keeps its values
+    return h
+
+
+def _m_slice_assigned(h):
+    h[:, 2:] = h[:, 2:].exp()
+    return h
+
+
+def test_an_in_place_call_on_an_index_result_is_written_back_through_the_index():
+    v, (d,) = _run(_t_slice_exp_, _m_slice_exp_)
+    assert v.status == "fail" and d.confirmed and d.confidence == "high"
+    assert "'Tensor.exp_' writing its result back through the index [:, 2:] it was applied to" in d.cause
+    assert d.fix.startswith("x[:, 2:] = x[:, 2:].exp() in place of x[:, 2:].exp_(): MindSpore's indexing returns a"
+                            " copy")
+
+
+def test_the_twin_that_assigns_through_the_index_passes():
+    assert _run(_t_slice_exp_, _m_slice_assigned)[0].status == "pass"
+
+
 def test_the_out_of_place_twin_passes():
     assert _run(_t_mul_, lambda h: h.mul(2.0))[0].status == "pass"
 
