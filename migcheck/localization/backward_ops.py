@@ -177,7 +177,9 @@ def _ties(x: np.ndarray, wrong: np.ndarray, output: Optional[np.ndarray], op: st
 
 
 def compare(pairs: Sequence[Tuple[OpGradient, OpRecord]], vjp: Callable[..., Tuple[np.ndarray, Tuple[np.ndarray, ...]]],
-            alternative: Callable[[str], Any], tol: TolFor) -> Tuple[List[OpDifference], List[str]]:
+            alternative: Callable[[str], Any], tol: TolFor,
+            relatives: Callable[[str, str], Sequence[Tuple[str, Any]]] = lambda name, skip: ()
+            ) -> Tuple[List[OpDifference], List[str]]:
     """Every paired op whose MindSpore backward, fed torch's inputs and output gradient, differs; and the
     single-op re-runs that took."""
     out: List[OpDifference] = []
@@ -216,37 +218,53 @@ def compare(pairs: Sequence[Tuple[OpGradient, OpRecord]], vjp: Callable[..., Tup
             cause = (f"MindSpore's {m.name} gradient{which} differs from torch's {t.text.split('(', 1)[0]}"
                      f"{' where ' + at if at else ''}: {where} ({int(wrong.sum())} of {wrong.size} elements){none};"
                      f" the calls: MindSpore {m.text}, torch {t.text}")
-            fix, tried = _fix(t, m, vjp, alternative, rtol, atol)
+            fix, tried = _fix(t, m, vjp, alternative, rtol, atol, relatives)
             runs += tried
             out.append(OpDifference(t, m, k, where, cause, fix))
             break
     return out, runs
 
 
-def _fix(t: OpGradient, m: OpRecord, vjp: Callable, alternative: Callable[[str], Any], rtol: float, atol: float
-         ) -> Tuple[str, List[str]]:
-    """The MindSpore function named like torch's op, called with the port's own arguments: a fix only when it
-    re-runs to torch's output and every input gradient."""
+def _fix(t: OpGradient, m: OpRecord, vjp: Callable, alternative: Callable[[str], Any], rtol: float, atol: float,
+         relatives: Callable[[str, str], Sequence[Tuple[str, Any]]] = lambda name, skip: ()) -> Tuple[str, List[str]]:
+    """The MindSpore function named like torch's op, then the functions of its family (its last word), called
+    with the port's own arguments (numbers also as one-element tensors): a fix only when one re-runs to torch's
+    output and every input gradient."""
     short = m.name.rsplit(".", 1)[-1]
-    if t.name == short:
-        return "", []
-    fn = alternative(t.name)
-    if fn is None:
-        return "", []
-    tried = [f"{t.name} in place of {m.name}"]
-    try:
-        out, grads = vjp(m.index, t.inputs, t.grad_output, fn)
-    except Exception:  # the alternative does not take the port's arguments: no fix
-        return "", tried
-    ok = close(t.output, np.asarray(out), rtol, atol) and all(
-        g is None or (np.shape(g) == np.shape(h) and not differing(g, np.asarray(h), rtol, atol).any())
-        for g, h in zip(t.grad_inputs, grads))
-    space = m.name.rsplit(".", 1)[0] if "." in m.name else "ops"
-    space = "ops" if space == "Tensor" else space
     args = m.text.split("(", 1)[1] if "(" in m.text else ")"
     args = f"x, {args}" if m.name.startswith("Tensor.") and args != ")" else "x)" if args == ")" else args
-    return (f"{space}.{t.name}({args} instead of {m.text} (re-run: it gives torch's output and gradients)"
-            if ok else ""), tried
+    space = m.name.rsplit(".", 1)[0] if "." in m.name else "ops"
+    space = "ops" if space == "Tensor" else space
+    fn = alternative(t.name) if t.name != short else None
+    options = [(f"{space}.{t.name}", fn, args)] if fn is not None else []
+    for label, relative in relatives(t.name, short):
+        shown = _numbers_as_tensors(args) if label.endswith(" with tensor numbers") else args
+        options.append((label.replace(" with tensor numbers", ""), relative, shown))
+    tried = []
+    for name, function, shown in options:
+        tried.append(f"{name}({shown} in place of {m.name}")
+        try:
+            out, grads = vjp(m.index, t.inputs, t.grad_output, function)
+        except Exception:  # the alternative does not take the port's arguments: no fix
+            continue
+        if close(t.output, np.asarray(out), rtol, atol) and all(
+                g is None or (np.shape(g) == np.shape(h) and not differing(g, np.asarray(h), rtol, atol).any())
+                for g, h in zip(t.grad_inputs, grads)):
+            return f"{name}({shown} instead of {m.text} (re-run: it gives torch's output and gradients)", tried
+    return "", tried
+
+
+def _numbers_as_tensors(args: str) -> str:
+    """'x, 0.1)' -> 'x, Tensor([0.1]))': the call's number arguments shown as the one-element tensors handed."""
+    parts = args[:-1].split(", ") if args.endswith(")") else args.split(", ")
+    shown = []
+    for p in parts:
+        try:
+            float(p)
+            shown.append(f"Tensor([{p}])")
+        except ValueError:
+            shown.append(p)
+    return ", ".join(shown) + ")"
 
 
 def op_backward_defects(module: TorchProbe, cell: MindSporeProbe, ref: Any, loss: Any, n_net: int, t_calls: Sequence[Any],
@@ -261,7 +279,7 @@ def op_backward_defects(module: TorchProbe, cell: MindSporeProbe, ref: Any, loss
     except Exception:  # a forward the recorders cannot follow: no op-level location
         return []
     pairs = pair_ops(torch_ops, tape.records, tol)
-    found, runs = compare(pairs, tape.vjp, tape.alternative, tol)
+    found, runs = compare(pairs, tape.vjp, tape.alternative, tol, tape.relatives)
     seconds = time.perf_counter() - started
     order = {c.name: i for i, c in enumerate(t_calls)}
     kinds = {c.name: c.kind for c in t_calls}

@@ -110,6 +110,21 @@ class RecordedOps:
                 return fn
         return None
 
+    def relatives(self, name: str, skip: str) -> List[Tuple[str, Callable]]:
+        """mindspore.ops functions of torch's op's family (named with its last word: prelu and relu6 for
+        leaky_relu), other than torch's namesake and the port's own (`skip`), each also with its number
+        arguments handed as one-element tensors (prelu's weight for leaky_relu's slope): (shown name, function)."""
+        word = name.rsplit("_", 1)[-1]
+        out: List[Tuple[str, Callable]] = []
+        for attr in sorted(dir(ms.ops)):
+            fn = getattr(ms.ops, attr)
+            if attr.startswith("_") or attr in (name, skip) or not inspect.isfunction(fn) or len(word) < 3 \
+                    or not (attr.endswith(word) or attr.startswith(word)):
+                continue
+            out.append((f"ops.{attr}", fn))
+            out.append((f"ops.{attr} with tensor numbers", _numbers_as_tensors(fn)))
+        return out
+
     def _enter(self, name: str, _cell: Any, _args: tuple) -> None:
         self._stack.append(name)
 
@@ -195,6 +210,13 @@ def _primitive_classes() -> List[type]:
             found.append(cls)
         todo.extend(cls.__subclasses__())
     return list(dict.fromkeys(found))
+
+
+def _numbers_as_tensors(fn: Callable) -> Callable:
+    def call(*args: Any, **kwargs: Any) -> Any:
+        dtype = next((a.dtype for a in args if isinstance(a, ms.Tensor)), ms.float32)
+        return fn(*[ms.Tensor([a], dtype) if isinstance(a, float) else a for a in args], **kwargs)
+    return call
 
 
 def _shown(value: Any) -> str:

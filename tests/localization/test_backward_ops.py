@@ -92,7 +92,7 @@ def test_clip_by_value_at_its_bounds_is_located_and_the_same_named_op_is_the_rer
     assert "at input -0.5 (1 element)" in d.cause and "x at its bounds -0.5, 0.5" in d.cause
     assert d.fix.startswith("ops.clamp(x, -0.5, 0.5) instead of ops.clip_by_value(x, -0.5, 0.5)")
     assert "single-op re-runs" in d.evidence and d.search_s > 0 and "backward of ops.clip_by_value(x, -0.5, 0.5)" in d.search_tried
-    assert "clamp in place of ops.clip_by_value" in d.search_tried
+    assert "ops.clamp(x, -0.5, 0.5) in place of ops.clip_by_value" in d.search_tried
     assert v.localization.summary.startswith("first divergence in backward: an op inside torch '<root>'")
     (f,) = [f for f in v.localization.findings if f.rule == "op-backward"]
     assert f.confidence == "high" and f.fix_checked
@@ -123,7 +123,6 @@ def test_the_tensor_bounds_clamp_twin_passes():
 @pytest.mark.parametrize("name, at, torch_factor, ms_factor", [
     ("hardtanh", "at input 0.5 (2 elements)", "0", "0.5"),
     ("relu6", "at input 6 (1 element)", "0", "1"),
-    ("leaky_relu", "at input 0 (1 element)", "0.1", "0.55"),
     ("clamp_min_as_relu", "at input 0 (1 element)", "1", "0"),
 ])
 def test_a_kink_whose_gradient_differs_is_located_with_no_unchecked_fix(name, at, torch_factor, ms_factor):
@@ -135,6 +134,24 @@ def test_a_kink_whose_gradient_differs_is_located_with_no_unchecked_fix(name, at
     assert f"{at}: torch passes gradient times {torch_factor}, MindSpore {ms_factor}" in d.cause
     assert d.fix == ""  # no MindSpore call re-ran to torch's gradient: nothing printed as a fix
     assert not any(f.fix_checked for f in v.localization.findings if f.rule == "op-backward")
+
+
+def test_a_kink_is_fixed_by_a_function_of_torchs_ops_family_taking_its_number_as_a_tensor():
+    v = _run(*PAIRS["leaky_relu"][:2])
+    d = v.localization.defects[0]
+    assert (d.rule, d.confirmed) == ("op-backward", True)
+    assert "at input 0 (1 element): torch passes gradient times 0.1, MindSpore 0.55" in d.cause
+    assert d.fix.startswith("ops.prelu(x, Tensor([0.1])) instead of ops.leaky_relu(x, 0.1) (re-run:")
+    assert "ops.prelu(x, Tensor([0.1])) in place of ops.leaky_relu" in d.search_tried
+
+
+def _prelu(x):
+    return ops.prelu(x, ms.Tensor([0.1], ms.float32))
+
+
+def test_the_prelu_twin_passes():
+    v = _run(PAIRS["leaky_relu"][0], _prelu)
+    assert v.status == "pass" and v.localization is None
 
 
 class _Gate(torch.nn.Module):
