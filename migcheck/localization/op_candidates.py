@@ -78,7 +78,8 @@ def candidates(div: OpDivergence, ms_ops: Sequence[OpRecord], named: Any = None,
     out += reshaped_inputs(div) + refused_forms(div) + layout_changes(div) + reordered_sequences(div.ms)
     out += other_axes(div.ms, {a.name: a.value for a in ms_c.arguments}, where)
     if div.torch is None or [o.shape for o in div.torch.outputs] != [o.shape for o in div.ms.outputs]:
-        out += one_step_further(div.ms, {a.name: a.value for a in ms_c.arguments}, where)  # a length that differs
+        out += one_step_further(div.ms, {a.name: a.value for a in ms_c.arguments}, where, div.torch,
+                                [x for r in torch_ops for x in r.inputs + r.outputs])  # a length that differs
     by_index = {r.index: r for r in ms_ops}
     drop = []
     if div.ms.inputs:  # an op the port added (an index [0] kept from torch's (values, indices) result)

@@ -94,6 +94,44 @@ def test_a_range_one_short_gets_its_end_one_step_further_after_a_re_run():
     assert v.status in ("fail", "error")
     (finding,) = v.localization.findings
     assert finding.confirmed and finding.fix.startswith("range(..., end=4) -> range(..., end=5)"), finding.fix
+    assert "includes its end" not in finding.cause  # torch's arange was given 5, not the port's 4
+
+
+def _inclusive(end: float):
+    class T(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = torch.nn.Linear(4, 5)
+
+        def forward(self, x):
+            import warnings
+
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                offsets = torch.range(-2, 2)  # deprecated, end included: 5 values
+            return self.fc(x) * offsets
+
+    class M(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc = ms.nn.Dense(4, 5)
+
+        def construct(self, x):
+            return self.fc(x) * ms.ops.range(-2.0, end, 1.0)
+
+    case = PairedCase(name="offsets", torch=T, mindspore=M, inputs={"x": uniform(2, 4)}, checks=("forward",))
+    return run_item(Item(case, "forward", "pynative", "cpu"))
+
+
+def test_an_end_torch_includes_is_read_off_torchs_values_and_said():
+    v = _inclusive(2.0)
+    (finding,) = v.localization.findings
+    assert finding.confirmed and finding.fix.startswith("range(..., end=2.0) -> range(..., end=3.0)"), finding.fix
+    assert "torch's result ends on 2.0, the port's end; MindSpore's range excludes its end" in finding.cause
+
+
+def test_the_range_to_three_twin_passes():
+    assert _inclusive(3.0).status == "pass"
 
 
 def test_the_range_to_five_twin_passes():
