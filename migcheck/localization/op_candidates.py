@@ -20,6 +20,7 @@ import numpy as np
 from migcheck.localization.arg_candidates import setting_candidates
 from migcheck.localization.op_align import OpDivergence
 from migcheck.localization.op_axes import one_step_further, other_axes
+from migcheck.localization.op_refused import refused_forms
 from migcheck.localization.op_sequence import reordered_sequences
 from migcheck.localization.op_compose import scale_candidates, size_candidates, transpose_candidates
 from migcheck.records.ops import OpChange, OpRecord, placed
@@ -272,57 +273,6 @@ def rebound_positionals(div: OpDivergence) -> List[Tuple[OpChange, str]]:
     v = m.positional[k]
     return [(OpChange(m.index, arguments=((wanted, v),), order=tuple(range(k))),
              f"its {v!r} passed as {wanted}={v!r} (torch's argument {k} is {wanted}, MindSpore's is {held})")]
-
-
-def refused_forms(div: OpDivergence) -> List[Tuple[OpChange, str]]:
-    """For a call that raised: its own plain arguments in another form (an int where a tuple of one is wanted,
-    and back) or at another place among its positional arguments (torch's index_add(dim, index, source) ported
-    to a function that takes the axis last). Only the port's own values: nothing is made up."""
-    if not div.ms.raised:
-        return []
-    out = []
-    positional = div.ms.positional
-    for k, v in enumerate(positional):
-        if isinstance(v, bool) or v == "<tensor>":
-            continue
-        name = div.ms.names[k] if k < len(div.ms.names) else f"argument {k}"
-        if isinstance(v, int):
-            out.append((OpChange(div.ms.index, positions=((k, (v,)),)), f"its {name} {v!r} given as the tuple ({v},)"))
-        elif isinstance(v, tuple) and len(v) == 1 and isinstance(v[0], int):
-            out.append((OpChange(div.ms.index, positions=((k, v[0]),)), f"its {name} {v!r} given as the int {v[0]}"))
-    rank = div.ms.inputs[0].ndim if div.ms.inputs else 0
-    for k, v in enumerate(positional):  # a pair of axes where the function takes a whole permutation
-        if isinstance(v, tuple) and len(v) == 2 and rank > 2 and all(
-                isinstance(a, int) and not isinstance(a, bool) and -rank <= a < rank for a in v):
-            perm = list(range(rank))
-            a, b = v[0] % rank, v[1] % rank
-            perm[a], perm[b] = perm[b], perm[a]
-            name = div.ms.names[k] if k < len(div.ms.names) else f"argument {k}"
-            out.append((OpChange(div.ms.index, positions=((k, tuple(perm)),)),
-                        f"its {name} {v!r} given as the permutation that swaps those axes, {tuple(perm)!r}"))
-    for k, v in list(enumerate(positional)) + list(div.ms.keywords):  # a number the function takes as a Tensor
-        if _numbers(v):
-            name = (div.ms.names[k] if k < len(div.ms.names) else f"argument {k}") if isinstance(k, int) else k
-            out.append((OpChange(div.ms.index, as_tensor=(k,)), f"its {name} {v!r} given as a Tensor"))
-    for k, v in enumerate(positional):
-        if v == "<tensor>" or not isinstance(v, (int, float)) or isinstance(v, bool):
-            continue
-        for to in sorted({len(positional) - 1, 1} - {k}):  # last (an axis many functions take last), or second
-            order = [i for i in range(len(positional)) if i != k]
-            order.insert(to, k)
-            out.append((OpChange(div.ms.index, order=tuple(order)),
-                        f"its {v!r} moved to argument position {to} (the arguments in another order)"))
-    return out[:8]
-
-
-def _numbers(v: Any) -> bool:
-    """A plain number, or a flat tuple of them: what a function may want as a Tensor instead."""
-    if isinstance(v, bool):
-        return False
-    if isinstance(v, (int, float)):
-        return True
-    return isinstance(v, (tuple, list)) and bool(v) and all(isinstance(x, (int, float)) and not isinstance(x, bool)
-                                                           for x in v)
 
 
 def api_candidates(div: OpDivergence, functions: Sequence[Tuple[str, Tuple[Tuple[str, bool], ...]]], same: Any

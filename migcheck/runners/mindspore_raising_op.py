@@ -9,6 +9,7 @@ import mindspore as ms
 
 from migcheck.records.ops import RaisingCall
 from migcheck.runners.mindspore_backward_ops import RecordedOps
+from migcheck.runners.op_text import float_text
 
 
 _BOOKKEEPING = frozenset({"input_names", "output_names", "primitive_target", "side_effect_mem", "side_effect_io",
@@ -111,5 +112,5 @@ def _arg(value: Any) -> str:
         return f"({inner},)" if isinstance(value, tuple) and len(value) == 1 else (
             f"({inner})" if isinstance(value, tuple) else f"[{inner}]")
     if isinstance(value, float):
-        return f"{value:.4g}"
+        return float_text(value)
     return repr(value) if isinstance(value, (bool, int, str, type(None))) else type(value).__name__

@@ -37,3 +37,10 @@ def _value(v: Any) -> str:
     if isinstance(v, (tuple, list)):
         return "(" + ", ".join(_value(x) for x in v) + ("," if len(v) == 1 else "") + ")"
     return repr(v)
+
+
+def float_text(v: float) -> str:
+    """A float as 4 significant digits that still reads as a float (10.0, not 10: a raising call's argument
+    types matter)."""
+    text = f"{v:.4g}"
+    return text if any(c in text for c in ".eni") else text + ".0"

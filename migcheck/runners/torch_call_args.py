@@ -10,7 +10,7 @@ import numpy as np
 import torch
 
 from migcheck.records.ops import RaisingCall
-from migcheck.runners.op_text import describe
+from migcheck.runners.op_text import describe, float_text
 
 
 def torch_calls(side: Any, inputs: Sequence[np.ndarray], dtypes: Sequence[str]) -> List[RaisingCall]:
@@ -64,5 +64,5 @@ def _arg(value: Any) -> str:
         return f"({inner},)" if isinstance(value, tuple) and len(value) == 1 else (
             f"({inner})" if isinstance(value, tuple) else f"[{inner}]")
     if isinstance(value, float):
-        return f"{value:.4g}"
+        return float_text(value)
     return repr(value) if isinstance(value, (bool, int, str, type(None))) else type(value).__name__

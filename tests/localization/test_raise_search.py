@@ -195,3 +195,25 @@ def test_a_number_the_function_refuses_is_handed_over_as_a_tensor():
 
 def test_the_window_given_a_tensor_length_twin_passes():
     assert _pair(_bartlett_scaled, _ms_bartlett_tensor, "window", 4).status == "pass"
+
+
+def _t_logspace(h):
+    return h * torch.logspace(0.0, -2.0, 4, base=10.0)
+
+
+def _ms_logspace(base):
+    def body(h):
+        return h * ops.logspace(ms.Tensor(0.0, ms.float32), ms.Tensor(-2.0, ms.float32), 4, base=base)
+    return body
+
+
+def test_a_number_the_function_takes_as_another_type_is_handed_over_so():
+    v = _pair(_t_logspace, _ms_logspace(10.0), "logspace", 4)
+    d = _defect(v)  # MindSpore's LogSpace wants an int base: "got type 'float'"
+    assert d.confirmed and "op 'logspace'" in d.cause and "its base 10.0 given as the int 10" in d.cause
+    assert d.fix == "logspace(..., base=10.0) -> logspace(..., base=10)", d.fix
+    assert "base=10.0" in v.localization.summary  # the raising call shows the float as a float
+
+
+def test_the_int_base_logspace_twin_passes():
+    assert _pair(_t_logspace, _ms_logspace(10), "logspace", 4).status == "pass"
