@@ -95,10 +95,10 @@ def _mlsm_torch():
         def __init__(self):
             super().__init__()
             self.fc = torch.nn.Linear(4, 5)
-            self.crit = torch.nn.MultiLabelSoftMarginLoss(weight=torch.tensor(_MLSM_W))
 
         def forward(self, x, target):
-            return self.crit(self.fc(x), target)
+            weight = torch.tensor(_MLSM_W, dtype=x.dtype)
+            return torch.nn.functional.multilabel_soft_margin_loss(self.fc(x), target, weight=weight)
     return Net()
 
 
@@ -343,7 +343,7 @@ ENTRIES = [
           inputs={"x": uniform(6, 4), "label": integers(6, high=5)}, checks=("forward", "backward"),
           cause_pattern=r"\bp\s*[=:]\s*2\b|\bp\b[^.]{0,40}\b(?:2|two)\b|\bsquared\b[^.]{0,30}\bhinge\b"),
     entry("h15a_multilabel_soft_margin_loss_class_weight_dropped", H, "MultiLabelSoftMarginLoss", _mlsm_torch,
-          _mlsm_ms(False), _mlsm_ms(True), ["crit"], ["weight|class weight"],
+          _mlsm_ms(False), _mlsm_ms(True), ["after:fc"], ["weight|class weight"],
           inputs={"x": uniform(6, 4), "target": given(_MLSM_T)}, checks=("forward", "backward"),
           cause_pattern=r"\bweight\s*=|\bclass[- ]weights?\b|\bper[- ]class\b[^.]*\bweights?\b|"
                         r"\bweights?\b[^.]*\bper[- ]class\b"),
@@ -351,7 +351,7 @@ ENTRIES = [
           "ops.exp))", _fc_then_torch(4, 6, lambda t, h: t.logcumsumexp(h, dim=1)),
           _fc_then_ms(4, 6, lambda o, h: o.log(o.cumsum(o.exp(h), 1))),
           _fc_then_ms(4, 6, lambda o, h: o.logcumsumexp(h, 1)), ["after:fc"], ["logcumsumexp|overflow"],
-          inputs={"x": uniform(5, 4, low=-150.0, high=150.0)}, fails_with="nonfinite",
+          inputs={"x": uniform(5, 4, low=-2000.0, high=2000.0)}, fails_with="nonfinite",
           cause_pattern=r"\blogcumsumexp\b"),
     entry("h15a_topk_smallest_largest_false_dropped", H, "probe:torch.topk largest=False vs ops.topk",
           _fc_then_torch(4, 8, lambda t, h: t.topk(h, 3, dim=1, largest=False)[0]),
@@ -363,15 +363,15 @@ ENTRIES = [
           _fc_then_torch(4, 6, lambda t, h: t.logsumexp(h, dim=1)),
           _fc_then_ms(4, 6, lambda o, h: o.log(o.sum(o.exp(h), 1))),
           _fc_then_ms(4, 6, lambda o, h: o.logsumexp(h, 1)), ["after:fc"], ["logsumexp|overflow"],
-          inputs={"x": uniform(5, 4, low=-150.0, high=150.0)}, fails_with="nonfinite",
+          inputs={"x": uniform(5, 4, low=-2000.0, high=2000.0)}, fails_with="nonfinite",
           cause_pattern=r"\blogsumexp\b"),
     entry("h15a_straight_through_round_stop_gradient_dropped", H, "probe:Tensor.detach vs ops.stop_gradient",
           _ste_torch, _ste_ms(False), _ste_ms(True), ["after:fc1"], ["stop_gradient|detach|straight-through"],
-          inputs={"x": uniform(5, 4)}, checks=("forward", "backward"),
+          inputs={"x": uniform(5, 4)}, checks=("forward", "backward"), fails_on=("backward",),
           cause_pattern=r"\bstop_gradient\b|\bdetach\b|\bstraight[- ]through\b"),
     entry("h15a_frozen_parameter_requires_grad_false_dropped", H, "probe:nn.Parameter requires_grad=False",
           _frozen_torch, _frozen_ms(False), _frozen_ms(True), ["gain"], ["requires_grad|frozen"],
-          inputs={"x": uniform(5, 4)}, checks=("forward", "backward"),
+          inputs={"x": uniform(5, 4)}, checks=("forward", "backward"), fails_with="structure",
           cause_pattern=r"\brequires_grad\s*=\s*False\b|\brequires_grad\b[^.]*\bFalse\b|\bfrozen\b|"
                         r"\bnot trainable\b|\bnon-trainable\b"),
     _opt_entry("h15a_linearlr_warmup_as_warmuplr_starting_at_zero", H, "probe:LinearLR(start_factor) vs "
@@ -385,6 +385,7 @@ ENTRIES = [
     entry("h15a_batchnorm1d_track_running_stats_false_moving_stats_in_eval", H, "BatchNorm1d", _bn_torch,
           _bn_ms(False), _bn_ms(True), ["bn"], ["use_batch_statistics|track_running_stats"],
           inputs={"x": uniform(6, 4)}, checks=("forward", "backward"),
+          constant_params=("bn.moving_mean", "bn.moving_variance"),
           cause_pattern=r"\buse_batch_statistics\s*=\s*True\b|\buse_batch_statistics\b[^.]*\bTrue\b|"
                         r"\btrack_running_stats\s*=\s*False\b|\btrack_running_stats\b[^.]*\bFalse\b"),
 ]
