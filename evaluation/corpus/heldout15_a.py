@@ -13,6 +13,7 @@ from migcheck import FrameworkPair, given, integers, uniform
 
 H = "h15"
 P = "h15-port"
+PR = "probe (torch 2.13/MindSpore 2.10, CPU): "
 
 
 # ----------------------------------------------------------------------------------------------- losses in a net
@@ -35,7 +36,6 @@ def _gnll_torch():
 
 def _gnll_ms(full):
     def make():
-        import mindspore as ms
         from mindspore import nn, ops
 
         class Net(nn.Cell):
@@ -48,7 +48,6 @@ def _gnll_ms(full):
                 h = self.fc(x)
                 var = ops.softplus(h[:, 3:]) + 0.1
                 return self.crit(h[:, :3], target, var)
-        del ms
         return Net()
     return make
 
@@ -338,48 +337,57 @@ ENTRIES = [
           inputs={"x": uniform(6, 4), "target": uniform(6, 3)},
           cause_pattern=r"\bfull\s*=\s*True\b|\bfull\b[^.]*\bTrue\b|\bconstant\b[^.]*\blog\s*\(?\s*2\s*\*?\s*"
                         r"(?:pi|π)\b"),
-    entry("h15a_multi_margin_loss_squared_hinge_p2_dropped", H, "MultiMarginLoss", _mmargin_torch,
+    entry("h15a_multi_margin_loss_squared_hinge_p2_dropped", H,
+          PR + "torch.nn.MultiMarginLoss vs mindspore.nn.MultiMarginLoss",
+          _mmargin_torch,
           _mmargin_ms(False), _mmargin_ms(True), ["crit"], ["p|squared hinge"],
           inputs={"x": uniform(6, 4), "label": integers(6, high=5)}, checks=("forward", "backward"),
           cause_pattern=r"\bp\s*[=:]\s*2\b|\bp\b[^.]{0,40}\b(?:2|two)\b|\bsquared\b[^.]{0,30}\bhinge\b"),
-    entry("h15a_multilabel_soft_margin_loss_class_weight_dropped", H, "MultiLabelSoftMarginLoss", _mlsm_torch,
+    entry("h15a_multilabel_soft_margin_loss_class_weight_dropped", H,
+          PR + "F.multilabel_soft_margin_loss vs mindspore.nn.MultiLabelSoftMarginLoss", _mlsm_torch,
           _mlsm_ms(False), _mlsm_ms(True), ["after:fc"], ["weight|class weight"],
           inputs={"x": uniform(6, 4), "target": given(_MLSM_T)}, checks=("forward", "backward"),
           cause_pattern=r"\bweight\s*=|\bclass[- ]weights?\b|\bper[- ]class\b[^.]*\bweights?\b|"
                         r"\bweights?\b[^.]*\bper[- ]class\b"),
-    entry("h15a_logcumsumexp_as_log_cumsum_exp_overflow", H, "probe:torch.logcumsumexp vs ops.log(ops.cumsum("
+    entry("h15a_logcumsumexp_as_log_cumsum_exp_overflow", H,
+          PR + "torch.logcumsumexp vs ops.log(ops.cumsum("
           "ops.exp))", _fc_then_torch(4, 6, lambda t, h: t.logcumsumexp(h, dim=1)),
           _fc_then_ms(4, 6, lambda o, h: o.log(o.cumsum(o.exp(h), 1))),
           _fc_then_ms(4, 6, lambda o, h: o.logcumsumexp(h, 1)), ["after:fc"], ["logcumsumexp|overflow"],
           inputs={"x": uniform(5, 4, low=-2000.0, high=2000.0)}, fails_with="nonfinite",
           cause_pattern=r"\blogcumsumexp\b"),
-    entry("h15a_logit_eps_dropped_saturated_probabilities", H, "probe:torch.logit(eps=) vs ops.logit without eps",
+    entry("h15a_logit_eps_dropped_saturated_probabilities", H,
+          PR + "torch.logit(eps=) vs ops.logit without eps",
           _fc_then_torch(4, 5, lambda t, h: t.logit(t.sigmoid(-t.abs(h)), eps=1e-6)),
           _fc_then_ms(4, 5, lambda o, h: o.logit(o.sigmoid(-o.abs(h)))),
           _fc_then_ms(4, 5, lambda o, h: o.logit(o.sigmoid(-o.abs(h)), eps=1e-6)), ["after:fc"], ["eps|logit|clamp"],
           inputs={"x": uniform(6, 4, low=-60.0, high=60.0)},
           cause_pattern=r"\beps\b[^.]*\b1e-0?6\b|\blogit\b[^.]*\b1e-0?6\b|\bclamp\w*\b[^.]*\b1e-0?6\b"),
-    entry("h15a_logsumexp_as_log_sum_exp_overflow", H, "probe:torch.logsumexp vs ops.log(ops.sum(ops.exp))",
+    entry("h15a_logsumexp_as_log_sum_exp_overflow", H,
+          PR + "torch.logsumexp vs ops.log(ops.sum(ops.exp))",
           _fc_then_torch(4, 6, lambda t, h: t.logsumexp(h, dim=1)),
           _fc_then_ms(4, 6, lambda o, h: o.log(o.sum(o.exp(h), 1))),
           _fc_then_ms(4, 6, lambda o, h: o.logsumexp(h, 1)), ["after:fc"], ["logsumexp|overflow"],
           inputs={"x": uniform(5, 4, low=-2000.0, high=2000.0)}, fails_with="nonfinite",
           cause_pattern=r"\blogsumexp\b"),
-    entry("h15a_straight_through_round_stop_gradient_dropped", H, "probe:Tensor.detach vs ops.stop_gradient",
+    entry("h15a_straight_through_round_stop_gradient_dropped", H,
+          PR + "Tensor.detach vs ops.stop_gradient",
           _ste_torch, _ste_ms(False), _ste_ms(True), ["after:fc1"], ["stop_gradient|detach|straight-through"],
           inputs={"x": uniform(5, 4)}, checks=("forward", "backward"), fails_on=("backward",),
           cause_pattern=r"\bstop_gradient\b|\bdetach\b|\bstraight[- ]through\b"),
-    entry("h15a_frozen_parameter_requires_grad_false_dropped", H, "probe:nn.Parameter requires_grad=False",
+    entry("h15a_frozen_parameter_requires_grad_false_dropped", H,
+          PR + "nn.Parameter requires_grad=False",
           _frozen_torch, _frozen_ms(False), _frozen_ms(True), ["gain"], ["requires_grad|frozen"],
           inputs={"x": uniform(5, 4)}, checks=("forward", "backward"), fails_with="structure",
           cause_pattern=r"\brequires_grad\s*=\s*False\b|\brequires_grad\b[^.]*\bFalse\b|\bfrozen\b|"
                         r"\bnot trainable\b|\bnon-trainable\b"),
-    _opt_entry("h15a_linearlr_warmup_as_warmuplr_starting_at_zero", H, "probe:LinearLR(start_factor) vs "
+    _opt_entry("h15a_linearlr_warmup_as_warmuplr_starting_at_zero", H,
+               PR + "LinearLR(start_factor) vs "
                "nn.WarmUpLR (starts at 0)", _lin_torch, _lin_ms, _sgd_ms("warmup"), _sgd_ms("linear_list"),
                ["start_factor|LinearLR|WarmUpLR"], inputs={"x": uniform(4, 4)}, steps=4, lr_schedule=_linear_lr,
                cause_pattern=r"\bstart_factor\b|\bLinearLR\b|\bWarmUpLR\b[^.]*\b(?:starts?|begins?)\b[^.]*"
                              r"\b(?:0|zero)\b"),
-    _opt_entry("h15a_steplr_as_exponential_decay_lr_is_stair_dropped", H, "StepLR", _lin_torch, _lin_ms,
+    _opt_entry("h15a_steplr_as_exponential_decay_lr_is_stair_dropped", H, "ExponentialDecayLR", _lin_torch, _lin_ms,
                _sgd_ms("exp_continuous"), _sgd_ms("exp_stair"), ["is_stair|StepLR"], inputs={"x": uniform(4, 4)},
                steps=4, lr_schedule=_step_lr, cause_pattern=r"\bis_stair\b"),
     entry("h15a_batchnorm1d_track_running_stats_false_moving_stats_in_eval", H, "BatchNorm1d", _bn_torch,

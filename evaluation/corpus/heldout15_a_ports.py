@@ -104,7 +104,8 @@ def _adamw_correct(params):
 
 
 def _adamw_entry():
-    e = entry("h15a_port_transformer_mlp_block_adamw_as_adamweightdecay", P, "AdamW", _mlp_torch, _mlp_ms, _mlp_ms,
+    e = entry("h15a_port_transformer_mlp_block_adamw_as_adamweightdecay", P, "AdamWeightDecay", _mlp_torch, _mlp_ms,
+              _mlp_ms,
               ["optimizer"], ["AdamWeightDecay|bias correction|experimental.optim.AdamW"],
               inputs={"x": uniform(4, 8)},
               checks=("step",), steps=3, optimizer=FrameworkPair(torch=_adamw_torch, mindspore=_adamw_correct),
