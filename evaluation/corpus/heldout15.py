@@ -1,0 +1,6 @@
+"""Held-out set 15 (blind), written in halves."""
+ENTRIES: list = []
+
+from evaluation.corpus.heldout15_b import ENTRIES as _B  # noqa: E402
+
+ENTRIES += _B
