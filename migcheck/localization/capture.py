@@ -83,7 +83,9 @@ def locate(case: Any, check: str, ref: Any, cell: MindSporeProbe, mapping: Weigh
                                       m_calls, tol)
             owners = {d.torch_name for d in ops}
             bw_defects = sorted(ops + [d for d in bw_defects if d.torch_name not in owners], key=lambda d: d.order)
-        if not any(d.confirmed for d in bw_defects):  # a path torch detaches and the port does not
+        # a path torch detaches and the port does not (also behind a NaN gradient's origin: torch may cut the very
+        # path whose gradient is not finite)
+        if not any(d.confirmed and d.rule != "nonfinite-gradient" for d in bw_defects):
             from migcheck.localization.detach_search import detach_defects
 
             bw_defects = detach_defects(module, cell, ref, case.loss.torch if case.loss else None, t_calls, m_calls,

@@ -58,3 +58,47 @@ def test_a_straight_through_estimator_without_stop_gradient_is_found_by_detachin
 
 def test_the_stop_gradient_twin_passes():
     assert _run(lambda h, q: h + ops.stop_gradient(q - h), "ste_ok").status == "pass"
+
+
+P = np.array([[[0.0, 1.0], [1.0, 0.0], [0.5, 0.5]]], np.float32)  # 3 points: each pair with itself is at distance 0
+
+
+def _pairwise(ms_norm, name):
+    class T(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = torch.nn.Linear(1, 1)
+
+        def forward(self, p):
+            diff = p[:, :, None, :] - p[:, None, :, :]
+            norm = torch.sqrt((diff ** 2).sum(-1, keepdim=True)).detach() + 1.0  # no gradient through sqrt at 0
+            return p + (diff / norm * self.fc(norm)).mean(2)
+
+    class M(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc = ms.nn.Dense(1, 1)
+
+        def construct(self, p):
+            diff = p[:, :, None, :] - p[:, None, :, :]
+            norm = ms_norm(ops.sqrt((diff ** 2).sum(-1, keepdims=True))) + 1.0
+            return p + (diff / norm * self.fc(norm)).mean(2)
+
+    case = PairedCase(name=name, torch=T, mindspore=M, inputs={"p": given(P)}, checks=("backward",))
+    return run_item(Item(case, "backward", "pynative", "cpu"))
+
+
+def _kept(x):
+    return x
+
+
+def test_a_detach_behind_a_nan_gradient_is_found_rather_than_the_nan_origin_alone():
+    v = _pairwise(_kept, "norm_kept")  # sqrt's gradient at 0 is inf in the port: NaN after it
+    assert v.status == "fail"
+    (d,) = [d for d in v.localization.defects if d.confirmed]
+    assert d.rule == "missing-stop-gradient"
+    assert d.fix.startswith("wrap its ") and "in ops.stop_gradient(...) in construct" in d.fix
+
+
+def test_the_detached_norm_twin_passes():
+    assert _pairwise(ops.stop_gradient, "norm_detached").status == "pass"
