@@ -159,6 +159,10 @@ def _ties(x: np.ndarray, wrong: np.ndarray, output: Optional[np.ndarray], op: st
         return ""
     if output.size == 1:  # a reduction over all elements (a global median): its one result, everywhere
         output = np.reshape(output, (1,) * x.ndim)
+    if output.ndim == x.ndim - 1:  # a reduction that drops its axis (ReduceMax(x, 3)): put it back
+        axis = next((a for a in range(x.ndim) if x.shape[:a] + x.shape[a + 1:] == output.shape and x.shape[a] > 1),
+                    None)
+        output = np.expand_dims(output, axis) if axis is not None else output
     if output.ndim != x.ndim:
         return ""
     try:
@@ -250,7 +254,8 @@ def _fix(t: OpGradient, m: OpRecord, vjp: Callable, alternative: Callable[[str],
         if close(t.output, np.asarray(out), rtol, atol) and all(
                 g is None or (np.shape(g) == np.shape(h) and not differing(g, np.asarray(h), rtol, atol).any())
                 for g, h in zip(t.grad_inputs, grads)):
-            return f"{name}({shown} instead of {m.text} (re-run: it gives torch's output and gradients)", tried
+            first = "[0]" if getattr(getattr(vjp, "__self__", None), "took_first", False) else ""  # (values, indices)
+            return f"{name}({shown}{first} instead of {m.text} (re-run: it gives torch's output and gradients)", tried
     return "", tried
 
 

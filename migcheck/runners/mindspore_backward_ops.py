@@ -45,6 +45,7 @@ class RecordedOps:
         self._stack: List[str] = []
         self._depth = 0
         self.keep: Optional[set] = None  # cells whose own calls are recorded (None: all)
+        self.took_first = False  # the last vjp's replacement returned several results and its first was used
 
     def run(self, network: Any, call: Callable, args: Sequence[Any], train: bool) -> None:
         patches = self._patches()
@@ -77,6 +78,8 @@ class RecordedOps:
         """(output, input gradients) of recorded op `index` (or the function `replace` given the same
         arguments) on the given float inputs, for the given output gradient."""
         fn, args, kwargs, pick = self._calls[index]
+        if replace is not None and args and isinstance(args[0], ms.ops.Primitive):  # a function takes no instance
+            args = args[1:]
         fn = replace if replace is not None else fn
         count = [0]
 
@@ -91,7 +94,9 @@ class RecordedOps:
         def single(*fresh: Any) -> Any:
             count[0] = 0
             out = fn(*rebuild(args, fresh), **{k: rebuild(v, fresh) for k, v in kwargs.items()})
-            return out[pick] if pick is not None and isinstance(out, (tuple, list)) else out
+            # a multi-result function in the op's place (ops.max for ReduceMax): its first result is the value
+            self.took_first = replace is not None and pick is None and isinstance(out, (tuple, list))
+            return out[pick or 0] if isinstance(out, (tuple, list)) else out
 
         with pynative():
             tensors = [ms.Tensor(np.ascontiguousarray(x)) for x in inputs]

@@ -283,6 +283,25 @@ def test_the_amax_twin_passes():
     assert v.status == "pass", v.message
 
 
+def _torch_max_values_of_ties(x):  # torch.max with a dim: its gradient goes to one of the ties
+    return torch.max(torch.stack([x, torch.zeros_like(x)], -1), dim=-1).values
+
+
+def _ms_reduce_max_of_ties(x):  # ReduceMax drops the axis and splits the gradient between ties
+    return ops.ReduceMax()(ops.stack([x, ops.zeros_like(x)], -1), -1)
+
+
+def test_ties_of_a_reduction_that_drops_its_axis_are_named_and_the_multi_result_function_is_the_fix():
+    v = _run(_torch_max_values_of_ties, _ms_reduce_max_of_ties)
+    (d,) = v.localization.defects
+    assert "differs from torch's torch.max where x at ties of the primitive ReduceMax result" in d.cause, d.cause
+    assert d.confirmed and d.fix.startswith("ops.max(x, -1)[0] instead of primitive ReduceMax(x, -1)"), d.fix
+
+
+def test_the_max_values_twin_passes():
+    assert _run(_torch_max_values_of_ties, _ms_max_of_ties).status == "pass"
+
+
 VAR = np.array([[0.4, 3e-7, 0.2], [5e-8, 0.7, 1.1]], np.float32)  # two variances below the loss's eps=1e-6
 
 
