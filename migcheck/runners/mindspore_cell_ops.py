@@ -118,3 +118,15 @@ class CellOps:
 
     def constructor(self, name: str) -> Any:  # supplied by MindSporeCell
         raise NotImplementedError
+
+    def set_requires_grad(self, name: str, flag: bool) -> bool:
+        """One mindspore.Parameter's requires_grad set (a fix re-run); its previous flag. KeyError: no such
+        Parameter (a torch-like module's plain Tensor has no flag to set)."""
+        import mindspore as ms
+
+        for n, p in getattr(self, "_named", ()):
+            if n == name and isinstance(p, ms.Parameter):
+                previous = bool(p.requires_grad)
+                p.requires_grad = flag
+                return previous
+        raise KeyError(name)

@@ -95,6 +95,9 @@ class MindSporeProbe(SideProbe, Protocol):
     def has_custom_bprop(self, name: str) -> bool:
         """Whether the sub-cell defines its own backward (a `bprop` method)."""
 
+    def set_requires_grad(self, name: str, flag: bool) -> bool:
+        """One Parameter's requires_grad set; its previous flag (KeyError where there is none to set)."""
+
     def run_subcell(self, name: str, inputs: Arrays) -> Any:
         """One sub-cell called on given inputs (the isolated pass), in PYNATIVE."""
 

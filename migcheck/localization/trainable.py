@@ -1,0 +1,45 @@
+"""A parameter trainable on one side only (torch's `requires_grad=False` dropped in the port, or the other way
+round), said as a defect of the layer that owns it (pure: the flags are read off both parameters; running/
+trainable_fix.py re-runs the item with the port's flag set as torch's and passes in whether that agreed)."""
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence, Tuple
+
+from migcheck.localization.defect_findings import findings_of
+from migcheck.records.findings import Defect, Localization
+
+RULE = "trainable-flag"
+
+
+def trainable_defect(torch_param: Any, ms_param: Any, fixed: bool) -> Defect:
+    """torch_param / ms_param: runners.base.ParamInfo of one pair whose trainable flags differ. fixed: the item,
+    re-run with the port's flag set as torch's, reported no structure problem and agreed."""
+    owner, leaf = ms_param.name.rpartition(".")[0], ms_param.name.rpartition(".")[2]
+    torch_owner = torch_param.name.rpartition(".")[0]
+    ms_flag, torch_flag = bool(ms_param.trainable), bool(torch_param.trainable)
+    what = ("frozen" if not torch_flag else "trainable")
+    cause = (f"MindSpore's parameter '{ms_param.name}' has requires_grad={ms_flag} where torch's '{torch_param.name}'"
+             f" has requires_grad={torch_flag} (torch's is {what}): "
+             + ("an optimizer would update the port's, where torch's stays fixed" if not torch_flag else
+                "the port's is never updated, where torch's is trained"))
+    fix = (f"mindspore.Parameter(..., name='{leaf}', requires_grad={torch_flag}) for '{ms_param.name}' (or set"
+           f" self.{ms_param.name}.requires_grad = {torch_flag} in the port); re-run with it: the check agrees"
+           if fixed else "")
+    evidence = (f"read off both parameters: torch requires_grad={torch_flag}, MindSpore requires_grad={ms_flag}"
+                + ("; the item re-run with the port's flag set as torch's agrees" if fixed else ""))
+    return Defect(0, torch_owner, torch_param.owner_kind, owner, ms_param.owner_kind, evidence, cause, fix,
+                  "high" if fixed else "medium", fixed, RULE)
+
+
+def with_trainable_defects(localization: Optional[Localization], pairs: Sequence[Tuple[Any, Any]],
+                           fixed: bool) -> Localization:
+    """The item's localization with one defect per parameter whose flag differs (a new one where it had none)."""
+    defects = tuple(trainable_defect(t, m, fixed) for t, m in pairs)
+    findings = tuple(findings_of(list(defects)))
+    said = "; ".join(f"'{m.name}' trainable on one side only" for _, m in pairs)
+    if localization is None:
+        first = defects[0]
+        return Localization((), first.torch_name, first.ms_name, findings, f"parameter flags differ: {said}", defects)
+    return Localization(localization.rows, localization.first_divergence, localization.first_divergence_ms,
+                        localization.findings + findings, f"{localization.summary}; {said}",
+                        localization.defects + defects, localization.between)
