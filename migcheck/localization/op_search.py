@@ -22,6 +22,7 @@ from migcheck.localization.op_elements import differed_at, divergence_elements
 from migcheck.localization.op_precision import less_accurate
 from migcheck.localization.op_sequence import reorder_fix
 from migcheck.localization.raising_op import same_operation
+from migcheck.localization.op_chain import through_chain
 from migcheck.localization.op_candidates import api_candidates, base_name, call_words, candidates, shown_function
 from migcheck.records.ops import UNCHANGED, OpChange, OpRecord
 from migcheck.runners.probes import MindSporeProbe, TorchProbe
@@ -73,6 +74,7 @@ def search_ops(module: TorchProbe, cell: MindSporeProbe, torch_owner: str, ms_na
             try:
                 wanted = tuple(div.ms.names) + tuple(k for k, _ in div.ms.keywords + div.torch.keywords)
                 alternatives = api_candidates(div, cell.functions_like(base_name(div.torch.name), wanted), same)
+                alternatives += through_chain(div, ms_ops, alternatives)
             except Exception:  # no function list on this side
                 alternatives = []
         for change, words in _at_every_call(div, ms_ops, candidates(div, ms_ops, named, torch_ops) + alternatives):
@@ -92,7 +94,8 @@ def search_ops(module: TorchProbe, cell: MindSporeProbe, torch_owner: str, ms_na
             # another function agreeing with torch's counterpart at the op alone counts only where that counterpart
             # is the same operation (torch may compute the port's fused L2Normalize in several calls: its first, a
             # pow, is no stand-in for it); otherwise the whole construct must agree
-            alike = not change.replace or (div.torch is not None and same_operation(div.ms.name, div.torch.name))
+            alike = not change.replace or (div.torch is not None and not change.drops
+                                           and same_operation(div.ms.name, div.torch.name))
             if whole or (not swept and alike and _op_agrees(div, changed, same)
                          and closer(torch_out, got, base, rtol, atol)):
                 held = _beyond(second, module, cell, torch_owner, ms_name, div, change, whole, same)
@@ -347,7 +350,8 @@ def _one_fix(div: OpDivergence, change: OpChange, ms_ops: Sequence[OpRecord]) ->
     name = next(r.name for r in ms_ops if r.index == change.index)
     if change.replace:
         shown = change.shown or f"{shown_function(change.replace)}(...)"
-        return f"use {shown} in place of {name}"
+        chain = [name] + [r.name for r in ms_ops if r.index in change.drops]
+        return f"use {shown} in place of {' -> '.join(chain)}"
     if change.scale:
         return scale_fix(div.ms, change)
     if change.reorder:

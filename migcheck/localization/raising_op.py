@@ -35,10 +35,12 @@ def torch_names(ms_name: str) -> Tuple[str, ...]:
 
 
 def same_operation(ms_name: str, torch_name: str) -> bool:
-    """Whether two calls name the same operation: one's squashed name holds the other's (L2Normalize and
-    normalize, ops.max and max, Squeeze and squeeze), or an alias pairs them (concat and cat)."""
+    """Whether two calls name the same operation: one's squashed name holds the other's as more than half of it
+    (L2Normalize and normalize, ops.max and max, Squeeze and squeeze; not exp in logsumexp), or an alias pairs
+    them (concat and cat)."""
     a, b = (squashed_name(n.rsplit(" ", 1)[-1].rsplit(".", 1)[-1]) for n in (ms_name, torch_name))
-    return a in b or b in a or b in torch_names(ms_name)
+    short, long_ = sorted((a, b), key=len)
+    return (short in long_ and 2 * len(short) > len(long_)) or b in torch_names(ms_name)
 
 
 def counterpart_call(raised: RaisingCall, torch_owner: str, ms_position: int, torch_calls: Sequence[RaisingCall]

@@ -101,6 +101,8 @@ class OpChange:
     minus: Tuple[Tuple[int, int], ...] = ()  # (k, j): positional tuple k handed over minus tuple j, at run time
     #                                          (an end the port gave where the op takes a size: end - begin)
     reorder: Tuple[Tuple[int, Tuple[int, ...]], ...] = ()  # (k, order): positional sequence k's items in this order
+    drops: Tuple[int, ...] = ()  # later calls handed on as their first tensor input: the function put in this
+    #                              call computes them too (torch's one logsumexp for the port's exp, sum, log)
     lift: bool = False  # that function is the op's next-dimension sibling: its first tensor gets a unit axis at -2
     #                     (a length L read as 1 x L) and its result loses it again (adaptive_avg_pool2d for pool1d)
 

@@ -22,6 +22,7 @@ from migcheck.runners.mindspore_bound import rebound
 from migcheck.runners.mindspore_context import pynative
 from migcheck.runners.mindspore_functions import public_function
 from migcheck.runners.mindspore_held import HeldErrors
+from migcheck.runners.op_text import index_text, written_back
 from migcheck.util.tree import contiguous
 from migcheck.runners.mindspore_module import as_ms_args
 
@@ -164,17 +165,20 @@ def _wrap(name: str, original: Callable, names: Tuple[str, ...], primitive: bool
         op_doc = (inspect.getdoc(type(args[0])) or doc) if primitive and args else doc
         prim, call_args = (args[0], args[1:]) if primitive else (None, args)
         change = st.change if st.change is not None and (st.change.index == index or index in st.change.also or (
-            st.change.like and st.change.like == (op_name, tuple(_plain(a) for a in call_args)))) else None
+            st.change.like and st.change.like == (op_name, tuple(_plain(a) for a in call_args)))
+            or index in st.change.drops) else None
         init = tuple((k, _plain(v)) for k, v in init_args(prim).items()) if primitive else ()
         kept = _inplace(name, call_args)
         st.ops += 1
         try:
-            run_args, run_kwargs = (call_args, kwargs) if change is None or change.replace else _apply(
-                change, names, call_args, kwargs)
+            plain = change is None or change.replace or index in change.drops
+            run_args, run_kwargs = (call_args, kwargs) if plain else _apply(change, names, call_args, kwargs)
             if change is not None and change.precise:  # computed in float64, handed back in float32
                 run_args = tuple(_widen(a) for a in run_args)
                 run_kwargs = {k: _widen(v) for k, v in run_kwargs.items()}
-            if change is not None and change.replace:  # another public function in the op's place
+            if change is not None and index in change.drops:  # computed by the function put in an earlier call
+                out = next(a for a in list(call_args) + list(kwargs.values()) if isinstance(a, ms.Tensor))
+            elif change is not None and change.replace:  # another public function in the op's place
                 given = [a for a in list(call_args) + list(kwargs.values()) if isinstance(a, ms.Tensor)]
                 tensors = {k: given[i] for k, i in change.tensors}
                 if change.lift:  # the next-dimension sibling over a unit axis
@@ -216,7 +220,7 @@ def _wrap(name: str, original: Callable, names: Tuple[str, ...], primitive: bool
             sliced = st.slices.get(id(call_args[0])) if kept is not None else None
             sliced = sliced if sliced is not None and sliced[0] is call_args[0] else None
             # MindSpore's index result is a copy: an in-place call on it leaves the base as it was
-            detached = "" if sliced is None or _written(sliced, out) else index_text(sliced[2])
+            detached = "" if sliced is None or written_back(sliced, out) else index_text(sliced[2])
             if change is not None and change.write_back and isinstance(out, ms.Tensor):
                 call_args[0].assign_value(out)  # what the in-place call was meant to do
                 if sliced is not None:  # ... through the index, into the tensor it was taken from
@@ -248,27 +252,6 @@ def _inplace(name: str, call_args: tuple) -> Optional[np.ndarray]:
         return None
     before = _tensors(call_args[0])
     return before[0] if before else None
-
-
-def _written(sliced: Tuple[Any, Any, Any], out: Any) -> bool:
-    """The base of an index result holds the in-place call's result at that index (a view, or written back)."""
-    _, base, index = sliced
-    if not isinstance(out, ms.Tensor):
-        return True
-    try:
-        return bool(np.array_equal(base[index].asnumpy(), out.asnumpy(), equal_nan=True))
-    except Exception:  # an index the base no longer takes: no claim
-        return True
-
-
-def index_text(index: Any) -> str:
-    """An index as the port wrote it: (slice(None), slice(2, None)) -> "[:, 2:]"."""
-    def one(i: Any) -> str:
-        if isinstance(i, slice):
-            text = f"{'' if i.start is None else i.start}:{'' if i.stop is None else i.stop}"
-            return text + (f":{i.step}" if i.step is not None else "")
-        return "..." if i is Ellipsis else "None" if i is None else repr(i) if isinstance(i, (int, bool)) else "idx"
-    return "[" + ", ".join(one(i) for i in (index if isinstance(index, tuple) else (index,))) + "]"
 
 
 def _unchanged(before: np.ndarray, tensor: Any, out: Any) -> bool:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Sequence, Tuple
 
+import numpy as np
+
 # Reads of metadata and conversions: never the cause, only noise in the list.
 _QUIET = frozenset({"size", "dim", "numel", "shape", "dtype", "device", "is_floating_point", "is_contiguous",
                     "contiguous", "item", "tolist", "detach", "requires_grad_", "__get__", "__len__", "__repr__",
@@ -44,3 +46,24 @@ def float_text(v: float) -> str:
     types matter)."""
     text = f"{v:.4g}"
     return text if any(c in text for c in ".eni") else text + ".0"
+
+
+def written_back(sliced: Tuple[Any, Any, Any], out: Any) -> bool:
+    """The base of an index result holds the in-place call's result at that index (a view, or written back)."""
+    _, base, index = sliced
+    if not hasattr(out, "asnumpy"):  # no tensor result
+        return True
+    try:
+        return bool(np.array_equal(base[index].asnumpy(), out.asnumpy(), equal_nan=True))
+    except Exception:  # an index the base no longer takes: no claim
+        return True
+
+
+def index_text(index: Any) -> str:
+    """An index as the port wrote it: (slice(None), slice(2, None)) -> "[:, 2:]"."""
+    def one(i: Any) -> str:
+        if isinstance(i, slice):
+            text = f"{'' if i.start is None else i.start}:{'' if i.stop is None else i.stop}"
+            return text + (f":{i.step}" if i.step is not None else "")
+        return "..." if i is Ellipsis else "None" if i is None else repr(i) if isinstance(i, (int, bool)) else "idx"
+    return "[" + ", ".join(one(i) for i in (index if isinstance(index, tuple) else (index,))) + "]"

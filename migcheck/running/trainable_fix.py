@@ -6,10 +6,11 @@ import dataclasses
 from typing import Any, Callable, List, Tuple
 
 from migcheck.localization.trainable import with_trainable_defects
+from migcheck.runners.probes import MindSporeProbe
 from migcheck.running.outcome import Outcome
 
 
-def with_trainable_fix(outcome: Outcome, mapping: Any, cell: Any, rerun: Callable[[], Outcome]) -> Outcome:
+def with_trainable_fix(outcome: Outcome, mapping: Any, cell: MindSporeProbe, rerun: Callable[[], Outcome]) -> Outcome:
     pairs = tuple(mapping.trainable_mismatches)
     saved: List[Tuple[str, bool]] = []
     try:

@@ -381,3 +381,34 @@ def test_an_op_less_precise_than_torchs_is_computed_in_float64_and_never_dropped
 
 def test_the_expm1_in_float64_passes():
     assert _run(_t_boxcox, _m_boxcox_float64)[0].status == "pass"
+
+
+def _t_logsumexp(h):
+    return torch.logsumexp(h * 1000.0, dim=1, keepdim=True)  # exp of values this large overflows float32
+
+
+def _m_log_sum_exp(h):
+    return ops.log(ops.exp(h * 1000.0).sum(1, keepdims=True))
+
+
+def _m_logsumexp(h):
+    return ops.logsumexp(h * 1000.0, 1, True)
+
+
+def test_torchs_one_call_for_the_ports_chain_of_ops_replaces_the_whole_chain():
+    v, (d,) = _run(_t_logsumexp, _m_log_sum_exp, width=1)
+    assert v.status == "fail" and d.confirmed and d.confidence == "high", d.cause
+    assert "with the port's Tensor.sum, log after it handed on (torch's logsumexp computes them in its one call)" \
+        in d.cause
+    assert d.fix.startswith("use ops.logsumexp(") and d.fix.endswith(" in place of exp -> Tensor.sum -> log"), d.fix
+
+
+def test_the_logsumexp_twin_passes():
+    assert _run(_t_logsumexp, _m_logsumexp, width=1)[0].status == "pass"
+
+
+def test_a_name_inside_another_is_the_same_operation_only_as_more_than_half_of_it():
+    from migcheck.localization.raising_op import same_operation
+
+    assert same_operation("primitive L2Normalize", "normalize") and same_operation("ops.max", "max")
+    assert not same_operation("exp", "logsumexp") and not same_operation("ops.sum", "cumsum")
