@@ -80,6 +80,9 @@ def own_settings(site: OpSite) -> List[Setting]:
     given += [(site.names[i], v, i) for i, v in enumerate(site.positional) if i < len(site.names)]
     out = []
     for name, value, position in given:
+        if value == TENSOR and name in defaults and defaults[name] is None:  # a tensor argument the port may drop
+            out.append(Setting(name, position, None, _fixed(None)))
+            continue
         if value == TENSOR or isinstance(value, (tuple, list)) or name not in defaults and not isinstance(value, bool):
             continue
         alts = []
@@ -105,6 +108,7 @@ class ReplayMatch:
     keyword: str
     torch_value: Any
     ms_value: Any
+    torch_array: Any = None  # torch's tensor for that setting (TENSOR), as numpy, where the replayer kept it
 
     @property
     def rule(self) -> str:
@@ -180,9 +184,17 @@ def find_setting(module: OpReplayer, owner: str, after: int, before: int, torch_
                 except Exception:  # a combination torch refuses
                     continue
                 if agree(got.get(at), ms_value, rtol, atol):
-                    hits.append(ReplayMatch(site, setting.keyword, now, alt))
+                    array = _site_tensor(module, site, setting) if now == TENSOR else None
+                    hits.append(ReplayMatch(site, setting.keyword, now, alt, array))
     keys = {(h.site.seq, h.keyword) for h in hits}
     return hits[0] if len(keys) == 1 else None  # two sites (or two settings) that both explain it: not named
+
+
+def _site_tensor(module: OpReplayer, site: OpSite, setting: Setting) -> Any:
+    try:
+        return module.site_tensor(site.seq, setting.keyword, setting.position)
+    except Exception:  # a replayer that keeps no tensors: the setting is named, no tensor to hand over
+        return None
 
 
 def port_passes_torchs_value(cell: MindSporeProbe, ms_name: str, inputs: Sequence[Any], match: ReplayMatch) -> bool:

@@ -10,9 +10,12 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence, Tuple
 
+import numpy as np
+
 from migcheck.localization.arg_candidates import similarity
 from migcheck.localization.confirm import agree
 from migcheck.localization.op_replay import TENSOR, ReplayMatch
+from migcheck.runners.base import TensorValue
 from migcheck.runners.probes import MindSporeProbe
 
 TolFor = Callable[[str], Tuple[float, float]]
@@ -26,7 +29,11 @@ def replay_fix(cell: MindSporeProbe, ms_name: str, inputs: Sequence[Any], torch_
                tol: TolFor) -> str:
     """The checked fix as code, or '' when no child of the port's container re-runs to torch's output."""
     value = match.torch_value
-    if value == TENSOR or isinstance(value, (list, tuple, dict)):
+    if value == TENSOR and match.torch_array is not None and np.size(match.torch_array) <= 1024:
+        array = np.asarray(match.torch_array)  # a loss's class weight, handed over as such (float32 as written)
+        value = TensorValue((np.vectorize(lambda v: float(f"{v:.7g}"))(array) if array.dtype.kind == "f"
+                             else array).tolist())
+    elif value == TENSOR or isinstance(value, (list, tuple, dict)):
         return ""
     try:
         children = cell.child_constructors(ms_name)

@@ -101,10 +101,12 @@ class CellOps:
         from migcheck.runners.mindspore_context import pynative
         from migcheck.runners.mindspore_module import as_ms_args, to_numpy as numpy_of
 
+        from migcheck.runners.mindspore_args import with_call
+
         container = self.subcell(name)
         old = getattr(container, child)
         with pynative():
-            new = self.rebuilt_cell(old, override)
+            new = self.rebuilt_cell(old, with_call(override, None))  # a TensorValue built into a Tensor
             setattr(container, child, new)
             try:
                 return numpy_of(container(*as_ms_args(self.args_of(name, inputs))))

@@ -188,5 +188,7 @@ class OpReplayer(Protocol):
 
     def replay_ops(self, owner: str, after: int, before: int, change: Optional[Change]) -> Dict[int, Any]: ...
 
+    def site_tensor(self, seq: int, keyword: str, position: Optional[int]) -> Any: ...
+
 
 PROBES = {"TorchProbe": TorchProbe, "MindSporeProbe": MindSporeProbe, "OpReplayer": OpReplayer}

@@ -133,6 +133,14 @@ class Replayer:
     def replay_ops(self, owner: str, after: int, before: int, change: Optional[Change]) -> Dict[int, Any]:
         return replay(self.raw, owner, after, before, change, _numpy)
 
+    def site_tensor(self, seq: int, keyword: str, position: Optional[int]) -> Any:
+        """The tensor one recorded call passed for that argument (a loss's class weight), as numpy; None if none."""
+        r = next((r for r in self.raw if r.seq == seq), None)
+        if r is None:
+            return None
+        value = r.kwargs.get(keyword, r.args[position] if position is not None and position < len(r.args) else None)
+        return _numpy(value) if isinstance(value, torch.Tensor) else None
+
 
 def _numpy(t: torch.Tensor) -> Any:
     t = t.detach().cpu()

@@ -1,9 +1,10 @@
 """The torch-side replay reads settings off torch's own call (op_replay.own_settings): torch's F.interpolate with
 antialias=True, replayed with antialias=False, reproduces a port whose ops.interpolate has no such argument. The
 cause is confirmed on torch's side; no MindSpore call re-runs to agreement, so no fix is printed."""
+import numpy as np
 import pytest
 
-from migcheck import PairedCase, uniform
+from migcheck import PairedCase, given, uniform
 from migcheck.planning.items import Item
 from migcheck.running.pipeline import run_item
 
@@ -82,3 +83,43 @@ def test_a_replayed_setting_is_tried_on_the_ports_layer_that_computes_the_op_and
 
 def test_the_loss_given_torchs_beta_passes():
     assert _loss(0.5).status == "pass"
+
+
+W = [0.2, 1.0, 2.5, 0.5, 1.5]
+
+
+def _weighted(ms_weight):
+    class T(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = torch.nn.Linear(4, 5)
+
+        def forward(self, x, target):
+            weight = torch.tensor(W)  # a per-class weight built in forward: a tensor argument, no module's
+            return torch.nn.functional.multilabel_soft_margin_loss(self.fc(x), target, weight=weight)
+
+    class M(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc = ms.nn.Dense(4, 5)
+            self.crit = ms.nn.MultiLabelSoftMarginLoss(weight=ms_weight)
+
+        def construct(self, x, target):
+            return self.crit(self.fc(x), target)
+
+    target = given((np.arange(30).reshape(6, 5) % 3 == 0).astype(np.float32))
+    case = PairedCase(name="mlsm", torch=T, mindspore=M, inputs={"x": uniform(6, 4), "target": target},
+                      checks=("forward",))
+    return run_item(Item(case, "forward", "pynative", "cpu"))
+
+
+def test_a_tensor_argument_the_port_drops_is_replayed_as_none_and_handed_to_the_ports_layer():
+    v = _weighted(None)
+    (d,) = v.localization.defects
+    assert d.confirmed and "multilabel_soft_margin_loss called with weight=a tensor in torch" in d.cause
+    assert "as with weight=None in MindSpore" in d.cause
+    assert d.fix.startswith("nn.MultiLabelSoftMarginLoss(..., weight=Tensor([0.2, 1.0, 2.5, 0.5, 1.5])) for 'crit'")
+
+
+def test_the_port_given_the_class_weight_passes():
+    assert _weighted(ms.Tensor(np.array(W, np.float32))).status == "pass"
