@@ -26,7 +26,7 @@ from migcheck.precision import as_precision
 from migcheck.runners.probes import MindSporeProbe, TorchProbe
 from migcheck.tolerance import Tolerance
 
-LOCALIZABLE = ("value", "shape", "nonfinite")
+LOCALIZABLE = ("value", "shape", "nonfinite", "dtype")
 ToleranceFor = Callable[[str, str], Tuple[Tolerance, str]]
 
 
@@ -50,6 +50,14 @@ def locate(case: Any, check: str, ref: Any, cell: MindSporeProbe, mapping: Weigh
         cell.load(to_mindspore(ref.weights, mapping))
     rows = rows_from_flow(t_calls, m_calls, flow, tolerance_for, isolated)
     first = next((r for r in rows if flow.first is not None and r.order == flow.first), None)
+    failing_kinds = {t.kind for t in tensors if not t.ok}
+    if failing_kinds == {"dtype"} and flow.first is None:  # every value agrees: where does the dtype part?
+        from migcheck.localization.dtype_origin import dtype_origin
+
+        origin = dtype_origin(module, cell, t_calls, m_calls, flow, tol)
+        if origin is not None:
+            return Localization(rows, origin.torch_name, origin.ms_name, tuple(findings_of([origin])),
+                                f"first dtype difference: {origin.cause}", (origin,))
     between = ""
     if flow.between is not None:
         a, b = flow.between

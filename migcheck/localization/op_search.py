@@ -107,12 +107,12 @@ def search_ops(module: TorchProbe, cell: MindSporeProbe, torch_owner: str, ms_na
                     continue
                 return SearchOutcome(_cause(div, ms_name, words + _scale_words(div, change), len(tried), whole,
                                              base is None, swept)
-                                     + _between_children(traced, div, ms_name, torch_names) + differed_at(div)
+                                     + between_children(traced, div, ms_name, torch_names) + differed_at(div)
                                      + (f"; {held.words}" if held.words else ""), _fix(div, change, ms_ops), True,
                                      tuple(tried), round(time.monotonic() - started, 3), RULE)
     precision = less_accurate(module, torch_owner, divergences[0] if divergences else None)
     if precision:  # measured against torch's op in float64: the cause, with no fix to show
-        return SearchOutcome(precision + _between_children(traced, divergences[0], ms_name, torch_names), "", True,
+        return SearchOutcome(precision + between_children(traced, divergences[0], ms_name, torch_names), "", True,
                              tuple(tried), round(time.monotonic() - started, 3), "kernel-precision")
     return _nan_only(nan_only, ms_name, tried, started, base is None, traced, torch_names, ms_ops) or _located(_none(divergences[0] if divergences else None, tried, started, base is None, rejected), traced,
                     divergences, ms_name, torch_names)
@@ -153,7 +153,7 @@ def _nan_only(nan_only: Sequence[Tuple[int, Any, OpChange, str, str]], ms_name: 
         return None
     _, div, change, words, edges = min(nan_only, key=lambda n: n[0])
     return SearchOutcome(_cause(div, ms_name, words, len(tried), True, raised, False)
-                         + _between_children(traced, div, ms_name, torch_names)
+                         + between_children(traced, div, ms_name, torch_names)
                          + f"; it agrees on every input tried except where an input is NaN ({edges})",
                          _fix(div, change, ms_ops) + " (it differs from torch's op only where an input is NaN)",
                          True, tuple(tried), round(time.monotonic() - started, 3), RULE)
@@ -184,7 +184,7 @@ def _located(none: SearchOutcome, traced: Sequence[OpRecord], divergences: Seque
              torch_names: Mapping[str, str]) -> SearchOutcome:
     """The unconfirmed outcome, with where the first diverging op sits among the construct's children."""
     if divergences and none.cause:
-        where = _between_children(traced, divergences[0], ms_name, torch_names)
+        where = between_children(traced, divergences[0], ms_name, torch_names)
         return replace(none, cause=none.cause + where, located=none.located and none.located + where)
     return none
 
@@ -198,7 +198,7 @@ def _traced(cell: MindSporeProbe, ms_name: str, inputs: Sequence[np.ndarray]) ->
         return cell.trace_ops(ms_name, inputs, UNCHANGED)
 
 
-def _between_children(traced: Sequence[OpRecord], div: OpDivergence, ms_name: str,
+def between_children(traced: Sequence[OpRecord], div: OpDivergence, ms_name: str,
                       torch_names: Mapping[str, str]) -> str:
     """Where the op sits among the children the construct called, in torch's names where they are paired."""
     position = next((i for i, r in enumerate(traced) if r.index == div.ms.index), None)

@@ -101,6 +101,8 @@ class OpChange:
     minus: Tuple[Tuple[int, int], ...] = ()  # (k, j): positional tuple k handed over minus tuple j, at run time
     #                                          (an end the port gave where the op takes a size: end - begin)
     reorder: Tuple[Tuple[int, Tuple[int, ...]], ...] = ()  # (k, order): positional sequence k's items in this order
+    dtype_keyword: str = ""  # the call given dtype=mindspore.<this numpy name> (torch's result dtype)
+    result_dtype: str = ""  # the op's result cast to this dtype (numpy name) before it is handed on
     drops: Tuple[int, ...] = ()  # later calls handed on as their first tensor input: the function put in this
     #                              call computes them too (torch's one logsumexp for the port's exp, sum, log)
     lift: bool = False  # that function is the op's next-dimension sibling: its first tensor gets a unit axis at -2

@@ -111,6 +111,8 @@ def _apply(change: OpChange, names: Tuple[str, ...], args: tuple, kwargs: dict) 
             kwargs[name] = value
     for position, value in change.positions:
         args[position] = value
+    if change.dtype_keyword:
+        kwargs["dtype"] = getattr(ms, change.dtype_keyword)
     for position, order in change.reorder:  # a tuple of tensors joined in another order
         args[position] = type(args[position])(args[position][i] for i in order)
     for k, j in change.minus:  # computed on this run's own values: it holds for any input shape
@@ -194,6 +196,8 @@ def _wrap(name: str, original: Callable, names: Tuple[str, ...], primitive: bool
                 out = original(target, *run_args, **run_kwargs)
             else:
                 out = original(*run_args, **run_kwargs)
+            if change is not None and change.result_dtype and isinstance(out, ms.Tensor):
+                out = out.astype(getattr(ms, "bool_" if change.result_dtype == "bool" else change.result_dtype))
             if change is not None and change.scale and isinstance(out, ms.Tensor):
                 out = _scaled(out, change, call_args)
             if change is not None and change.precise and isinstance(out, ms.Tensor) and out.dtype == ms.float64:
