@@ -180,6 +180,213 @@ def _narrow_ms(fixed):
     return Net()
 
 
+
+# ---------------------------------------------------------------------------------------------------------
+# 5. An embedding whose padding row is the last one, named with a negative index.
+def _emb_torch():
+    import torch
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.emb = torch.nn.Embedding(10, 6, padding_idx=-1)
+            self.out = torch.nn.Linear(6, 3)
+
+        def forward(self, ids):
+            return self.out(self.emb(ids).mean(dim=1))
+
+    return Net()
+
+
+def _emb_ms(fixed):
+    from mindspore import nn
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.emb = nn.Embedding(10, 6, padding_idx=9 if fixed else -1)
+            self.out = nn.Dense(6, 3)
+
+        def construct(self, ids):
+            return self.out(self.emb(ids).mean(axis=1))
+
+    return Net()
+
+
+_EMB_IDS = np.array([[1, 4, 9, 9], [2, 3, 5, 9], [0, 7, 8, 6]], dtype=np.int32)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# 6. Averaged SGD built with the optimizer's own defaults.
+def _asgd_net_torch():
+    import torch
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = torch.nn.Linear(5, 8)
+            self.fc2 = torch.nn.Linear(8, 2)
+
+        def forward(self, x):
+            return self.fc2(torch.tanh(self.fc1(x)))
+
+    return Net()
+
+
+def _asgd_net_ms():
+    from mindspore import nn, ops
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = nn.Dense(5, 8)
+            self.fc2 = nn.Dense(8, 2)
+
+        def construct(self, x):
+            return self.fc2(ops.tanh(self.fc1(x)))
+
+    return Net()
+
+
+def _asgd_pair(fixed):
+    from migcheck import FrameworkPair
+
+    def torch_opt(params):
+        import torch
+
+        return torch.optim.ASGD(params)
+
+    def ms_opt(params):
+        from mindspore import nn
+
+        return nn.ASGD(params, learning_rate=0.01) if fixed else nn.ASGD(params)
+
+    return FrameworkPair(torch=torch_opt, mindspore=ms_opt)
+
+
+def _mse_pair():
+    from migcheck import FrameworkPair
+
+    def torch_loss():
+        import torch
+
+        return torch.nn.MSELoss()
+
+    def ms_loss():
+        from mindspore import nn
+
+        return nn.MSELoss()
+
+    return FrameworkPair(torch=torch_loss, mindspore=ms_loss)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Port A. A ConvNeXt/CaiT-style residual MLP block with a LayerScale vector.
+def _layerscale_torch():
+    import torch
+
+    class Block(torch.nn.Module):
+        def __init__(self, dim=8, init_values=1e-6):
+            super().__init__()
+            self.norm = torch.nn.LayerNorm(dim, eps=1e-6)
+            self.fc1 = torch.nn.Linear(dim, 2 * dim)
+            self.act = torch.nn.GELU()
+            self.fc2 = torch.nn.Linear(2 * dim, dim)
+            self.gamma = torch.nn.Parameter(torch.full((dim,), init_values))
+
+        def forward(self, x):
+            return x + self.gamma * self.fc2(self.act(self.fc1(self.norm(x))))
+
+    return Block()
+
+
+def _layerscale_ms(fixed):
+    import mindspore as ms
+    from mindspore import Parameter, nn, ops
+
+    class Block(nn.Cell):
+        def __init__(self, dim=8, init_values=1e-6):
+            super().__init__()
+            self.norm = nn.LayerNorm((dim,), epsilon=1e-6)
+            self.fc1 = nn.Dense(dim, 2 * dim)
+            self.act = nn.GELU(approximate=False)
+            self.fc2 = nn.Dense(2 * dim, dim)
+            if fixed:
+                self.gamma = Parameter(ops.full((dim,), init_values, dtype=ms.float32), name="gamma")
+            else:
+                self.gamma = Parameter(ops.full((dim,), init_values), name="gamma")
+
+        def construct(self, x):
+            return x + self.gamma * self.fc2(self.act(self.fc1(self.norm(x))))
+
+    return Block()
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Port B. Gaussian upsampling (Non-Attentive Tacotron / FastSpeech-style) from predicted durations, in half
+# precision.
+_FRAMES = 320
+
+
+def _gauss_up_torch():
+    import torch
+
+    class Upsampler(torch.nn.Module):
+        def __init__(self, dim=4):
+            super().__init__()
+            self.duration = torch.nn.Linear(dim, 1)
+            self.range = torch.nn.Linear(dim, 1)
+
+        def forward(self, h):
+            dur = torch.nn.functional.softplus(self.duration(h)).squeeze(-1)          # (B, L)
+            sigma = torch.nn.functional.softplus(self.range(h)).squeeze(-1) + 0.5
+            ends = torch.cumsum(dur.half(), dim=1).float()
+            centers = ends - 0.5 * dur
+            t = torch.arange(_FRAMES, dtype=torch.float32).view(1, -1, 1) + 0.5      # (1, T, 1)
+            logits = -((t - centers.unsqueeze(1)) ** 2) / (2 * sigma.unsqueeze(1) ** 2)
+            w = torch.softmax(logits, dim=-1)                                        # (B, T, L)
+            return torch.bmm(w, h)
+
+    return Upsampler()
+
+
+def _gauss_up_ms(fixed):
+    import mindspore as ms
+    from mindspore import nn, ops
+
+    class Upsampler(nn.Cell):
+        def __init__(self, dim=4):
+            super().__init__()
+            self.duration = nn.Dense(dim, 1)
+            self.range = nn.Dense(dim, 1)
+
+        def construct(self, h):
+            dur = ops.softplus(self.duration(h)).squeeze(-1)
+            sigma = ops.softplus(self.range(h)).squeeze(-1) + 0.5
+            if fixed:
+                ends = ops.cumsum(dur.astype(ms.float16).astype(ms.float32), axis=1)
+                ends = ends.astype(ms.float16).astype(ms.float32)
+            else:
+                ends = ops.cumsum(dur.astype(ms.float16), axis=1).astype(ms.float32)
+            centers = ends - 0.5 * dur
+            t = ops.arange(_FRAMES, dtype=ms.float32).view(1, -1, 1) + 0.5
+            logits = -((t - centers.unsqueeze(1)) ** 2) / (2 * sigma.unsqueeze(1) ** 2)
+            w = ops.softmax(logits, axis=-1)
+            return ops.bmm(w, h)
+
+    return Upsampler()
+
+
+def _optimizer_entry():
+    import dataclasses
+
+    e = entry("h16a_asgd_default_learning_rate", "h16", PROBE + "torch.optim.ASGD vs nn.ASGD defaults",
+              _asgd_net_torch, _asgd_net_ms, _asgd_net_ms, ("optimizer",), ("learning_rate|lr|0.01|ASGD",),
+              inputs={"x": uniform(6, 5), "y": uniform(6, 2)}, targets=("y",), loss=_mse_pair(),
+              optimizer=_asgd_pair(True), steps=2, checks=("step",),
+              cause_pattern=r"\b(learning_rate|lr)\b[^.]*\b0?\.01\b|\b0?\.01\b[^.]*\b(learning_rate|lr)\b|\b(learning_rate|lr)\b[^.]*\b0?\.1\b")
+    return dataclasses.replace(e, naive=dataclasses.replace(e.naive, optimizer=_asgd_pair(False)))
+
 ENTRIES = [
     entry("h16a_constant_gate_ops_full_float_fill_inferred_int64", "h16", PROBE + "torch.full vs ops.full fill dtype",
           _full_torch, lambda: _full_ms(False), lambda: _full_ms(True),
@@ -201,4 +408,23 @@ ENTRIES = [
           ("after:enc",), ("ops.narrow|negative|start",),
           inputs={"x": uniform(2, 7, 4)}, fails_with="error",
           cause_pattern=r"\bnarrow\b[^.]*\b(negative|start|-3|shape\[1\]\s*-\s*3)\b|\b(negative|start)\b[^.]*\bnarrow\b"),
+]
+
+ENTRIES += [
+    entry("h16a_embedding_last_row_negative_padding_idx_raises", "h16", PROBE + "nn.Embedding padding_idx=-1",
+          _emb_torch, lambda: _emb_ms(False), lambda: _emb_ms(True),
+          ("emb",), ("padding_idx|negative|Embedding",),
+          inputs={"ids": given(_EMB_IDS)}, fails_with="error",
+          cause_pattern=r"\bpadding_idx\b[^.]*(-\s?1\b|\bnegative\b|\b9\b|num_embeddings|vocab)|\b(negative|-1)\b[^.]*\bpadding_idx\b"),
+    _optimizer_entry(),
+    entry("h16a_port_layerscale_gamma_ops_full_inferred_int64", "h16-port", "model:ConvNeXt/CaiT LayerScale block",
+          _layerscale_torch, lambda: _layerscale_ms(False), lambda: _layerscale_ms(True),
+          ("<root>",), ("ops.full|dtype|int64|gamma|LayerScale",),
+          inputs={"x": uniform(2, 5, 8)},
+          cause_pattern=r"\b(ops\.)?full\b[^.]*\b(dtype|float32|int64|integer)\b|\b(dtype|float32|int64|integer)\b[^.]*\b(ops\.)?full\b"),
+    entry("h16a_port_gaussian_upsampling_duration_cumsum_float16", "h16-port", "model:Non-Attentive Tacotron Gaussian upsampling",
+          _gauss_up_torch, lambda: _gauss_up_ms(False), lambda: _gauss_up_ms(True),
+          ("after:duration",), ("ops.cumsum|float16|accumulat|float32",),
+          inputs={"h": uniform(2, 400, 4)},
+          cause_pattern=r"\bcumsum\b[^.]*\b(float16|fp16|half|float32|accumulat\w*|precision)\b|\b(float16|fp16|half|float32|accumulat\w*|precision)\b[^.]*\bcumsum\b"),
 ]
