@@ -387,6 +387,94 @@ def _optimizer_entry():
               cause_pattern=r"\b(learning_rate|lr)\b[^.]*\b0?\.01\b|\b0?\.01\b[^.]*\b(learning_rate|lr)\b|\b(learning_rate|lr)\b[^.]*\b0?\.1\b")
     return dataclasses.replace(e, naive=dataclasses.replace(e.naive, optimizer=_asgd_pair(False)))
 
+
+# ---------------------------------------------------------------------------------------------------------
+# 7. A sub-cell offset taken by casting coordinates to an integer (keypoint/grid decoding).
+def _offset_torch():
+    import torch
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.coord = torch.nn.Linear(5, 4)
+            self.head = torch.nn.Linear(8, 3)
+
+        def forward(self, x):
+            c = 4.0 * self.coord(x)                 # coordinates in cells
+            cell = c.long()                         # integer cell index
+            offset = c - cell.float()               # position inside the cell
+            return self.head(torch.cat([offset, cell.float() * 0.25], dim=-1))
+
+    return Net()
+
+
+def _offset_ms(fixed):
+    import mindspore as ms
+    from mindspore import nn, ops
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.coord = nn.Dense(5, 4)
+            self.head = nn.Dense(8, 3)
+
+        def construct(self, x):
+            c = 4.0 * self.coord(x)
+            cell = c.astype(ms.int64)
+            if fixed:
+                cell = ops.stop_gradient(cell)
+            offset = c - cell.astype(ms.float32)
+            return self.head(ops.cat([offset, cell.astype(ms.float32) * 0.25], axis=-1))
+
+    return Net()
+
+
+# ---------------------------------------------------------------------------------------------------------
+# 8. A frame-validity mask taken from the features themselves with a bool cast (masked mean pooling).
+_FRAMES_IN = np.random.RandomState(16).uniform(-1.0, 1.0, size=(3, 6, 4)).astype(np.float32)
+_FRAMES_IN[0, 4:] = 0.0
+_FRAMES_IN[1, 2:] = 0.0
+
+
+def _pool_torch():
+    import torch
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.enc = torch.nn.Linear(4, 5)
+            self.cls = torch.nn.Linear(5, 2)
+
+        def forward(self, feats):
+            valid = feats.abs().sum(dim=-1).bool().float()            # (B, L): 1 for real frames
+            h = torch.tanh(self.enc(feats)) * valid.unsqueeze(-1)
+            pooled = h.sum(dim=1) / valid.sum(dim=1, keepdim=True)
+            return self.cls(pooled)
+
+    return Net()
+
+
+def _pool_ms(fixed):
+    import mindspore as ms
+    from mindspore import nn, ops
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.enc = nn.Dense(4, 5)
+            self.cls = nn.Dense(5, 2)
+
+        def construct(self, feats):
+            valid = feats.abs().sum(axis=-1).astype(ms.bool_)
+            if fixed:
+                valid = ops.stop_gradient(valid)
+            valid = valid.astype(ms.float32)
+            h = ops.tanh(self.enc(feats)) * valid.unsqueeze(-1)
+            pooled = h.sum(axis=1) / valid.sum(axis=1, keepdims=True)
+            return self.cls(pooled)
+
+    return Net()
+
 ENTRIES = [
     entry("h16a_constant_gate_ops_full_float_fill_inferred_int64", "h16", PROBE + "torch.full vs ops.full fill dtype",
           _full_torch, lambda: _full_ms(False), lambda: _full_ms(True),
@@ -396,7 +484,7 @@ ENTRIES = [
     entry("h16a_nan_padded_median_ops_sort_nan_first", "h16", PROBE + "torch.sort vs ops.sort NaN placement",
           _median_torch, lambda: _median_ms(False), lambda: _median_ms(True),
           ("after:proj",), ("ops.sort|NaN|order|last|first",),
-          inputs={"x": uniform(4, 6, 4), "valid": given(_MEDIAN_MASK)},
+          inputs={"x": uniform(4, 6, 4), "valid": given(_MEDIAN_MASK)}, fails_with="nonfinite",
           cause_pattern=r"\b(ops\.)?sort\b[^.]*\bnan\b|\bnan\b[^.]*\b(ops\.)?sort(ed|s|ing)?\b"),
     entry("h16a_duration_cumsum_float16_accumulates_in_half", "h16", PROBE + "torch.cumsum vs ops.cumsum float16 accumulation",
           _cumsum_torch, lambda: _cumsum_ms(False), lambda: _cumsum_ms(True),
@@ -427,4 +515,24 @@ ENTRIES += [
           ("after:duration",), ("ops.cumsum|float16|accumulat|float32",),
           inputs={"h": uniform(2, 400, 4)},
           cause_pattern=r"\bcumsum\b[^.]*\b(float16|fp16|half|float32|accumulat\w*|precision)\b|\b(float16|fp16|half|float32|accumulat\w*|precision)\b[^.]*\bcumsum\b"),
+]
+
+def _grad_only(e):
+    """The naive port computes the same forward; it fails on the backward check only."""
+    import dataclasses
+
+    return dataclasses.replace(e, naive=dataclasses.replace(e.naive, fails_on="backward"))
+
+
+_CAST_PATTERN = (r"\b(cast|astype|int64|int32|integer|bool|long)\b[^.]*\b(stop_gradient|gradient|grad|differentiable|detach)"
+                 r"|\b(stop_gradient|gradient|grad|detach)\b[^.]*\b(cast|astype|int64|int32|integer|bool|long)\b")
+ENTRIES += [
+    _grad_only(entry("h16a_cell_offset_integer_cast_passes_gradient", "h16", PROBE + "Tensor.long() vs astype(int64) in backward",
+          _offset_torch, lambda: _offset_ms(False), lambda: _offset_ms(True),
+          ("after:coord",), ("astype|cast|int64|stop_gradient|gradient",),
+          inputs={"x": uniform(6, 5)}, checks=("forward", "backward"), cause_pattern=_CAST_PATTERN)),
+    _grad_only(entry("h16a_feature_validity_bool_cast_passes_gradient", "h16", PROBE + "Tensor.bool() vs astype(bool_) in backward",
+          _pool_torch, lambda: _pool_ms(False), lambda: _pool_ms(True),
+          ("after:enc",), ("astype|cast|bool|stop_gradient|gradient",),
+          inputs={"feats": given(_FRAMES_IN)}, checks=("forward", "backward"), cause_pattern=_CAST_PATTERN)),
 ]
