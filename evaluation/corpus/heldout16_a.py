@@ -475,6 +475,84 @@ def _pool_ms(fixed):
 
     return Net()
 
+
+# ---------------------------------------------------------------------------------------------------------
+# 9. Cross-entropy over logits whose invalid classes (actions, vocabulary entries) are masked with -inf.
+_ALLOWED = np.array([[1, 0, 1, 1, 0], [1, 1, 0, 1, 1], [0, 1, 1, 0, 1], [1, 1, 1, 1, 0], [0, 0, 1, 1, 1],
+                     [1, 0, 0, 1, 1]], dtype=bool)
+_TARGET = np.array([0, 4, 2, 1, 3, 0], dtype=np.int64)
+
+
+def _masked_ce_torch():
+    import torch
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.policy = torch.nn.Linear(6, 5)
+            self.loss = torch.nn.CrossEntropyLoss()
+
+        def forward(self, x, allowed, target):
+            logits = self.policy(x).masked_fill(~allowed, float("-inf"))
+            return self.loss(logits, target)
+
+    return Net()
+
+
+def _masked_ce_ms(fixed):
+    import mindspore as ms
+    from mindspore import nn, ops
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.policy = nn.Dense(6, 5)
+            self.loss = nn.CrossEntropyLoss()
+
+        def construct(self, x, allowed, target):
+            if fixed:
+                logits = ops.masked_fill(self.policy(x), ~allowed, -1e9)
+            else:
+                logits = ops.masked_fill(self.policy(x), ~allowed, float("-inf"))
+            return self.loss(logits, target.astype(ms.int32))
+
+    return Net()
+
+
+# ---------------------------------------------------------------------------------------------------------
+# 10. The same masking with the functional NLL on log-probabilities (constrained decoding).
+def _masked_nll_torch():
+    import torch
+    import torch.nn.functional as F
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = torch.nn.Linear(6, 5)
+
+        def forward(self, x, allowed, target):
+            logp = F.log_softmax(self.fc(x).masked_fill(~allowed, float("-inf")), dim=-1)
+            return F.nll_loss(logp, target, reduction="none")
+
+    return Net()
+
+
+def _masked_nll_ms(fixed):
+    from mindspore import nn, ops
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Dense(6, 5)
+
+        def construct(self, x, allowed, target):
+            logp = ops.log_softmax(ops.masked_fill(self.fc(x), ~allowed, float("-inf")), axis=-1)
+            if fixed:
+                return -ops.gather_elements(logp, 1, target.unsqueeze(1)).squeeze(1)
+            return ops.nll_loss(logp, target, reduction="none")
+
+    return Net()
+
 ENTRIES = [
     entry("h16a_constant_gate_ops_full_float_fill_inferred_int64", "h16", PROBE + "torch.full vs ops.full fill dtype",
           _full_torch, lambda: _full_ms(False), lambda: _full_ms(True),
@@ -535,4 +613,18 @@ ENTRIES += [
           _pool_torch, lambda: _pool_ms(False), lambda: _pool_ms(True),
           ("after:enc",), ("astype|cast|bool|stop_gradient|gradient",),
           inputs={"feats": given(_FRAMES_IN)}, checks=("forward", "backward"), cause_pattern=_CAST_PATTERN)),
+]
+
+_MASKED_INF = (r"(-\s?inf\b|\binf(inity)?\b|\bnan\b|\b-?1e9\b|\bfinite\b)")
+ENTRIES += [
+    entry("h16a_action_masked_logits_cross_entropy_loss_neg_inf_nan", "h16", PROBE + "nn.CrossEntropyLoss with -inf logits",
+          _masked_ce_torch, lambda: _masked_ce_ms(False), lambda: _masked_ce_ms(True),
+          ("loss",), ("CrossEntropyLoss|-inf|NaN|mask",),
+          inputs={"x": uniform(6, 6), "allowed": given(_ALLOWED), "target": given(_TARGET)}, fails_with="nonfinite",
+          cause_pattern=r"\bcross_?entropy(_?loss)?\b[^.]*" + _MASKED_INF + r"|" + _MASKED_INF + r"[^.]*\bcross_?entropy(_?loss)?\b"),
+    entry("h16a_constrained_decoding_ops_nll_loss_neg_inf_log_probs_nan", "h16", PROBE + "F.nll_loss vs ops.nll_loss with -inf log-probabilities",
+          _masked_nll_torch, lambda: _masked_nll_ms(False), lambda: _masked_nll_ms(True),
+          ("after:fc",), ("nll_loss|-inf|NaN|gather",),
+          inputs={"x": uniform(6, 6), "allowed": given(_ALLOWED), "target": given(_TARGET)}, fails_with="nonfinite",
+          cause_pattern=r"\bnll_?loss\b[^.]*" + _MASKED_INF + r"|" + _MASKED_INF + r"[^.]*\bnll_?loss\b"),
 ]
