@@ -553,6 +553,51 @@ def _masked_nll_ms(fixed):
 
     return Net()
 
+
+# ---------------------------------------------------------------------------------------------------------
+# 11. A pointer network choosing among padded candidate slots: padded slots get -inf scores, the NLL loss cell.
+_SLOTS = np.array([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1], [1, 1, 0, 0, 0], [1, 1, 1, 1, 0]], dtype=bool)
+_CHOICE = np.array([2, 4, 0, 3], dtype=np.int64)
+
+
+def _pointer_torch():
+    import torch
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.query = torch.nn.Linear(3, 4)
+            self.key = torch.nn.Linear(3, 4)
+            self.loss = torch.nn.NLLLoss()
+
+        def forward(self, cands, slots, choice):
+            q = self.query(cands.mean(dim=1, keepdim=True))              # (B, 1, 4)
+            scores = (q * self.key(cands)).sum(-1)                        # (B, S)
+            scores = scores.masked_fill(~slots, float("-inf"))
+            return self.loss(torch.log_softmax(scores, dim=-1), choice)
+
+    return Net()
+
+
+def _pointer_ms(fixed):
+    import mindspore as ms
+    from mindspore import nn, ops
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.query = nn.Dense(3, 4)
+            self.key = nn.Dense(3, 4)
+            self.loss = nn.NLLLoss()
+
+        def construct(self, cands, slots, choice):
+            q = self.query(cands.mean(axis=1, keep_dims=True))
+            scores = (q * self.key(cands)).sum(-1)
+            scores = ops.masked_fill(scores, ~slots, -1e9 if fixed else float("-inf"))
+            return self.loss(ops.log_softmax(scores, axis=-1), choice.astype(ms.int32))
+
+    return Net()
+
 ENTRIES = [
     entry("h16a_constant_gate_ops_full_float_fill_inferred_int64", "h16", PROBE + "torch.full vs ops.full fill dtype",
           _full_torch, lambda: _full_ms(False), lambda: _full_ms(True),
@@ -626,5 +671,13 @@ ENTRIES += [
           _masked_nll_torch, lambda: _masked_nll_ms(False), lambda: _masked_nll_ms(True),
           ("after:fc",), ("nll_loss|-inf|NaN|gather",),
           inputs={"x": uniform(6, 6), "allowed": given(_ALLOWED), "target": given(_TARGET)}, fails_with="nonfinite",
+          cause_pattern=r"\bnll_?loss\b[^.]*" + _MASKED_INF + r"|" + _MASKED_INF + r"[^.]*\bnll_?loss\b"),
+]
+
+ENTRIES += [
+    entry("h16a_pointer_padded_slots_nllloss_neg_inf_log_probs_nan", "h16", PROBE + "nn.NLLLoss with -inf log-probabilities",
+          _pointer_torch, lambda: _pointer_ms(False), lambda: _pointer_ms(True),
+          ("loss",), ("NLLLoss|-inf|NaN|mask",),
+          inputs={"cands": uniform(4, 5, 3), "slots": given(_SLOTS), "choice": given(_CHOICE)}, fails_with="nonfinite",
           cause_pattern=r"\bnll_?loss\b[^.]*" + _MASKED_INF + r"|" + _MASKED_INF + r"[^.]*\bnll_?loss\b"),
 ]
