@@ -12,9 +12,9 @@ from typing import Any, Callable, List, Optional, Sequence, Tuple
 import numpy as np
 
 from migcheck.localization.op_align import OpDivergence, counterpart, same_value
+from migcheck.localization.op_candidates import dtype_changes
 from migcheck.localization.op_search import between_children
 from migcheck.records.findings import Defect
-from migcheck.records.ops import OpChange, OpRecord
 from migcheck.runners.probes import MindSporeProbe, TorchProbe
 
 RULE = "dtype-origin"
@@ -65,7 +65,7 @@ def _op_origin(module: TorchProbe, cell: MindSporeProbe, root: Any, tol: Callabl
         want, got_dtype = _dtype(t.outputs[0]), _dtype(r.outputs[0])
         short = r.name.rsplit(".", 1)[-1].rsplit(" ", 1)[-1]
         tried, fix = [], ""
-        for change, shown in _changes(r, want, short):
+        for change, shown in dtype_changes(r, want, short):
             tried.append(shown)
             try:
                 _, out = cell.trace_ops("", list(root.inputs), change)
@@ -84,19 +84,6 @@ def _op_origin(module: TorchProbe, cell: MindSporeProbe, root: Any, tol: Callabl
         return Defect(0, "", root.kind, "", root.kind, evidence, cause, fix, "high", True, RULE,
                       search_s=round(time.monotonic() - started, 3), search_tried=tuple(tried))
     return None
-
-
-def _changes(r: OpRecord, want: str, short: str) -> List[Tuple[OpChange, str]]:
-    out = []
-    if "dtype" in r.names or "dtype" in dict(r.keywords) or _takes_dtype(r):
-        out.append((OpChange(r.index, dtype_keyword=want), f"{short}(..., dtype=mindspore.{want})"))
-    out.append((OpChange(r.index, result_dtype=want), f"{short}(...).astype(mindspore.{want})"))
-    return out
-
-
-def _takes_dtype(r: OpRecord) -> bool:
-    """The op's docstring names a `dtype` argument (a keyword-only one the signature names do not list)."""
-    return bool(r.doc) and ("dtype (" in r.doc or "dtype:" in r.doc or "dtype=" in r.doc)
 
 
 def _agrees(a: Any, b: Any, same: Any) -> bool:

@@ -99,10 +99,15 @@ def candidates(div: OpDivergence, ms_ops: Sequence[OpRecord], named: Any = None,
         if div.ms.inputs[j].dtype == np.bool_:  # a mask: the other convention (True = keep vs True = fill)
             name = div.ms.names[k] if k < len(div.ms.names) else f"argument {k}"
             out.append((OpChange(div.ms.index, negate=(k,)), f"its {name} argument negated (logical_not)"))
-    if div.ms.inputs and div.ms.outputs and all(x.dtype == np.float32 for x in div.ms.inputs) \
-            and div.ms.outputs[0].dtype == np.float32:  # a float32 kernel less accurate than torch's on these values
-        out.append((OpChange(div.ms.index, precise=True), f"'{div.ms.name}' computed in float64 (its float32 inputs"
-                                                          " widened, its result handed back in float32)"))
+    if _nan_from_inf(div):  # -inf (a masked logit) made NaN where torch's op keeps its result finite
+        out.append((OpChange(div.ms.index, finite=True),
+                    f"its -inf/inf inputs clamped to float32's finite range ('{div.ms.name}' returns NaN where an"
+                    f" input holds -inf and torch's '{div.torch.name}' is finite)"))
+    narrow = div.ms.inputs[0].dtype if div.ms.inputs else None
+    if narrow in (np.float16, np.float32) and all(x.dtype == narrow for x in div.ms.inputs) and div.ms.outputs \
+            and div.ms.outputs[0].dtype == narrow:  # a kernel less accurate than torch's (float16: torch accumulates wider)
+        out.append((OpChange(div.ms.index, precise=True), f"'{div.ms.name}' computed in float64 (its {narrow.name}"
+                                                          f" inputs widened, its result handed back in {narrow.name})"))
     out += scale_candidates(div.ms)  # a refused number as a scale applied outside the op (op_compose.py)
     out += size_candidates(div.ms, div.torch)  # an output size in place of a refused scale (interpolate)
     out += transpose_candidates(div.ms, named)  # a matrix handed over the other way round (x @ W for x @ W.T)
@@ -138,6 +143,29 @@ def _casts(div: OpDivergence, tensor_at: Sequence[int]) -> List[Tuple[OpChange, 
         why = (f"torch's '{t.name}' returns {want.name} where the port's call returns {got.name}" if got is not None
                else f"the port's {given.name} input is refused; torch's result is {want.name}")
         out.append((OpChange(div.ms.index, cast=((k, want.name),)), f"its {name} cast to {want.name} ({why})"))
+    if got is not None:  # the call itself given torch's result dtype, or its result cast to it
+        short = base_name(div.ms.name)
+        out += [(change, f"{shown} (torch's '{t.name}' returns {want.name} where the port's call returns {got.name})")
+                for change, shown in dtype_changes(div.ms, want.name, short)]
+    return out
+
+
+def _nan_from_inf(div: OpDivergence) -> bool:
+    t = div.torch
+    if t is None or not t.outputs or not div.ms.outputs or t.outputs[0].shape != div.ms.outputs[0].shape:
+        return False
+    floats = [x for x in div.ms.inputs if x.dtype.kind == "f"]
+    ours, theirs = div.ms.outputs[0], t.outputs[0]
+    return (ours.dtype.kind == "f" and any(np.isinf(x).any() for x in floats)
+            and bool((np.isnan(ours) & np.isfinite(theirs)).any()))
+
+
+def dtype_changes(r: OpRecord, want: str, short: str) -> List[Tuple[OpChange, str]]:
+    """The call given dtype=mindspore.<want> (where its function takes a dtype), then its result cast to it."""
+    out = []
+    if "dtype" in r.names or "dtype" in dict(r.keywords) or (r.doc and re.search(r"\bdtype\b", r.doc)):
+        out.append((OpChange(r.index, dtype_keyword=want), f"{short}(..., dtype=mindspore.{want})"))
+    out.append((OpChange(r.index, result_dtype=want), f"{short}(...).astype(mindspore.{want})"))
     return out
 
 

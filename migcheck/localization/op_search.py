@@ -372,9 +372,19 @@ def _one_fix(div: OpDivergence, change: OpChange, ms_ops: Sequence[OpRecord]) ->
                     f" result back through the index")
         return (f"x = x.{method}({shown}) in place of x.{method}_({shown}): assign the out-of-place form (the"
                 f" in-place call returned its result and left x unchanged)")
+    if change.finite:
+        return (f"{name}(ops.clamp(x, -3.4028235e+38, 3.4028235e+38), ...): hand {name} its -inf inputs as float32's"
+                f" lowest finite value (MindSpore's {name} returns NaN where an input is -inf; torch's stays finite)")
+    if change.dtype_keyword:
+        return (f"{name}(..., dtype=mindspore.{change.dtype_keyword}): give the call torch's result dtype (it returns"
+                f" {div.ms.outputs[0].dtype.name if div.ms.outputs else 'another dtype'} without it)")
+    if change.result_dtype:
+        return f"{name}(...).astype(mindspore.{change.result_dtype}): cast its result to torch's result dtype"
     if change.precise:
-        return (f"{name}(x.astype(mindspore.float64)).astype(mindspore.float32): MindSpore's float32 {name} loses"
-                f" precision on these values where torch's float32 one does not")
+        narrow = div.ms.inputs[0].dtype.name if div.ms.inputs else "float32"
+        return (f"{name}(x.astype(mindspore.float64)).astype(mindspore.{narrow}): MindSpore's {narrow} {name} loses"
+                f" precision on these values where torch's {narrow} one does not"
+                + (" (torch accumulates float16 in float32)" if narrow == "float16" else ""))
     if change.transpose_out:
         k = change.transpose_out[0]
         return (f"take {name}'s result {k} transposed (.swapaxes(-2, -1)): it is the transpose of what torch's"

@@ -113,6 +113,10 @@ def _apply(change: OpChange, names: Tuple[str, ...], args: tuple, kwargs: dict) 
         args[position] = value
     if change.dtype_keyword:
         kwargs["dtype"] = getattr(ms, change.dtype_keyword)
+    if change.finite:
+        top = float(np.finfo(np.float32).max)
+        args = [ms.ops.clamp(a, -top, top) if isinstance(a, ms.Tensor) and ms.ops.is_floating_point(a) else a
+                for a in args]
     for position, order in change.reorder:  # a tuple of tensors joined in another order
         args[position] = type(args[position])(args[position][i] for i in order)
     for k, j in change.minus:  # computed on this run's own values: it holds for any input shape
@@ -139,7 +143,8 @@ def _apply(change: OpChange, names: Tuple[str, ...], args: tuple, kwargs: dict) 
 
 
 def _widen(value: Any) -> Any:
-    return value.astype(ms.float64) if isinstance(value, ms.Tensor) and value.dtype == ms.float32 else value
+    return value.astype(ms.float64) if isinstance(value, ms.Tensor) and value.dtype in (ms.float16, ms.float32) \
+        else value
 
 
 def init_args(prim: Any) -> Dict[str, Any]:
@@ -175,7 +180,9 @@ def _wrap(name: str, original: Callable, names: Tuple[str, ...], primitive: bool
         try:
             plain = change is None or change.replace or index in change.drops
             run_args, run_kwargs = (call_args, kwargs) if plain else _apply(change, names, call_args, kwargs)
-            if change is not None and change.precise:  # computed in float64, handed back in float32
+            narrow = next((a.dtype for a in list(call_args) + list(kwargs.values()) if isinstance(a, ms.Tensor)
+                           and a.dtype in (ms.float16, ms.float32)), ms.float32)
+            if change is not None and change.precise:  # computed in float64, handed back in its inputs' dtype
                 run_args = tuple(_widen(a) for a in run_args)
                 run_kwargs = {k: _widen(v) for k, v in run_kwargs.items()}
             if change is not None and index in change.drops:  # computed by the function put in an earlier call
@@ -201,7 +208,7 @@ def _wrap(name: str, original: Callable, names: Tuple[str, ...], primitive: bool
             if change is not None and change.scale and isinstance(out, ms.Tensor):
                 out = _scaled(out, change, call_args)
             if change is not None and change.precise and isinstance(out, ms.Tensor) and out.dtype == ms.float64:
-                out = out.astype(ms.float32)
+                out = out.astype(narrow)
             if change is not None and change.transpose_out and isinstance(out, (tuple, list)):
                 out = type(out)(ms.ops.swapaxes(o, -2, -1) if k in change.transpose_out else o for k, o in enumerate(out))
         except Exception:  # kept with its inputs (the op that raised), then raised on

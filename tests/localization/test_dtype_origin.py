@@ -60,7 +60,7 @@ def test_the_float32_window_twin_passes():
 
 
 def test_an_op_without_a_dtype_argument_gets_its_result_cast_only():
-    from migcheck.localization.dtype_origin import _changes
+    from migcheck.localization.op_candidates import dtype_changes as _changes
     from migcheck.records.ops import OpRecord
 
     changes = _changes(OpRecord(3, "ops.cumsum", names=("input", "axis")), "float32", "cumsum")
