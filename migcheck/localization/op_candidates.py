@@ -101,7 +101,7 @@ def candidates(div: OpDivergence, ms_ops: Sequence[OpRecord], named: Any = None,
             out.append((OpChange(div.ms.index, negate=(k,)), f"its {name} argument negated (logical_not)"))
     if _nan_from_inf(div):  # -inf (a masked logit) made NaN where torch's op keeps its result finite
         out.append((OpChange(div.ms.index, finite=True),
-                    f"its -inf/inf inputs clamped to float32's finite range ('{div.ms.name}' returns NaN where an"
+                    f"its -inf/inf inputs clamped to large finite values ('{div.ms.name}' returns NaN where an"
                     f" input holds -inf and torch's '{div.torch.name}' is finite)"))
     narrow = div.ms.inputs[0].dtype if div.ms.inputs else None
     if narrow in (np.float16, np.float32) and all(x.dtype == narrow for x in div.ms.inputs) and div.ms.outputs \

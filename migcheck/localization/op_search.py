@@ -24,7 +24,7 @@ from migcheck.localization.op_sequence import reorder_fix
 from migcheck.localization.raising_op import same_operation
 from migcheck.localization.op_chain import through_chain
 from migcheck.localization.op_candidates import api_candidates, base_name, call_words, candidates, shown_function
-from migcheck.records.ops import UNCHANGED, OpChange, OpRecord
+from migcheck.records.ops import UNCHANGED, OpChange, OpRecord, finite_bound
 from migcheck.runners.probes import MindSporeProbe, TorchProbe
 
 TolFor = Callable[[str], Tuple[float, float]]
@@ -373,8 +373,9 @@ def _one_fix(div: OpDivergence, change: OpChange, ms_ops: Sequence[OpRecord]) ->
         return (f"x = x.{method}({shown}) in place of x.{method}_({shown}): assign the out-of-place form (the"
                 f" in-place call returned its result and left x unchanged)")
     if change.finite:
-        return (f"{name}(ops.clamp(x, -3.4028235e+38, 3.4028235e+38), ...): hand {name} its -inf inputs as float32's"
-                f" lowest finite value (MindSpore's {name} returns NaN where an input is -inf; torch's stays finite)")
+        bound = finite_bound(max((x.size for x in div.ms.inputs if x.dtype.kind == "f"), default=1))
+        return (f"{name}(ops.clamp(x, {-bound:g}, {bound:g}), ...): hand {name} its -inf inputs as a large finite"
+                f" value (MindSpore's {name} returns NaN where an input is -inf; torch's stays finite)")
     if change.dtype_keyword:
         return (f"{name}(..., dtype=mindspore.{change.dtype_keyword}): give the call torch's result dtype (it returns"
                 f" {div.ms.outputs[0].dtype.name if div.ms.outputs else 'another dtype'} without it)")

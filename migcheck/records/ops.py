@@ -152,3 +152,9 @@ class RaisingCall:
     output: str = ""  # what it returned, as text (a call that ran through)
     after: str = ""  # the owner's child that ran last before this call (its output is what came before)
     fed_by: Tuple[str, ...] = ()  # the sub-cells whose outputs its tensor arguments were computed from
+
+
+def finite_bound(size: int) -> float:
+    """The largest magnitude a tensor of `size` elements may hold so that no sum over it overflows float32: the
+    finite stand-in for +-inf (OpChange.finite), as printed in its fix."""
+    return float(f"{3.4028235e38 / max(int(size), 1):.3g}")

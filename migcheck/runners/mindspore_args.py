@@ -102,15 +102,20 @@ def _run(new: Any, old: Any, inputs: Sequence[np.ndarray], train: bool, to_numpy
             source = same[0]
         param.set_data(source.value())
     new.set_train(train)
+    return with_int32_labels(lambda xs: lenient(new(*as_ms_args(xs)), to_numpy, MindSporeSideError), inputs)
+
+
+def with_int32_labels(run: Callable[[Sequence[Any]], Any], inputs: Sequence[Any]) -> Any:
+    """run(inputs); where it refuses them with a TypeError, run again with torch's int64 indices as int32: a layer
+    that takes only int32 labels (nn.CrossEntropyLoss) gets them as the port casts them for it. Any other
+    refusal stands."""
     try:
-        return lenient(new(*as_ms_args(inputs)), to_numpy, MindSporeSideError)
+        return run(inputs)
     except TypeError:
-        # torch's int64 indices: a candidate layer that takes only int32 labels (nn.CrossEntropyLoss) gets them
-        # as the port casts them for its own layer; any other refusal stands
         narrowed = [x.astype(np.int32) if isinstance(x, np.ndarray) and x.dtype == np.int64 else x for x in inputs]
         if all(x is y for x, y in zip(narrowed, inputs)):
             raise
-        return lenient(new(*as_ms_args(narrowed)), to_numpy, MindSporeSideError)
+        return run(narrowed)
 
 
 def rebuild_run(cell: Any, kwargs: Mapping[str, Any], inputs: Sequence[np.ndarray], train: bool,
@@ -121,15 +126,17 @@ def rebuild_run(cell: Any, kwargs: Mapping[str, Any], inputs: Sequence[np.ndarra
         return _run(type(cell)(**with_call(kwargs, call)), cell, inputs, train, to_numpy, extra)
 
 
-def run_live(cell: Any, inputs: Sequence[np.ndarray], train: bool, to_numpy: Callable[[Any], Any]) -> Any:
-    """The cell itself in another train/eval state, put back afterwards."""
+def run_live(cell: Any, inputs: Sequence[np.ndarray], train: Optional[bool], to_numpy: Callable[[Any], Any]) -> Any:
+    """The cell itself (in another train/eval state, put back afterwards; None: as it is)."""
     was = bool(cell.training)
     try:
         with pynative():
-            cell.set_train(train)
-            return lenient(cell(*as_ms_args(inputs)), to_numpy, MindSporeSideError)
+            if train is not None:
+                cell.set_train(train)
+            return with_int32_labels(lambda xs: lenient(cell(*as_ms_args(xs)), to_numpy, MindSporeSideError), inputs)
     finally:
-        cell.set_train(was)
+        if train is not None:
+            cell.set_train(was)
 
 
 def _norm(name: str) -> str:

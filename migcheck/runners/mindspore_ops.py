@@ -17,7 +17,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tupl
 import mindspore as ms
 import numpy as np
 
-from migcheck.records.ops import OpChange, OpRecord
+from migcheck.records.ops import OpChange, OpRecord, finite_bound
 from migcheck.runners.mindspore_bound import rebound
 from migcheck.runners.mindspore_context import pynative
 from migcheck.runners.mindspore_functions import public_function
@@ -113,10 +113,9 @@ def _apply(change: OpChange, names: Tuple[str, ...], args: tuple, kwargs: dict) 
         args[position] = value
     if change.dtype_keyword:
         kwargs["dtype"] = getattr(ms, change.dtype_keyword)
-    if change.finite:
-        top = float(np.finfo(np.float32).max)
-        args = [ms.ops.clamp(a, -top, top) if isinstance(a, ms.Tensor) and ms.ops.is_floating_point(a) else a
-                for a in args]
+    if change.finite:  # finite stand-ins no sum over the tensor can overflow
+        args = [ms.ops.clamp(a, -finite_bound(a.size), finite_bound(a.size))
+                if isinstance(a, ms.Tensor) and ms.ops.is_floating_point(a) else a for a in args]
     for position, order in change.reorder:  # a tuple of tensors joined in another order
         args[position] = type(args[position])(args[position][i] for i in order)
     for k, j in change.minus:  # computed on this run's own values: it holds for any input shape

@@ -412,3 +412,76 @@ def test_a_name_inside_another_is_the_same_operation_only_as_more_than_half_of_i
 
     assert same_operation("primitive L2Normalize", "normalize") and same_operation("ops.max", "max")
     assert not same_operation("exp", "logsumexp") and not same_operation("ops.sum", "cumsum")
+
+
+def _t_gate(h):
+    return h * torch.full((1, 4), 0.75)
+
+
+def _m_full_default(h):  # MindSpore 2.10 infers int64 from... the fill is truncated to 0
+    return h * ops.full((1, 4), 0.75)
+
+
+def _m_full_float32(h):
+    return h * ops.full((1, 4), 0.75, dtype=ms.float32)
+
+
+def test_a_call_returning_another_dtype_is_given_torchs_dtype():
+    v, (d,) = _run(_t_gate, _m_full_default)
+    assert d.confirmed and "full(..., dtype=mindspore.float32) (torch's 'full' returns float32" in d.cause, d.cause
+    assert d.fix.startswith("full(..., dtype=mindspore.float32): give the call torch's result dtype"), d.fix
+
+
+def test_the_float32_full_twin_passes():
+    assert _run(_t_gate, _m_full_float32)[0].status == "pass"
+
+
+def _t_half_cumsum(h):
+    return torch.sigmoid(h * 50).repeat(1, 64).half().cumsum(1).float()
+
+
+def _m_half_cumsum(h):  # accumulates in float16
+    return ops.cumsum(ops.sigmoid(h * 50).tile((1, 64)).astype(ms.float16), 1).astype(ms.float32)
+
+
+def _m_wide_cumsum(h):
+    half = ops.sigmoid(h * 50).tile((1, 64)).astype(ms.float16)
+    return ops.cumsum(half.astype(ms.float32), 1).astype(ms.float16).astype(ms.float32)
+
+
+def test_a_float16_kernel_is_re_run_in_float64_and_handed_back_in_float16():
+    v, (d,) = _run(_t_half_cumsum, _m_half_cumsum, width=256)
+    assert d.confirmed and "'cumsum' computed in float64 (its float16 inputs widened" in d.cause, d.cause
+    assert d.fix.startswith("cumsum(x.astype(mindspore.float64)).astype(mindspore.float16)"), d.fix
+
+
+def test_the_twin_that_accumulates_in_float32_passes():
+    assert _run(_t_half_cumsum, _m_wide_cumsum, width=256)[0].status == "pass"
+
+
+MASK = np.array([False, True, False, True])  # two of four classes masked out with -inf
+
+
+def _t_masked_nll(h):
+    logp = torch.log_softmax(h.masked_fill(torch.tensor(MASK), float("-inf")), -1)
+    return torch.nn.functional.nll_loss(logp, logp.argmax(-1), reduction="none").unsqueeze(-1)
+
+
+def _m_masked_nll(h):
+    logp = ops.log_softmax(ops.masked_fill(h, ms.Tensor(MASK), float("-inf")), -1)
+    return ops.nll_loss(logp, logp.argmax(-1), reduction="none").unsqueeze(-1)
+
+
+def _m_masked_gather(h):
+    logp = ops.log_softmax(ops.masked_fill(h, ms.Tensor(MASK), float("-inf")), -1)
+    return -ops.gather_elements(logp, 1, logp.argmax(-1).unsqueeze(1))
+
+
+def test_an_op_that_makes_nan_of_a_masked_inf_gets_its_inputs_clamped():
+    v, (d,) = _run(_t_masked_nll, _m_masked_nll, width=1)
+    assert d.confirmed and "its -inf/inf inputs clamped to large finite values ('nll_loss' returns NaN" in d.cause
+    assert d.fix.startswith("nll_loss(ops.clamp(x, -"), d.fix
+
+
+def test_the_gathered_log_probability_twin_passes():
+    assert _run(_t_masked_nll, _m_masked_gather, width=1)[0].status == "pass"
