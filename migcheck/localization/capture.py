@@ -10,7 +10,7 @@ import numpy as np
 
 from migcheck.judging.compare import TensorComparison
 from migcheck.localization.confirm import explain, first_array
-from migcheck.localization.dataflow import Dataflow, descendants, pair_calls
+from migcheck.localization.dataflow import Dataflow, as_handed, descendants, pair_calls
 from migcheck.localization.functional_ops import torch_called
 from migcheck.localization.defect_findings import findings_of, unique_findings
 from migcheck.localization.owners import (diagnose_pair as _diagnose_pair, first_in_backward_order as _first_in_backward_order,
@@ -171,8 +171,9 @@ def _isolated_pass(cell: MindSporeProbe, t_calls: Sequence[Any], m_calls: Sequen
         if descendants(names, call.name) or not call.inputs or flow.output_matched[pair.torch_index] and descendants(
                 m_names, m_calls[pair.ms_indices[0]].name):  # torch's output is computed inside the port's cell
             continue
-        try:
-            value: Any = cell.run_subcell(m_calls[pair.ms_indices[0]].name, call.inputs)
+        try:  # torch's values in the dtypes the port hands its cell (int64 labels it casts to int32 itself)
+            value: Any = cell.run_subcell(m_calls[pair.ms_indices[0]].name,
+                                          as_handed(call.inputs, m_calls[pair.ms_indices[0]].inputs))
             for j in pair.ms_indices[1:]:
                 value = cell.run_subcell(m_calls[j].name, [value])
         except Exception:  # a sub-cell that needs more than its tensor arguments cannot run alone

@@ -306,3 +306,10 @@ def _between(first: int, torch_calls: Sequence[Any], in_ok: Sequence[bool], out_
     a = names[before[-1]] if before else "<input>"
     b = names[bad] if bad is not None else "<output>"
     return a, b
+
+
+def as_handed(torch_inputs: Sequence[Any], ms_inputs: Sequence[Any]) -> List[Any]:
+    """Each integer input of torch's in the integer dtype the port's own call received at that place."""
+    return [t.astype(m.dtype) if isinstance(t, np.ndarray) and isinstance(m, np.ndarray) and t.dtype.kind in "iu"
+            and m.dtype.kind in "iu" and t.shape == m.shape else t
+            for t, m in zip(torch_inputs, list(ms_inputs) + [None] * (len(torch_inputs) - len(ms_inputs)))]

@@ -87,13 +87,33 @@ def _search(cell: MindSporeProbe, ms_name: str, call: Any, grad_out: np.ndarray,
                 what = _operand(r, k)
                 children = [c.name[len(CHILD):] for c in traced[:traced.index(r)] if c.name.startswith(CHILD)]
                 place = f"; the op sits after '{children[-1]}' output" if children else ""
+                cast = _through_cast(traced[:traced.index(r)], r.inputs[j])
                 cause = (f"the port's '{r.name}' takes {what} with its gradient, where torch's graph cuts it"
-                         f" (a detach, e.g. a straight-through estimator): with {what} handed over through"
+                         f" ({cast or 'a detach, e.g. a straight-through estimator'}): with {what} handed over through"
                          f" ops.stop_gradient, the forward still agrees and every input gradient of"
                          f" '{call.name or '<root>'}' agrees with torch's (re-run with mindspore.vjp on torch's"
                          f" recorded inputs and output gradient; {len(tried)} candidates tried){place}")
                 return cause, f"wrap {what} of '{r.name}' in ops.stop_gradient(...) in construct", tried
     return None
+
+
+def _through_cast(earlier: Sequence[Any], value: np.ndarray, steps: int = 3) -> str:
+    """'it is computed through an integer cast (Tensor.astype of an int64 tensor) ...' where the value comes, a few
+    calls back, from a call that takes or returns integers or booleans; '' otherwise."""
+    frontier = value
+    for p in reversed([p for p in earlier if p.index >= 0]):
+        if not any(o.shape == frontier.shape and np.array_equal(o, frontier) for o in p.outputs):
+            continue
+        kinds = [x.dtype for x in list(p.inputs) + list(p.outputs) if x.dtype.kind in "iub"]
+        if kinds:
+            article = "an" if kinds[0].name[0] in "aeiou" else "a"
+            return (f"it is computed through an integer cast ('{p.name}' of {article} {kinds[0].name} tensor): MindSpore passes"
+                    f" gradient through the cast, where torch's cast to an integer type passes none")
+        steps -= 1
+        if steps == 0 or not p.inputs:
+            return ""
+        frontier = p.inputs[0]
+    return ""
 
 
 def _operand(r: Any, k: int) -> str:

@@ -14,7 +14,7 @@ def refused_forms(div: OpDivergence) -> List[Tuple[OpChange, str]]:
     to a function that takes the axis last). Only the port's own values: nothing is made up."""
     if not div.ms.raised:
         return []
-    out = _other_number_type(div)
+    out = _other_number_type(div) + _counted_from_the_end(div)
     positional = div.ms.positional
     for k, v in enumerate(positional):
         if isinstance(v, bool) or v == "<tensor>":
@@ -47,6 +47,28 @@ def refused_forms(div: OpDivergence) -> List[Tuple[OpChange, str]]:
             out.append((OpChange(div.ms.index, order=tuple(order)),
                         f"its {v!r} moved to argument position {to} (the arguments in another order)"))
     return out[:10]
+
+
+def _counted_from_the_end(div: OpDivergence) -> List[Tuple[OpChange, str]]:
+    """A negative position (narrow's start=-3) where the function wants one counted from the front: plus the size
+    of the call's axis (its dim/axis argument), or of each axis of its first tensor where it names none."""
+    if not div.ms.inputs:
+        return []
+    shape = div.ms.inputs[0].shape
+    named = dict(zip(div.ms.names, div.ms.positional))
+    named.update(dict(div.ms.keywords))
+    axis = next((v for k, v in named.items() if k in ("axis", "dim") and isinstance(v, int)), None)
+    axes = [axis % len(shape)] if axis is not None and shape else list(range(len(shape)))
+    out = []
+    for k, v in enumerate(div.ms.positional):
+        name = div.ms.names[k] if k < len(div.ms.names) else f"argument {k}"
+        if isinstance(v, bool) or not isinstance(v, int) or v >= 0 or name in ("axis", "dim"):
+            continue
+        for a in axes:
+            if v + shape[a] >= 0:
+                out.append((OpChange(div.ms.index, positions=((k, v + shape[a]),)),
+                            f"its {name} {v} counted from the front of axis {a} (size {shape[a]}): {v + shape[a]}"))
+    return out
 
 
 def _other_number_type(div: OpDivergence) -> List[Tuple[OpChange, str]]:

@@ -442,4 +442,7 @@ def _one_fix(div: OpDivergence, change: OpChange, ms_ops: Sequence[OpRecord]) ->
     if change.arguments and not change.positions and not any(k in old_values for k, _ in change.arguments):
         return f"{name}(..., {_shown(change.arguments)}): pass these arguments explicitly"
     old = [(k, old_values.get(k) if isinstance(k, str) else div.ms.positional[k]) for k, _ in new]
-    return f"{name}(..., {_shown(old)}) -> {name}(..., {_shown(new)})"
+
+    def by_name(pairs: Sequence[Tuple[Any, Any]]) -> list:  # a position said by its parameter's name, where known
+        return [(div.ms.names[k] if isinstance(k, int) and k < len(div.ms.names) else k, v) for k, v in pairs]
+    return f"{name}(..., {_shown(by_name(old))}) -> {name}(..., {_shown(by_name(new))})"

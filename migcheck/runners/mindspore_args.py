@@ -126,17 +126,15 @@ def rebuild_run(cell: Any, kwargs: Mapping[str, Any], inputs: Sequence[np.ndarra
         return _run(type(cell)(**with_call(kwargs, call)), cell, inputs, train, to_numpy, extra)
 
 
-def run_live(cell: Any, inputs: Sequence[np.ndarray], train: Optional[bool], to_numpy: Callable[[Any], Any]) -> Any:
-    """The cell itself (in another train/eval state, put back afterwards; None: as it is)."""
+def run_live(cell: Any, inputs: Sequence[np.ndarray], train: bool, to_numpy: Callable[[Any], Any]) -> Any:
+    """The cell itself in another train/eval state, put back afterwards."""
     was = bool(cell.training)
     try:
         with pynative():
-            if train is not None:
-                cell.set_train(train)
+            cell.set_train(train)
             return with_int32_labels(lambda xs: lenient(cell(*as_ms_args(xs)), to_numpy, MindSporeSideError), inputs)
     finally:
-        if train is not None:
-            cell.set_train(was)
+        cell.set_train(was)
 
 
 def _norm(name: str) -> str:

@@ -203,10 +203,10 @@ class MindSporeCell(CellOps):
         return with_plain(inputs, self.plain_args.get(name))
 
     def run_subcell(self, name: str, inputs: Sequence[np.ndarray]) -> Any:
-        """Call one sub-cell on given inputs (the isolated pass), in PYNATIVE (int64 labels as int32 if refused)."""
-        from migcheck.runners.mindspore_args import run_live
-
-        return run_live(self.subcell(name), self.args_of(name, inputs), None, to_numpy)
+        """Call one sub-cell on given inputs (the isolated pass), in PYNATIVE."""
+        cell = self.subcell(name)
+        with pynative():
+            return lenient(cell(*as_ms_args(self.args_of(name, inputs))), to_numpy, MindSporeSideError)
 
     def rerun_rebuilt(self, name: str, inputs: Sequence[np.ndarray], override: Mapping[str, Any],
                       train: bool = False, state: bool = False) -> Any:

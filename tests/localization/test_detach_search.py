@@ -102,3 +102,38 @@ def test_a_detach_behind_a_nan_gradient_is_found_rather_than_the_nan_origin_alon
 
 def test_the_detached_norm_twin_passes():
     assert _pairwise(ops.stop_gradient, "norm_detached").status == "pass"
+
+
+def _offsets(stop, name):
+    class T(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.coord = torch.nn.Linear(4, 4)
+
+        def forward(self, x):
+            c = 4.0 * self.coord(x)
+            return c - c.long().float()  # the integer cast passes no gradient in torch
+
+    class M(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.coord = ms.nn.Dense(4, 4)
+
+        def construct(self, x):
+            c = 4.0 * self.coord(x)
+            cell = stop(c.astype(ms.int64))
+            return c - cell.astype(ms.float32)
+
+    case = PairedCase(name=name, torch=T, mindspore=M, inputs={"x": given(X)}, checks=("backward",))
+    return run_item(Item(case, "backward", "pynative", "cpu"))
+
+
+def test_a_gradient_through_an_integer_cast_is_named_as_the_cast():
+    v = _offsets(_kept, "cast_kept")
+    (d,) = [d for d in v.localization.defects if d.confirmed]
+    assert d.rule == "missing-stop-gradient"
+    assert "it is computed through an integer cast ('Tensor.astype' of an int64 tensor)" in d.cause, d.cause
+
+
+def test_the_stopped_cast_twin_passes():
+    assert _offsets(ops.stop_gradient, "cast_stopped").status == "pass"

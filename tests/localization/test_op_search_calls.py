@@ -350,7 +350,7 @@ def test_a_pair_of_axes_given_for_a_permutation_is_fixed_at_every_call_even_thos
     v = _mixer(False)
     assert v.status == "error"
     (d,) = v.localization.defects
-    assert d.confirmed and "argument 1=(0, 2, 1)" in d.fix and d.fix.endswith("(at every call made with these arguments)"), d.fix
+    assert d.confirmed and "dims=(0, 2, 1)" in d.fix and d.fix.endswith("(at every call made with these arguments)"), d.fix
 
 
 def test_the_full_permutation_passes():

@@ -217,3 +217,24 @@ def test_a_number_the_function_takes_as_another_type_is_handed_over_so():
 
 def test_the_int_base_logspace_twin_passes():
     assert _pair(_t_logspace, _ms_logspace(10), "logspace", 4).status == "pass"
+
+
+def _t_last(h):
+    return torch.narrow(h, 1, -2, 2).repeat(1, 2)
+
+
+def _ms_last(start):
+    def body(h):
+        return ops.narrow(h, 1, start, 2).tile((1, 2))
+    return body
+
+
+def test_a_negative_start_the_function_refuses_is_counted_from_the_front_of_its_axis():
+    v = _pair(_t_last, _ms_last(-2), "narrow", 4)
+    d = _defect(v)  # MindSpore 2.10's narrow refuses a negative start
+    assert d.confirmed and "its start -2 counted from the front of axis 1 (size 4): 2" in d.cause, d.cause
+    assert d.fix == "narrow(..., start=-2) -> narrow(..., start=2)", d.fix
+
+
+def test_the_narrow_from_the_front_twin_passes():
+    assert _pair(_t_last, _ms_last(2), "narrow", 4).status == "pass"
