@@ -1,0 +1,495 @@
+"""Held-out set 16, half b: single-API pitfalls and small blocks modelled on MindSpore ports of large models."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from evaluation.corpus.build import entry
+from migcheck.specs import given, integers, uniform
+
+ENTRIES: list = []
+
+
+def _t():
+    import torch
+    import torch.nn as tnn
+    import torch.nn.functional as F
+    return torch, tnn, F
+
+
+def _m():
+    import mindspore as ms
+    import mindspore.nn as mnn
+    import mindspore.ops as ops
+    return ms, mnn, ops
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# 1. Qwen-VL visual resampler cross-attention: packed in_proj_weight applied with F.linear (x @ W^T);
+#    the port splits the packed weight and multiplies with ops.MatMul() (no transpose_b).
+_D, _NQ, _H = 8, 4, 2
+
+
+def torch_resampler():
+    torch, tnn, F = _t()
+
+    class Resampler(tnn.Module):
+        def __init__(self):
+            super().__init__()
+            self.query = tnn.Parameter(torch.randn(_NQ, _D) * 0.5)
+            self.kv_proj = tnn.Linear(12, _D, bias=False)
+            self.ln_kv = tnn.LayerNorm(_D)
+            self.in_proj_weight = tnn.Parameter(torch.randn(3 * _D, _D) * 0.3)
+            self.in_proj_bias = tnn.Parameter(torch.randn(3 * _D) * 0.1)
+            self.out_proj = tnn.Linear(_D, _D)
+
+        def forward(self, x):
+            kv = self.ln_kv(self.kv_proj(x))
+            b = x.shape[0]
+            q = self.query.unsqueeze(0).expand(b, -1, -1)
+            wq, wk, wv = self.in_proj_weight.chunk(3, dim=0)
+            bq, bk, bv = self.in_proj_bias.chunk(3, dim=0)
+            q, k, v = F.linear(q, wq, bq), F.linear(kv, wk, bk), F.linear(kv, wv, bv)
+            hd = _D // _H
+            q = q.reshape(b, -1, _H, hd).transpose(1, 2)
+            k = k.reshape(b, -1, _H, hd).transpose(1, 2)
+            v = v.reshape(b, -1, _H, hd).transpose(1, 2)
+            att = torch.softmax(q @ k.transpose(-1, -2) / math.sqrt(hd), dim=-1)
+            o = (att @ v).transpose(1, 2).reshape(b, -1, _D)
+            return self.out_proj(o)
+    return Resampler()
+
+
+def _ms_resampler(transpose_b):
+    ms, mnn, ops = _m()
+
+    class Resampler(mnn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.query = ms.Parameter(ms.Tensor(np.zeros((_NQ, _D), np.float32)), name="query")
+            self.kv_proj = mnn.Dense(12, _D, has_bias=False)
+            self.ln_kv = mnn.LayerNorm((_D,), epsilon=1e-5)
+            self.in_proj_weight = ms.Parameter(ms.Tensor(np.zeros((3 * _D, _D), np.float32)), name="in_proj_weight")
+            self.in_proj_bias = ms.Parameter(ms.Tensor(np.zeros((3 * _D,), np.float32)), name="in_proj_bias")
+            self.out_proj = mnn.Dense(_D, _D)
+            self.matmul = ops.MatMul(transpose_b=True) if transpose_b else ops.MatMul()
+            self.bmm = ops.BatchMatMul(transpose_b=True)
+            self.bmm_v = ops.BatchMatMul()
+
+        def _proj(self, x, w, bias):
+            b, n, d = x.shape
+            return self.matmul(x.reshape(b * n, d), w).reshape(b, n, -1) + bias
+
+        def construct(self, x):
+            kv = self.ln_kv(self.kv_proj(x))
+            b = x.shape[0]
+            q = ops.broadcast_to(ops.expand_dims(self.query, 0), (b, _NQ, _D))
+            wq, wk, wv = ops.chunk(self.in_proj_weight, 3, 0)
+            bq, bk, bv = ops.chunk(self.in_proj_bias, 3, 0)
+            q, k, v = self._proj(q, wq, bq), self._proj(kv, wk, bk), self._proj(kv, wv, bv)
+            hd = _D // _H
+            q = q.reshape(b, -1, _H, hd).transpose(0, 2, 1, 3)
+            k = k.reshape(b, -1, _H, hd).transpose(0, 2, 1, 3)
+            v = v.reshape(b, -1, _H, hd).transpose(0, 2, 1, 3)
+            att = ops.softmax(self.bmm(q, k) / math.sqrt(hd), axis=-1)
+            o = self.bmm_v(att, v).transpose(0, 2, 1, 3).reshape(b, -1, _D)
+            return self.out_proj(o)
+    return Resampler()
+
+
+ENTRIES.append(entry(
+    "h16b_port_qwen_vl_resampler_in_proj_matmul_transpose_b_dropped", "h16-port",
+    "model:Qwen-VL visual Resampler (HF Qwen-VL visual.py) vs a mindnlp-style port; MatMul.md",
+    torch_resampler, lambda: _ms_resampler(False), lambda: _ms_resampler(True),
+    ["<root>"], ["in_proj_weight|F.linear|transpose_b|MatMul"],
+    inputs={"x": uniform(2, 5, 12)},
+    cause_pattern=r"\btranspose_b\b|\bF\.linear\b|\bops\.dense\b|\bin_proj_weight\b[^.]*\btranspos"
+                  r"|\btranspos\w*\b[^.]*\bin_proj_weight\b|\bweight\b[^.]*\btranspos\w*\b[^.]*\bmatmul\b",
+))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# 2. Mixtral sparse-MoE router: top-k gate weights scattered into a dense (tokens, experts) gate matrix with
+#    Tensor.scatter(1, idx, w); the port uses ops.tensor_scatter_elements, whose axis defaults to 0.
+_E, _K, _HID = 4, 2, 6
+
+
+def torch_router():
+    torch, tnn, F = _t()
+
+    class MoE(tnn.Module):
+        def __init__(self):
+            super().__init__()
+            self.gate = tnn.Linear(_HID, _E, bias=False)
+            self.experts = tnn.ModuleList([tnn.Linear(_HID, _HID) for _ in range(_E)])
+
+        def forward(self, x):
+            b, s, d = x.shape
+            h = x.reshape(-1, d)
+            probs = F.softmax(self.gate(h), dim=1, dtype=torch.float)
+            w, idx = torch.topk(probs, _K, dim=-1)
+            w = w / w.sum(dim=-1, keepdim=True)
+            gates = torch.zeros_like(probs).scatter(1, idx, w)
+            out = torch.stack([e(h) for e in self.experts], dim=1)
+            return (gates.unsqueeze(-1) * out).sum(dim=1).reshape(b, s, d)
+    return MoE()
+
+
+def _ms_router(axis):
+    ms, mnn, ops = _m()
+
+    class MoE(mnn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.gate = mnn.Dense(_HID, _E, has_bias=False)
+            self.experts = mnn.CellList([mnn.Dense(_HID, _HID) for _ in range(_E)])
+
+        def construct(self, x):
+            b, s, d = x.shape
+            h = x.reshape(-1, d)
+            probs = ops.softmax(self.gate(h), axis=1)
+            w, idx = ops.topk(probs, _K, dim=-1)
+            w = w / w.sum(axis=-1, keepdims=True)
+            if axis is None:
+                gates = ops.tensor_scatter_elements(ops.zeros_like(probs), idx, w)
+            else:
+                gates = ops.tensor_scatter_elements(ops.zeros_like(probs), idx, w, axis=axis)
+            out = ops.stack([e(h) for e in self.experts], axis=1)
+            return (ops.expand_dims(gates, -1) * out).sum(axis=1).reshape(b, s, d)
+    return MoE()
+
+
+ENTRIES.append(entry(
+    "h16b_port_mixtral_router_gates_tensor_scatter_elements_default_axis", "h16-port",
+    "model:Mixtral sparse MoE block (HF modeling_mixtral) vs a mindformers-style port; TensorScatterElements.md",
+    torch_router, lambda: _ms_router(None), lambda: _ms_router(1),
+    ["<root>"], ["tensor_scatter_elements|axis|scatter dim"],
+    inputs={"x": uniform(2, 4, _HID)},
+    cause_pattern=r"\btensor_scatter_elements\b[^.]*\baxis\b|\baxis\s*=\s*1\b[^.]*\bscatter|\bscatter\w*\b[^.]*\b(?:axis|dim)\s*=?\s*1\b"
+                  r"|\bscatter\w*\b[^.]*\baxis\b[^.]*\b0\b",
+))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# 3. CLIP text transformer pooling at the end-of-text token: x[arange(B), input_ids.argmax(dim=-1)];
+#    the port calls ops.argmax(input_ids) whose dim defaults to None (argmax over the flattened tensor).
+_V, _W, _L = 12, 8, 6
+
+
+def torch_clip_pool():
+    torch, tnn, F = _t()
+
+    class TextPool(tnn.Module):
+        def __init__(self):
+            super().__init__()
+            self.token_embedding = tnn.Embedding(_V, _W)
+            self.positional_embedding = tnn.Parameter(torch.randn(_L, _W) * 0.1)
+            self.ln_final = tnn.LayerNorm(_W)
+            self.text_projection = tnn.Parameter(torch.randn(_W, 4) * 0.3)
+
+        def forward(self, input_ids):
+            x = self.token_embedding(input_ids) + self.positional_embedding
+            x = self.ln_final(x)
+            x = x[torch.arange(x.shape[0]), input_ids.argmax(dim=-1)]
+            return x @ self.text_projection
+    return TextPool()
+
+
+def _ms_clip_pool(with_dim):
+    ms, mnn, ops = _m()
+
+    class TextPool(mnn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.token_embedding = mnn.Embedding(_V, _W)
+            self.positional_embedding = ms.Parameter(ms.Tensor(np.zeros((_L, _W), np.float32)), name="positional_embedding")
+            self.ln_final = mnn.LayerNorm((_W,), epsilon=1e-5)
+            self.text_projection = ms.Parameter(ms.Tensor(np.zeros((_W, 4), np.float32)), name="text_projection")
+
+        def construct(self, input_ids):
+            x = self.token_embedding(input_ids) + self.positional_embedding
+            x = self.ln_final(x)
+            eot = ops.argmax(input_ids, dim=-1) if with_dim else ops.argmax(input_ids)
+            x = x[ops.arange(x.shape[0]), eot]
+            return ops.matmul(x, self.text_projection)
+    return TextPool()
+
+
+ENTRIES.append(entry(
+    "h16b_port_clip_text_eot_pool_ops_argmax_default_dim_none", "h16-port",
+    "model:CLIP text transformer EOT pooling (open_clip / HF CLIPTextTransformer) vs a mindone-style port; argmax.md",
+    torch_clip_pool, lambda: _ms_clip_pool(False), lambda: _ms_clip_pool(True),
+    ["<root>"], ["argmax|dim=-1|flattened"],
+    inputs={"input_ids": given(np.array([[1, 5, 11, 0, 0, 0], [1, 3, 7, 4, 11, 0]], np.int64))},
+    weight_map={"token_embedding.weight": "token_embedding.embedding_table"},
+    cause_pattern=r"\bargmax\b[^.]*\b(?:dim|axis)\s*=?\s*-1\b|\bargmax\b[^.]*\bflatten|\bargmax\b[^.]*\b(?:dim|axis)\b[^.]*\bNone\b",
+))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# 4. Falcon multi-query attention: one shared K/V head; scores q @ k^T computed with ops.BatchMatMul()
+#    without transpose_b (seq length == head_dim, so the shapes line up).
+_FD, _FH, _FS = 8, 2, 4  # head_dim 4 == seq 4
+
+
+def torch_falcon_mqa():
+    torch, tnn, F = _t()
+
+    class MQA(tnn.Module):
+        def __init__(self):
+            super().__init__()
+            self.query_key_value = tnn.Linear(_FD, _FD + 2 * (_FD // _FH), bias=False)
+            self.dense = tnn.Linear(_FD, _FD, bias=False)
+
+        def forward(self, x):
+            b, s, _ = x.shape
+            hd = _FD // _FH
+            qkv = self.query_key_value(x)
+            q = qkv[..., :_FD].reshape(b, s, _FH, hd).transpose(1, 2)
+            k = qkv[..., _FD:_FD + hd].reshape(b, s, 1, hd).transpose(1, 2)
+            v = qkv[..., _FD + hd:].reshape(b, s, 1, hd).transpose(1, 2)
+            k = k.expand(-1, _FH, -1, -1)
+            v = v.expand(-1, _FH, -1, -1)
+            mask = torch.triu(torch.full((s, s), float("-inf")), diagonal=1)
+            att = torch.softmax(q @ k.transpose(-1, -2) / math.sqrt(hd) + mask, dim=-1)
+            return self.dense((att @ v).transpose(1, 2).reshape(b, s, _FD))
+    return MQA()
+
+
+def _ms_falcon_mqa(transpose_b):
+    ms, mnn, ops = _m()
+
+    class MQA(mnn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.query_key_value = mnn.Dense(_FD, _FD + 2 * (_FD // _FH), has_bias=False)
+            self.dense = mnn.Dense(_FD, _FD, has_bias=False)
+            self.qk = ops.BatchMatMul(transpose_b=True) if transpose_b else ops.BatchMatMul()
+            self.av = ops.BatchMatMul()
+            self.mask = ms.Tensor(np.triu(np.full((_FS, _FS), -np.inf, np.float32), 1))
+
+        def construct(self, x):
+            b, s, _ = x.shape
+            hd = _FD // _FH
+            qkv = self.query_key_value(x)
+            q = qkv[..., :_FD].reshape(b, s, _FH, hd).transpose(0, 2, 1, 3)
+            k = qkv[..., _FD:_FD + hd].reshape(b, s, 1, hd).transpose(0, 2, 1, 3)
+            v = qkv[..., _FD + hd:].reshape(b, s, 1, hd).transpose(0, 2, 1, 3)
+            k = ops.broadcast_to(k, (b, _FH, s, hd))
+            v = ops.broadcast_to(v, (b, _FH, s, hd))
+            att = ops.softmax(self.qk(q, k) / math.sqrt(hd) + self.mask, axis=-1)
+            return self.dense(self.av(att, v).transpose(0, 2, 1, 3).reshape(b, s, _FD))
+    return MQA()
+
+
+ENTRIES.append(entry(
+    "h16b_port_falcon_mqa_scores_batchmatmul_transpose_b_dropped", "h16-port",
+    "model:Falcon multi-query attention (HF modeling_falcon) vs a mindformers-style port; BatchMatMul.md",
+    torch_falcon_mqa, lambda: _ms_falcon_mqa(False), lambda: _ms_falcon_mqa(True),
+    ["<root>"], ["BatchMatMul|transpose_b|key transpose"],
+    inputs={"x": uniform(2, _FS, _FD)},
+    cause_pattern=r"\btranspose_b\b|\bBatchMatMul\b[^.]*\btranspos|\bkey\b[^.]*\btranspos\w*|\btranspos\w*\b[^.]*\bkey\b"
+                  r"|\bswapaxes\b|\bk\.transpose\b",
+))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# 5. (gradient only) word embedding with scale_grad_by_freq=True; mindspore.nn.Embedding has no such option and
+#    the port silently drops it: same forward, the embedding-table gradient is not divided by token counts.
+def torch_embed_freq():
+    torch, tnn, F = _t()
+
+    class Net(tnn.Module):
+        def __init__(self):
+            super().__init__()
+            self.embed = tnn.Embedding(10, 6, scale_grad_by_freq=True)
+            self.fc = tnn.Linear(6, 3)
+
+        def forward(self, ids):
+            return self.fc(torch.tanh(self.embed(ids)))
+    return Net()
+
+
+def _ms_embed_freq(scaled):
+    ms, mnn, ops = _m()
+
+    class Net(mnn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.embed = mnn.Embedding(10, 6)
+            self.fc = mnn.Dense(6, 3)
+
+        def construct(self, ids):
+            e = self.embed(ids)
+            if scaled:
+                # divide each looked-up row's gradient by the token's count in the batch, forward unchanged
+                flat = ids.reshape(-1)
+                counts = ops.gather(ops.bincount(flat.astype(ms.int32), minlength=10).astype(ms.float32),
+                                    flat, 0).reshape(ids.shape + (1,))
+                e = e / counts + ops.stop_gradient(e - e / counts)
+            return self.fc(ops.tanh(e))
+    return Net()
+
+
+ENTRIES.append(entry(
+    "h16b_embedding_scale_grad_by_freq_dropped_weight_gradient", "h16",
+    "Embedding.md",
+    torch_embed_freq, lambda: _ms_embed_freq(False), lambda: _ms_embed_freq(True),
+    ["embed"], ["scale_grad_by_freq"],
+    inputs={"ids": given(np.array([[1, 1, 1, 4, 2], [4, 7, 1, 2, 2]], np.int64))},
+    checks=("forward", "backward"), fails_on="backward",
+    weight_map={"embed.weight": "embed.embedding_table", "fc.weight": "fc.weight", "fc.bias": "fc.bias"},
+    cause_pattern=r"\bscale_grad_by_freq\b|\b(?:gradient|grad)\w*\b[^.]*\b(?:frequen\w*|count\w*)\b[^.]*\b(?:token|word|index|indices)",
+))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# 6. (functional) torch.flatten(x) flattens everything (start_dim=0); mindspore.ops.flatten keeps axis 0
+#    (start_dim=1 by default). Here a per-sample net scores all positions of its single feature map jointly.
+def torch_flatten():
+    torch, tnn, F = _t()
+
+    class Net(tnn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = tnn.Linear(4, 3)
+
+        def forward(self, x):
+            h = self.fc1(x)               # (5, 3)
+            return torch.softmax(torch.flatten(h), dim=-1)
+    return Net()
+
+
+def _ms_flatten(start0):
+    ms, mnn, ops = _m()
+
+    class Net(mnn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = mnn.Dense(4, 3)
+
+        def construct(self, x):
+            h = self.fc1(x)
+            f = ops.flatten(h, start_dim=0) if start0 else ops.flatten(h)
+            return ops.softmax(f, axis=-1)
+    return Net()
+
+
+ENTRIES.append(entry(
+    "h16b_flatten_default_start_dim_one_per_row_softmax", "h16",
+    "flatten.md",
+    torch_flatten, lambda: _ms_flatten(False), lambda: _ms_flatten(True),
+    ["after:fc1"], ["flatten|start_dim"],
+    inputs={"x": uniform(5, 4)}, fails_with="shape",
+    cause_pattern=r"\bstart_dim\b[^.]*\b0\b|\bflatten\b[^.]*\bstart_dim\b|\bflatten\b[^.]*\b(?:axis|dimension)\s*0\b|\breshape\b[^.]*\(-1\)",
+))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# 7. (error) Gemma RMSNorm ((1 + weight) scaling) ported with mindspore.ops.rms_norm, which has no CPU kernel.
+def torch_gemma_rms():
+    torch, tnn, F = _t()
+
+    class GemmaRMSNorm(tnn.Module):
+        def __init__(self, dim, eps=1e-6):
+            super().__init__()
+            self.eps = eps
+            self.weight = tnn.Parameter(torch.zeros(dim))
+
+        def forward(self, x):
+            x32 = x.float()
+            y = x32 * torch.rsqrt(x32.pow(2).mean(-1, keepdim=True) + self.eps)
+            return (y * (1.0 + self.weight.float())).type_as(x)
+
+    class Net(tnn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = tnn.Linear(6, 8)
+            self.norm = GemmaRMSNorm(8)
+            self.fc2 = tnn.Linear(8, 3)
+
+        def forward(self, x):
+            return self.fc2(self.norm(self.fc1(x)))
+    return Net()
+
+
+def _ms_gemma_rms(fused):
+    ms, mnn, ops = _m()
+
+    class GemmaRMSNorm(mnn.Cell):
+        def __init__(self, dim, eps=1e-6):
+            super().__init__()
+            self.eps = eps
+            self.weight = ms.Parameter(ms.Tensor(np.zeros(dim, np.float32)), name="weight")
+
+        def construct(self, x):
+            if fused:
+                return ops.rms_norm(x, 1.0 + self.weight, epsilon=self.eps)[0]
+            y = x * ops.rsqrt(ops.mean(x * x, -1, True) + self.eps)
+            return y * (1.0 + self.weight)
+
+    class Net(mnn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = mnn.Dense(6, 8)
+            self.norm = GemmaRMSNorm(8)
+            self.fc2 = mnn.Dense(8, 3)
+
+        def construct(self, x):
+            return self.fc2(self.norm(self.fc1(x)))
+    return Net()
+
+
+ENTRIES.append(entry(
+    "h16b_gemma_rmsnorm_ops_rms_norm_no_cpu_kernel_raises", "h16",
+    "probe:mindspore.ops.rms_norm on CPU (RmsNorm kernel unregistered); model:Gemma RMSNorm",
+    torch_gemma_rms, lambda: _ms_gemma_rms(True), lambda: _ms_gemma_rms(False),
+    ["norm"], ["rms_norm|RmsNorm|CPU kernel"],
+    inputs={"x": uniform(3, 6)}, fails_with="error",
+    cause_pattern=r"\brms_?norm\b[^.]*\b(?:CPU|kernel|unregistered|not supported|unsupported)\b"
+                  r"|\b(?:CPU|kernel)\b[^.]*\brms_?norm\b",
+))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# 8. (functional) F.softplus(x, beta=2.0) ported with the ops.Softplus primitive, which has no beta.
+def torch_softplus():
+    torch, tnn, F = _t()
+
+    class Net(tnn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = tnn.Linear(5, 6)
+            self.fc2 = tnn.Linear(6, 2)
+
+        def forward(self, x):
+            return self.fc2(F.softplus(self.fc1(x), beta=2.0))
+    return Net()
+
+
+def _ms_softplus(with_beta):
+    ms, mnn, ops = _m()
+
+    class Net(mnn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = mnn.Dense(5, 6)
+            self.fc2 = mnn.Dense(6, 2)
+            self.sp = ops.Softplus()
+
+        def construct(self, x):
+            h = self.fc1(x)
+            h = ops.softplus(h, beta=2.0) if with_beta else self.sp(h)
+            return self.fc2(h)
+    return Net()
+
+
+ENTRIES.append(entry(
+    "h16b_functional_softplus_beta_as_softplus_primitive", "h16",
+    "Softplus.md",
+    torch_softplus, lambda: _ms_softplus(False), lambda: _ms_softplus(True),
+    ["after:fc1"], ["softplus|beta"],
+    inputs={"x": uniform(4, 5, low=-2.0, high=2.0)},
+    cause_pattern=r"\bbeta\b[^.]*\b2(?:\.0)?\b|\bsoftplus\b[^.]*\bbeta\b",
+))
