@@ -493,3 +493,151 @@ ENTRIES.append(entry(
     inputs={"x": uniform(4, 5, low=-2.0, high=2.0)},
     cause_pattern=r"\bbeta\b[^.]*\b2(?:\.0)?\b|\bsoftplus\b[^.]*\bbeta\b",
 ))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# 9. LLaVA multimodal projector Linear -> GELU (exact erf) -> Linear, ported with
+#    mindspore.nn.Dense(..., activation="gelu"), whose GELU cell is the tanh approximation.
+def torch_llava_proj():
+    torch, tnn, F = _t()
+
+    class LlavaMultiModalProjector(tnn.Module):
+        def __init__(self):
+            super().__init__()
+            self.linear_1 = tnn.Linear(10, 12)
+            self.act = tnn.GELU()
+            self.linear_2 = tnn.Linear(12, 8)
+
+        def forward(self, image_features):
+            return self.linear_2(self.act(self.linear_1(image_features)))
+    return LlavaMultiModalProjector()
+
+
+def _ms_llava_proj(exact):
+    ms, mnn, ops = _m()
+
+    class LlavaMultiModalProjector(mnn.Cell):
+        def __init__(self):
+            super().__init__()
+            if exact:
+                self.linear_1 = mnn.Dense(10, 12, activation=mnn.GELU(approximate=False))
+            else:
+                self.linear_1 = mnn.Dense(10, 12, activation="gelu")
+            self.linear_2 = mnn.Dense(12, 8)
+
+        def construct(self, image_features):
+            return self.linear_2(self.linear_1(image_features))
+    return LlavaMultiModalProjector()
+
+
+ENTRIES.append(entry(
+    "h16b_port_llava_projector_dense_activation_string_gelu", "h16-port",
+    "model:LLaVA LlavaMultiModalProjector (HF modeling_llava) vs a mindnlp-style port; GELU.md",
+    torch_llava_proj, lambda: _ms_llava_proj(False), lambda: _ms_llava_proj(True),
+    ["act"], ["gelu|approximate|tanh|activation string"],
+    inputs={"image_features": uniform(2, 3, 10, low=-3.0, high=3.0)},
+    cause_pattern=r"\bapproximate\s*=\s*(?:False|['\"]none['\"])|\bapproximate\b[^.]*\b(?:False|none|erf|exact)\b"
+                  r"|\b(?:exact|erf)\b[^.]*\bgelu\b|\bgelu\b[^.]*\b(?:tanh|erf|exact)\b",
+))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# 10. SigLIP pairwise sigmoid loss with learnable temperature and bias: -logsigmoid(labels * logits).sum() / n.
+#     The port uses ops.binary_cross_entropy_with_logits on 0/1 targets, whose reduction defaults to 'mean'
+#     (divides by n*n instead of n).
+def torch_siglip():
+    torch, tnn, F = _t()
+
+    class SigLipLoss(tnn.Module):
+        def __init__(self):
+            super().__init__()
+            self.logit_scale = tnn.Parameter(torch.tensor(math.log(10.0)))
+            self.logit_bias = tnn.Parameter(torch.tensor(-10.0))
+
+        def forward(self, image_features, text_features):
+            img = F.normalize(image_features, dim=-1)
+            txt = F.normalize(text_features, dim=-1)
+            logits = img @ txt.T * self.logit_scale.exp() + self.logit_bias
+            n = logits.shape[0]
+            labels = 2 * torch.eye(n) - 1
+            return -F.logsigmoid(labels * logits).sum() / n
+    return SigLipLoss()
+
+
+def _ms_siglip(summed):
+    ms, mnn, ops = _m()
+
+    class SigLipLoss(mnn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.logit_scale = ms.Parameter(ms.Tensor(math.log(10.0), ms.float32), name="logit_scale")
+            self.logit_bias = ms.Parameter(ms.Tensor(-10.0, ms.float32), name="logit_bias")
+
+        def construct(self, image_features, text_features):
+            img = image_features / ops.norm(image_features, dim=-1, keepdim=True)
+            txt = text_features / ops.norm(text_features, dim=-1, keepdim=True)
+            logits = ops.matmul(img, txt.T) * ops.exp(self.logit_scale) + self.logit_bias
+            n = logits.shape[0]
+            targets = ops.eye(n, n, ms.float32)
+            ones = ops.ones_like(logits)
+            if summed:
+                return ops.binary_cross_entropy_with_logits(logits, targets, ones, ones, reduction="sum") / n
+            return ops.binary_cross_entropy_with_logits(logits, targets, ones, ones)
+    return SigLipLoss()
+
+
+ENTRIES.append(entry(
+    "h16b_port_siglip_sigmoid_loss_bce_with_logits_default_mean", "h16-port",
+    "model:SigLIP sigmoid loss (open_clip loss.py SigLipLoss) vs a mindone-style port; BCEWithLogitsLoss.md",
+    torch_siglip, lambda: _ms_siglip(False), lambda: _ms_siglip(True),
+    ["<root>"], ["reduction|mean|sum"],
+    inputs={"image_features": uniform(4, 6), "text_features": uniform(4, 6)},
+    cause_pattern=r"\breduction\s*=\s*['\"]?sum\b|\breduction\b[^.]*\bsum\b|\bmean\b[^.]*\b(?:n\s*\*\s*n|n\^?2|n²|batch\s*size)\b",
+))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# 11. (gradient only) nn.Hardswish ported as mindspore.nn.HSwish: same values, but the derivative at x == +3
+#     (exact boundary values after a clamp-free scaling) differs.
+def torch_hswish():
+    torch, tnn, F = _t()
+
+    class Net(tnn.Module):
+        def __init__(self):
+            super().__init__()
+            self.act = tnn.Hardswish()
+            self.fc = tnn.Linear(4, 2)
+
+        def forward(self, x):
+            return self.fc(self.act(x))
+    return Net()
+
+
+def _ms_hswish(manual):
+    ms, mnn, ops = _m()
+
+    class Net(mnn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.act = mnn.HSwish()
+            self.fc = mnn.Dense(4, 2)
+
+        def construct(self, x):
+            if manual:
+                h = x * ops.clamp(x + 3.0, 0.0, 6.0) / 6.0
+                h = ops.where(x >= 3.0, x, h)
+            else:
+                h = self.act(x)
+            return self.fc(h)
+    return Net()
+
+
+ENTRIES.append(entry(
+    "h16b_hswish_cell_gradient_at_plus_three", "h16",
+    "probe:mindspore.nn.HSwish backward at x == 3 vs torch.nn.Hardswish",
+    torch_hswish, lambda: _ms_hswish(False), lambda: _ms_hswish(True),
+    ["act"], ["hardswish|hswish|gradient at 3"],
+    inputs={"x": given(np.array([[3.0, 1.0, -1.0, 3.0], [0.5, 3.0, 2.0, -2.0]], np.float32))},
+    checks=("forward", "backward"), fails_on="backward",
+    cause_pattern=r"\bh(?:ard)?swish\b[^.]*\b(?:gradient|grad|derivative|backward)\b|\b(?:gradient|grad|derivative|backward)\b[^.]*\bh(?:ard)?swish\b",
+))
