@@ -641,3 +641,141 @@ ENTRIES.append(entry(
     checks=("forward", "backward"), fails_on="backward",
     cause_pattern=r"\bh(?:ard)?swish\b[^.]*\b(?:gradient|grad|derivative|backward)\b|\b(?:gradient|grad|derivative|backward)\b[^.]*\bh(?:ard)?swish\b",
 ))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# 12. SigLIP vision multihead-attention pooling head (HF SiglipMultiheadAttentionPoolingHead): a learned probe
+#     attends over the patch tokens with nn.MultiheadAttention(batch_first=True); the port builds
+#     mindspore.nn.MultiheadAttention without batch_first=True (it defaults to False there too).
+_PD, _PH = 8, 2
+
+
+def torch_siglip_map():
+    torch, tnn, F = _t()
+
+    class MAPHead(tnn.Module):
+        def __init__(self):
+            super().__init__()
+            self.probe = tnn.Parameter(torch.randn(1, 1, _PD) * 0.5)
+            self.attention = tnn.MultiheadAttention(_PD, _PH, batch_first=True)
+            self.layernorm = tnn.LayerNorm(_PD)
+            self.fc1 = tnn.Linear(_PD, 16)
+            self.fc2 = tnn.Linear(16, _PD)
+
+        def forward(self, hidden_state):
+            b = hidden_state.shape[0]
+            probe = self.probe.repeat(b, 1, 1)
+            h = self.attention(probe, hidden_state, hidden_state)[0]
+            r = h
+            h = self.fc2(F.gelu(self.fc1(self.layernorm(h)), approximate="tanh"))
+            return (r + h)[:, 0]
+    return MAPHead()
+
+
+def _ms_siglip_map(batch_first):
+    ms, mnn, ops = _m()
+
+    class MAPHead(mnn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.probe = ms.Parameter(ms.Tensor(np.zeros((1, 1, _PD), np.float32)), name="probe")
+            if batch_first:
+                self.attention = mnn.MultiheadAttention(_PD, _PH, batch_first=True)
+            else:
+                self.attention = mnn.MultiheadAttention(_PD, _PH)
+            self.layernorm = mnn.LayerNorm((_PD,), epsilon=1e-5)
+            self.fc1 = mnn.Dense(_PD, 16)
+            self.fc2 = mnn.Dense(16, _PD)
+
+        def construct(self, hidden_state):
+            b = hidden_state.shape[0]
+            probe = ops.tile(self.probe, (b, 1, 1))
+            h = self.attention(probe, hidden_state, hidden_state)[0]
+            r = h
+            h = self.fc2(ops.gelu(self.fc1(self.layernorm(h)), approximate="tanh"))
+            return (r + h)[:, 0]
+    return MAPHead()
+
+
+ENTRIES.append(entry(
+    "h16b_port_siglip_map_head_multihead_attention_batch_first_dropped_raises", "h16-port",
+    "model:SigLIP SiglipMultiheadAttentionPoolingHead (HF modeling_siglip) vs a mindnlp-style port; MultiheadAttention.md",
+    torch_siglip_map, lambda: _ms_siglip_map(False), lambda: _ms_siglip_map(True),
+    ["attention"], ["batch_first|MultiheadAttention"],
+    inputs={"hidden_state": uniform(2, 5, _PD)}, fails_with="error",
+    cause_pattern=r"\bbatch_first\b",
+))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# 13. PixArt-alpha AdaLN-single: t_block = Sequential(SiLU(), Linear(D, 6D)) on the timestep embedding; the port
+#     folds it into mindspore.nn.Dense(D, 6D, activation="silu"), whose activation runs AFTER the matmul.
+_AD = 4
+
+
+def torch_pixart():
+    torch, tnn, F = _t()
+
+    class AdaLNSingleBlock(tnn.Module):
+        def __init__(self):
+            super().__init__()
+            self.t_block = tnn.Sequential(tnn.SiLU(), tnn.Linear(_AD, 6 * _AD))
+            self.scale_shift_table = tnn.Parameter(torch.randn(6, _AD) / _AD ** 0.5)
+            self.norm1 = tnn.LayerNorm(_AD, elementwise_affine=False, eps=1e-6)
+            self.mlp = tnn.Linear(_AD, _AD)
+
+        def forward(self, x, t):
+            b = x.shape[0]
+            t6 = self.t_block(t)
+            shift_msa, scale_msa, gate_msa, shift_mlp, scale_mlp, gate_mlp = (
+                self.scale_shift_table[None] + t6.reshape(b, 6, -1)).chunk(6, dim=1)
+            h = self.norm1(x) * (1 + scale_mlp) + shift_mlp
+            return x + gate_mlp * self.mlp(h) + gate_msa * shift_msa + scale_msa
+    return AdaLNSingleBlock()
+
+
+def _ms_pixart(separate):
+    ms, mnn, ops = _m()
+
+    class TBlock(mnn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.act = mnn.SiLU()
+            self.lin = mnn.Dense(_AD, 6 * _AD) if separate else mnn.Dense(_AD, 6 * _AD, activation="silu")
+
+        def construct(self, t):
+            return self.lin(self.act(t)) if separate else self.lin(t)
+
+    class AdaLNSingleBlock(mnn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.t_block = TBlock()
+            self.scale_shift_table = ms.Parameter(ms.Tensor(np.zeros((6, _AD), np.float32)), name="scale_shift_table")
+            self.mlp = mnn.Dense(_AD, _AD)
+
+        def norm1(self, x):  # LayerNorm(elementwise_affine=False, eps=1e-6): no parameters
+            mu = x.mean(axis=-1, keep_dims=True)
+            var = ((x - mu) ** 2).mean(axis=-1, keep_dims=True)
+            return (x - mu) / ops.sqrt(var + 1e-6)
+
+        def construct(self, x, t):
+            b = x.shape[0]
+            t6 = self.t_block(t)
+            shift_msa, scale_msa, gate_msa, shift_mlp, scale_mlp, gate_mlp = ops.chunk(
+                ops.expand_dims(self.scale_shift_table, 0) + t6.reshape(b, 6, -1), 6, 1)
+            h = self.norm1(x) * (1 + scale_mlp) + shift_mlp
+            return x + gate_mlp * self.mlp(h) + gate_msa * shift_msa + scale_msa
+    return AdaLNSingleBlock()
+
+
+ENTRIES.append(entry(
+    "h16b_port_pixart_adaln_single_t_block_dense_activation_applied_after", "h16-port",
+    "model:PixArt-alpha AdaLN-single t_block (PixArt-alpha PixArt.py / diffusers AdaLayerNormSingle) vs a mindone-style port; Dense.md",
+    torch_pixart, lambda: _ms_pixart(False), lambda: _ms_pixart(True),
+    ["t_block"], ["Dense activation|silu order|SequentialCell"],
+    inputs={"x": uniform(2, 3, _AD), "t": uniform(2, 1, _AD, low=-2.0, high=2.0)},
+    weight_map={"t_block.1.weight": "t_block.lin.weight", "t_block.1.bias": "t_block.lin.bias",
+                "scale_shift_table": "scale_shift_table", "mlp.weight": "mlp.weight", "mlp.bias": "mlp.bias"},
+    cause_pattern=r"\bactivation\b[^.]*\b(?:after|before|output|input)\b|\bsilu\b[^.]*\b(?:before|after|input|output|order)\b"
+                  r"|\bSequentialCell\b[^.]*\bSiLU\b",
+))
