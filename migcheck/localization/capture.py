@@ -18,7 +18,7 @@ from migcheck.localization.owners import (diagnose_pair as _diagnose_pair, first
 from migcheck.localization.loaded import loaded_torch
 from migcheck.localization.locate import Defect, Localization, SubcellRow, module_pairs, rows_from_flow, summarize
 from migcheck.localization.rules import Finding, diagnose_precision, diagnose_update_pattern
-from migcheck.localization.op_replay import port_passes_torchs_value
+from migcheck.localization.op_replay import TENSOR, port_passes_torchs_value
 from migcheck.localization.container_search import search_container as _search_ops
 from migcheck.localization.replay_fix import replay_fix
 from migcheck.mapping.transfer import WeightMapping, to_mindspore, to_torch
@@ -50,8 +50,7 @@ def locate(case: Any, check: str, ref: Any, cell: MindSporeProbe, mapping: Weigh
         cell.load(to_mindspore(ref.weights, mapping))
     rows = rows_from_flow(t_calls, m_calls, flow, tolerance_for, isolated)
     first = next((r for r in rows if flow.first is not None and r.order == flow.first), None)
-    failing_kinds = {t.kind for t in tensors if not t.ok}
-    if failing_kinds == {"dtype"} and flow.first is None:  # every value agrees: where does the dtype part?
+    if {t.kind for t in tensors if not t.ok} == {"dtype"} and flow.first is None:  # values agree: where do dtypes part?
         from migcheck.localization.dtype_origin import dtype_origin
 
         origin = dtype_origin(module, cell, t_calls, m_calls, flow, tol)
@@ -237,8 +236,10 @@ def _defects(module: TorchProbe, cell: MindSporeProbe, rows: Sequence[SubcellRow
                 replayed = _replay(module, call.name, call.start, call.end, call.output, isolated[row.order], tol)
                 if replayed is not None and port_passes_torchs_value(cell, row.ms_name, call.inputs, replayed):
                     replayed = None
-                if replayed is not None:  # confirmed on torch's side; a fix only where the port's layer re-ran to agreement
-                    cause, fix, rule, confirmed = replayed.cause(f"in '{call.name or '<root>'}'"), replay_fix(cell, row.ms_name, call.inputs, call.output, replayed, tol), replayed.rule, True
+                fixed = replay_fix(cell, row.ms_name, call.inputs, call.output, replayed, tol) if replayed else ""
+                if replayed is not None:  # a dropped tensor (a mask correlates with much else): high only once fixed
+                    cause, fix, rule = replayed.cause(f"in '{call.name or '<root>'}'"), fixed, replayed.rule
+                    confirmed = bool(fixed) or replayed.torch_value != TENSOR
                     evidence += "; the replay with MindSpore's setting reproduces MindSpore's output"
             if not cause and searched is not None and searched.located:  # the op inside it, not its cause
                 cause, rule = searched.located, searched.rule
@@ -281,10 +282,11 @@ def _defects(module: TorchProbe, cell: MindSporeProbe, rows: Sequence[SubcellRow
             where, searched = f"in '{region[0] or '<root>'}' up to {region[3]}", _search_ops(module, cell, first, t_calls, tol) if ops else None
             cost = dict(search_s=searched.seconds, search_tried=searched.tried) if searched is not None else {}
             op_words = f"; {searched.cause}" if searched is not None and searched.confirmed else ""  # the port's op
+            fix = searched.fix if searched is not None and searched.confirmed else replay_fix(
+                cell, first.ms_name, t_calls[first.order].inputs, t_calls[first.order].output, replayed, tol)
+            sure = bool(fix) or replayed.torch_value != TENSOR  # a dropped tensor (a mask): high only once fixed
             out.append(Defect(first.order, first.torch_name, first.torch_kind, first.ms_name, first.ms_kind, f"{between}; {replayed.cause(where)}{op_words}",
-                              replayed.cause(where), searched.fix if searched is not None and searched.confirmed else replay_fix(
-                                  cell, first.ms_name, t_calls[first.order].inputs, t_calls[first.order].output, replayed, tol),
-                              "high", True, replayed.rule, **cost))
+                              replayed.cause(where), fix, "high" if sure else "medium", sure, replayed.rule, **cost))
             return out
         searched = _search_ops(module, cell, first, t_calls, tol) if ops else None
         cost = dict(search_s=searched.seconds, search_tried=searched.tried) if searched is not None else {}
@@ -347,7 +349,6 @@ def _region(t_calls: Sequence[Any], flow: Dataflow) -> Optional[Tuple[str, int, 
 def _replay(module: TorchProbe, owner: str, after: int, before: int, torch_value: Any, ms_value: Any,
             tol: Callable[[str], Tuple[float, float]]) -> Any:
     from migcheck.localization.op_replay import find_setting
-
     from migcheck.runners.torch_replay import Replayer
 
     t, m = first_array(torch_value), first_array(ms_value)
@@ -355,7 +356,6 @@ def _replay(module: TorchProbe, owner: str, after: int, before: int, torch_value
         return None
     rtol, atol = tol(str(t.dtype)) if t.dtype.kind == "f" else tol("float32")
     return find_setting(Replayer(module), owner, after, before, t, m, rtol, atol)
-
 
 
 def _shape_of(tree: Any) -> Tuple[int, ...]:

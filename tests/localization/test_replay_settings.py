@@ -123,3 +123,35 @@ def test_a_tensor_argument_the_port_drops_is_replayed_as_none_and_handed_to_the_
 
 def test_the_port_given_the_class_weight_passes():
     assert _weighted(ms.Tensor(np.array(W, np.float32))).status == "pass"
+
+
+def _by_hand():
+    class T(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = torch.nn.Linear(4, 5)
+
+        def forward(self, x, target):
+            return torch.nn.functional.multilabel_soft_margin_loss(self.fc(x), target, weight=torch.tensor(W))
+
+    class M(ms.nn.Cell):  # the loss written out with ops, its class weight left off: no layer to hand it to
+        def __init__(self):
+            super().__init__()
+            self.fc = ms.nn.Dense(4, 5)
+
+        def construct(self, x, target):
+            h = self.fc(x)
+            loss = -(target * ms.ops.log(ms.ops.sigmoid(h)) + (1 - target) * ms.ops.log(ms.ops.sigmoid(-h)))
+            return loss.mean(-1).mean()
+
+    target = given((np.arange(30).reshape(6, 5) % 3 == 0).astype(np.float32))
+    case = PairedCase(name="by_hand", torch=T, mindspore=M, inputs={"x": uniform(6, 4), "target": target},
+                      checks=("forward",))
+    return run_item(Item(case, "forward", "pynative", "cpu"))
+
+
+def test_a_dropped_tensor_the_port_cannot_be_handed_is_said_at_medium_only():
+    v = _by_hand()
+    assert v.status == "fail"
+    (f,) = [f for f in v.localization.findings if "weight=a tensor in torch" in f.cause]
+    assert (f.confidence, f.confirmed, f.fix_checked) == ("medium", False, False)
