@@ -76,6 +76,13 @@ class WeightMapping:
         return tuple(row for link in self.links for row in link.rows)
 
     @property
+    def dtype_mismatches(self) -> Tuple[Tuple[ParamInfo, ParamInfo], ...]:
+        """Paired parameters held in another kind of number (a float weight in an int64 Parameter, which
+        truncates the loaded values) or another float width."""
+        return tuple((t, m) for link in self.links if link.fits for t in link.torch for m in link.ms
+                     if t.dtype != m.dtype and "bfloat16" not in (t.dtype, m.dtype))
+
+    @property
     def ambiguous(self) -> Tuple[str, ...]:
         return tuple(a.message() for a in self.ambiguities)
 

@@ -132,3 +132,15 @@ class CellOps:
                 p.requires_grad = flag
                 return previous
         raise KeyError(name)
+
+    def set_parameter_dtype(self, name: str, dtype: str) -> str:
+        """One mindspore.Parameter held in another dtype (numpy name; a fix re-run); its previous dtype's numpy
+        name. KeyError: no such Parameter."""
+        import mindspore as ms
+
+        for n, p in getattr(self, "_named", ()):
+            if n == name and isinstance(p, ms.Parameter):
+                previous = str(p.asnumpy().dtype)
+                p.set_dtype(getattr(ms, "bool_" if dtype == "bool" else dtype))
+                return previous
+        raise KeyError(name)

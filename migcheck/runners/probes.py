@@ -98,6 +98,9 @@ class MindSporeProbe(SideProbe, Protocol):
     def set_requires_grad(self, name: str, flag: bool) -> bool:
         """One Parameter's requires_grad set; its previous flag (KeyError where there is none to set)."""
 
+    def set_parameter_dtype(self, name: str, dtype: str) -> str:
+        """One Parameter held in another dtype; its previous dtype (KeyError where there is none to set)."""
+
     def run_subcell(self, name: str, inputs: Arrays) -> Any:
         """One sub-cell called on given inputs (the isolated pass), in PYNATIVE."""
 

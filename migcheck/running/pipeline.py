@@ -164,12 +164,16 @@ def _run_mindspore_side(item: Item, options: RunOptions, ref: Reference, locate:
         outcome = dataclasses.replace(with_structure(outcome, problems), tensors=())
     else:
         outcome = with_structure(outcome, problems) if problems else outcome
-    if mapping.trainable_mismatches and locate and not options.golden:  # which flag, and whether setting it agrees
-        from migcheck.running.trainable_fix import with_trainable_fix
+    if (mapping.trainable_mismatches or mapping.dtype_mismatches) and locate and not options.golden:
+        from migcheck.running.param_fixes import with_dtype_fix, with_trainable_fix
 
-        outcome = with_trainable_fix(outcome, mapping, cell, lambda: _compare_mapped(
-            item, options, ref, cell, build_mapping(case, ref.params, cell, torch_side, ref.inputs[:n_net],
-                                                    ref.input_dtypes, ref.weights)))
+        def rerun() -> Outcome:  # the item again, the port's parameter set as torch's (which flag, which dtype)
+            return _compare_mapped(item, options, ref, cell, build_mapping(
+                case, ref.params, cell, torch_side, ref.inputs[:n_net], ref.input_dtypes, ref.weights))
+        if mapping.trainable_mismatches:
+            outcome = with_trainable_fix(outcome, mapping, cell, rerun)
+        if case.precision is None:  # a mixed-precision case holds narrower parameters by design
+            outcome = with_dtype_fix(outcome, mapping, cell, rerun)
     return dataclasses.replace(outcome, notes=outcome.notes + mapping_notes(mapping, outcome.kind is not None))
 
 

@@ -43,3 +43,32 @@ def with_trainable_defects(localization: Optional[Localization], pairs: Sequence
     return Localization(localization.rows, localization.first_divergence, localization.first_divergence_ms,
                         localization.findings + findings, f"{localization.summary}; {said}",
                         localization.defects + defects, localization.between)
+
+
+DTYPE_RULE = "parameter-dtype"
+
+
+def dtype_defect(torch_param: Any, ms_param: Any, fixed: bool) -> Defect:
+    """A paired parameter held in another dtype than torch's; fixed: the item, re-run with it in torch's dtype,
+    agreed."""
+    owner, leaf = ms_param.name.rpartition(".")[0], ms_param.name.rpartition(".")[2]
+    truncates = ms_param.dtype.startswith(("int", "uint", "bool")) and torch_param.dtype.startswith(("float", "bfloat"))
+    cause = (f"MindSpore's parameter '{ms_param.name}' is {ms_param.dtype} where torch's '{torch_param.name}' is"
+             f" {torch_param.dtype}" + (": torch's values loaded into it are truncated to integers"
+                                        if truncates else ": the computation after it runs in another dtype"))
+    fix = (f"build '{ms_param.name}' as {torch_param.dtype} (mindspore.Parameter(<its initial value>.astype("
+           f"mindspore.{torch_param.dtype}), name='{leaf}')); re-run with it: the check agrees" if fixed else "")
+    evidence = (f"read off both parameters: torch {torch_param.dtype}, MindSpore {ms_param.dtype}"
+                + ("; the item re-run with the port's parameter in torch's dtype agrees" if fixed else ""))
+    return Defect(0, torch_param.name.rpartition(".")[0], torch_param.owner_kind, owner, ms_param.owner_kind, evidence,
+                  cause, fix, "high" if fixed else "medium", fixed, DTYPE_RULE)
+
+
+def with_defects(localization: Optional[Localization], defects: Sequence[Defect], said: str) -> Localization:
+    """The item's localization with these defects first (a new one where it had none)."""
+    findings = tuple(findings_of(list(defects)))
+    if localization is None:
+        return Localization((), defects[0].torch_name, defects[0].ms_name, findings, said, tuple(defects))
+    return Localization(localization.rows, localization.first_divergence, localization.first_divergence_ms,
+                        findings + localization.findings, f"{said}; {localization.summary}",
+                        tuple(defects) + localization.defects, localization.between)

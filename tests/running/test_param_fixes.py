@@ -73,3 +73,52 @@ def test_set_requires_grad_returns_the_previous_flag_and_refuses_unknown_names()
     assert cell.set_requires_grad("fc.bias", True) is False
     with pytest.raises(KeyError):
         cell.set_requires_grad("fc.nothing", True)
+
+
+def _scaled(dtype):
+    def make():
+        class M(ms.nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.fc = ms.nn.Dense(3, 4)
+                init = ms.ops.full((4,), 0.5) if dtype is None else ms.ops.full((4,), 0.5, dtype=dtype)
+                self.gamma = ms.Parameter(init, name="gamma")  # without dtype=: int64, its values truncated
+
+            def construct(self, x):
+                return self.fc(x) * self.gamma
+
+        return M()
+    return make
+
+
+def _gamma_torch():
+    class T(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = torch.nn.Linear(3, 4)
+            self.gamma = torch.nn.Parameter(torch.full((4,), 0.5))
+
+        def forward(self, x):
+            return self.fc(x) * self.gamma
+
+    return T()
+
+
+def _run_gamma(dtype):
+    case = PairedCase(name="gamma", torch=_gamma_torch, mindspore=_scaled(dtype), inputs={"x": uniform(4, 3)},
+                      checks=("forward",))
+    return run_item(Item(case, "forward", "pynative", "cpu"))
+
+
+def test_a_parameter_held_as_integers_is_said_with_a_rerun_fix():
+    v = _run_gamma(None)
+    assert v.status == "fail"
+    d = v.localization.defects[0]
+    assert (d.rule, d.confidence, d.confirmed) == ("parameter-dtype", "high", True)
+    assert "MindSpore's parameter 'gamma' is int64 where torch's 'gamma' is float32: torch's values loaded into" \
+           " it are truncated to integers" in d.cause
+    assert d.fix.startswith("build 'gamma' as float32")
+
+
+def test_the_float32_parameter_twin_passes():
+    assert _run_gamma(ms.float32).status == "pass"

@@ -1,5 +1,5 @@
 """A parameter trainable on one side only, worded as its layer's defect: a fix only when the re-run agreed."""
-from migcheck.localization.trainable import trainable_defect, with_trainable_defects
+from migcheck.localization.param_defects import trainable_defect, with_trainable_defects
 from migcheck.runners.base import ParamInfo
 
 

@@ -1,0 +1,46 @@
+"""Parameters that differ in kind from torch's: trainable on one side only, or held in another dtype. The item is
+re-run with the port's parameter set as torch's (then set back), so a defect's fix is printed only when that
+re-run agrees (localization/param_defects.py words them)."""
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Callable, List, Tuple
+
+from migcheck.localization.param_defects import dtype_defect, with_defects, with_trainable_defects
+from migcheck.runners.probes import MindSporeProbe
+from migcheck.running.outcome import Outcome
+
+
+def with_trainable_fix(outcome: Outcome, mapping: Any, cell: MindSporeProbe, rerun: Callable[[], Outcome]) -> Outcome:
+    pairs = tuple(mapping.trainable_mismatches)
+    fixed = _rerun_with(pairs, lambda t, m: cell.set_requires_grad(m.name, bool(t.trainable)),
+                        lambda m, old: cell.set_requires_grad(m.name, old), rerun)
+    return dataclasses.replace(outcome, localization=with_trainable_defects(outcome.localization, pairs, fixed))
+
+
+def with_dtype_fix(outcome: Outcome, mapping: Any, cell: MindSporeProbe, rerun: Callable[[], Outcome]) -> Outcome:
+    """Only for a failing item: a parameter in another dtype that the check does not mind is no defect."""
+    pairs = tuple(mapping.dtype_mismatches)
+    if not pairs or outcome.kind is None:
+        return outcome
+    fixed = _rerun_with(pairs, lambda t, m: cell.set_parameter_dtype(m.name, t.dtype),
+                        lambda m, old: cell.set_parameter_dtype(m.name, old), rerun)
+    defects = [dtype_defect(t, m, fixed) for t, m in pairs]
+    said = "; ".join(f"parameter '{m.name}' is {m.dtype} where torch's is {t.dtype}" for t, m in pairs)
+    return dataclasses.replace(outcome, localization=with_defects(outcome.localization, defects, said))
+
+
+def _rerun_with(pairs: Tuple[Tuple[Any, Any], ...], apply: Callable[[Any, Any], Any], undo: Callable[[Any, Any], Any],
+                rerun: Callable[[], Outcome]) -> bool:
+    """Whether the item, re-run with every pair's change applied (then undone), agrees."""
+    saved: List[Tuple[Any, Any]] = []
+    try:
+        for t, m in pairs:
+            saved.append((m, apply(t, m)))
+        again = rerun()
+        return again.kind is None and not again.structure
+    except Exception:  # a setting that cannot be applied, or a re-run that fails: the difference is said, no fix
+        return False
+    finally:
+        for m, old in reversed(saved):
+            undo(m, old)
