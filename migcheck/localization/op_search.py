@@ -12,7 +12,7 @@ from typing import Any, Callable, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
-from migcheck.localization.arg_search import MAX_CANDIDATES, MAX_SECONDS, SearchOutcome
+from migcheck.localization.arg_search import MAX_SECONDS, SearchOutcome
 from migcheck.localization.beyond import Beyond, SecondInputs, edge_check
 from migcheck.localization.confirm import agree, agree_all
 from migcheck.localization.op_compose import parameter_namer, scale_fix, transpose_fix
@@ -30,11 +30,12 @@ from migcheck.runners.probes import MindSporeProbe, TorchProbe
 TolFor = Callable[[str], Tuple[float, float]]
 RULE = "op-argument-search"
 MAX_OPS = 3  # diverging ops searched, in order
+OP_CANDIDATES = 60  # a construct has more calls than a layer has settings (the seconds budget still holds)
 
 
 def search_ops(module: TorchProbe, cell: MindSporeProbe, torch_owner: str, ms_name: str, inputs: Sequence[np.ndarray],
                torch_out: Any, torch_values: Sequence[np.ndarray], tol_for: TolFor,
-               max_count: int = MAX_CANDIDATES, max_seconds: float = MAX_SECONDS,
+               max_count: int = OP_CANDIDATES, max_seconds: float = MAX_SECONDS,
                torch_names: Mapping[str, str] = {}, inline: Sequence[str] = ()) -> Optional[SearchOutcome]:
     """The first change to one op call of the port's construct that makes the container agree with torch;
     None when the container, run alone on torch's inputs, already agrees (nothing to search). `inline`: torch
@@ -68,7 +69,12 @@ def search_ops(module: TorchProbe, cell: MindSporeProbe, torch_owner: str, ms_na
     second = SecondInputs(module, torch_owner, inputs, torch_out, tol_for)
     rejected: List[Tuple[int, str]] = []  # candidates that agreed on the case's input only
     nan_only: List[Tuple[int, Any, OpChange, str, str]] = []  # ... that differ from torch's op only at NaN
-    for div, swept in sites:
+    searched: set = set()  # a call made again with the same arguments (a helper the port calls per projection)
+    for div, swept in sites:  # was searched at its first call, at every call alike too
+        key = (div.ms.name, repr(div.ms.positional), repr(div.ms.keywords))
+        if key in searched:
+            continue
+        searched.add(key)
         alternatives = []
         if div.torch is not None and not swept:
             try:

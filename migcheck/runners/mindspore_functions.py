@@ -30,6 +30,8 @@ def functions_like(base: str, wanted: Sequence[str] = (), limit: int = 6
                                if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
             except (TypeError, ValueError):
                 continue
+            if params and params[0][0] in ("fn", "func", "fun"):  # a transform of a function (linearize): no op
+                continue
             takes = sum(p in wanted for p, _ in params)
             found.append((name != base, _defers(fn), -takes, -alike, name, params))
     return [(name, params) for *_, name, params in sorted(found)[:limit]] + _numpy_namesake(base)

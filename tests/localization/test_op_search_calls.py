@@ -485,3 +485,44 @@ def test_an_op_that_makes_nan_of_a_masked_inf_gets_its_inputs_clamped():
 
 def test_the_gathered_log_probability_twin_passes():
     assert _run(_t_masked_nll, _m_masked_gather, width=1)[0].status == "pass"
+
+
+def _projections(transpose_b):
+    class T(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = torch.nn.Linear(4, 4)
+            self.w = torch.nn.Parameter(torch.randn(12, 4))
+
+        def forward(self, x):
+            h = self.fc(x)
+            wq, wk, wv = self.w.chunk(3, dim=0)
+            return F.linear(h, wq) * F.linear(h, wk) + F.linear(h, wv)
+
+    class M(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc = ms.nn.Dense(4, 4)
+            self.w = ms.Parameter(ms.Tensor(np.zeros((12, 4), np.float32)), name="w")
+            self.matmul = ops.MatMul(transpose_b=transpose_b)
+
+        def _proj(self, h, w):  # one helper per projection: three calls alike
+            return self.matmul(h.reshape(-1, 4), w).reshape(h.shape[0], h.shape[1], 4)
+
+        def construct(self, x):
+            h = self.fc(x)
+            wq, wk, wv = ops.chunk(self.w, 3, 0)
+            return self._proj(h, wq) * self._proj(h, wk) + self._proj(h, wv)
+
+    case = PairedCase(name="proj", torch=T, mindspore=M, inputs={"x": uniform(2, 3, 4)}, checks=("forward",))
+    v = run_item(Item(case, "forward", "pynative", "cpu"))
+    return v, (v.localization.defects if v.localization else ())
+
+
+def test_a_weight_taken_untransposed_in_a_helper_called_per_projection_gets_transpose_b_at_every_call():
+    v, (d,) = _projections(False)
+    assert d.confirmed and d.fix == "ops.MatMul(transpose_b=False) -> ops.MatMul(transpose_b=True) (at each of its 3 calls)", d.fix
+
+
+def test_the_transpose_b_twin_passes():
+    assert _projections(True)[0].status == "pass"
