@@ -18,7 +18,7 @@ from migcheck.localization.owners import (diagnose_pair as _diagnose_pair, first
 from migcheck.localization.loaded import loaded_torch
 from migcheck.localization.locate import Defect, Localization, SubcellRow, module_pairs, rows_from_flow, summarize
 from migcheck.localization.rules import Finding, diagnose_precision, diagnose_update_pattern
-from migcheck.localization.op_replay import TENSOR, port_passes_torchs_value
+from migcheck.localization.op_replay import port_passes_torchs_value
 from migcheck.localization.container_search import search_container as _search_ops
 from migcheck.localization.replay_fix import replay_fix
 from migcheck.mapping.transfer import WeightMapping, to_mindspore, to_torch
@@ -237,9 +237,9 @@ def _defects(module: TorchProbe, cell: MindSporeProbe, rows: Sequence[SubcellRow
                 if replayed is not None and port_passes_torchs_value(cell, row.ms_name, call.inputs, replayed):
                     replayed = None
                 fixed = replay_fix(cell, row.ms_name, call.inputs, call.output, replayed, tol) if replayed else ""
-                if replayed is not None:  # a dropped tensor (a mask correlates with much else): high only once fixed
+                if replayed is not None:  # a dropped mask (it correlates with much else): high only once fixed
                     cause, fix, rule = replayed.cause(f"in '{call.name or '<root>'}'"), fixed, replayed.rule
-                    confirmed = bool(fixed) or replayed.torch_value != TENSOR
+                    confirmed = bool(fixed) or not replayed.drops_mask
                     evidence += "; the replay with MindSpore's setting reproduces MindSpore's output"
             if not cause and searched is not None and searched.located:  # the op inside it, not its cause
                 cause, rule = searched.located, searched.rule
@@ -284,7 +284,7 @@ def _defects(module: TorchProbe, cell: MindSporeProbe, rows: Sequence[SubcellRow
             op_words = f"; {searched.cause}" if searched is not None and searched.confirmed else ""  # the port's op
             fix = searched.fix if searched is not None and searched.confirmed else replay_fix(
                 cell, first.ms_name, t_calls[first.order].inputs, t_calls[first.order].output, replayed, tol)
-            sure = bool(fix) or replayed.torch_value != TENSOR  # a dropped tensor (a mask): high only once fixed
+            sure = bool(fix) or not replayed.drops_mask  # a dropped mask: high only once fixed
             out.append(Defect(first.order, first.torch_name, first.torch_kind, first.ms_name, first.ms_kind, f"{between}; {replayed.cause(where)}{op_words}",
                               replayed.cause(where), fix, "high" if sure else "medium", sure, replayed.rule, **cost))
             return out

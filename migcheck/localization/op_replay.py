@@ -114,6 +114,17 @@ class ReplayMatch:
     def rule(self) -> str:
         return f"op-{self.site.name}"
 
+    @property
+    def drops_mask(self) -> bool:
+        """torch's setting is a tensor other than float values (a padding mask), replayed as None: it changes which
+        positions count, which much else (a fast path zeroing them) changes too."""
+        if self.torch_value != TENSOR:
+            return False
+        if self.torch_array is None:
+            return True
+        values = np.asarray(self.torch_array)  # booleans, or floats that only say keep/drop (0/1, 0/-inf)
+        return values.dtype.kind not in "fc" or bool(np.isin(values, (0.0, 1.0, -np.inf, np.inf)).all())
+
     def cause(self, where: str) -> str:
         return (f"{self.site.name} called with {self.keyword}={_shown(self.torch_value)} in torch"
                 f" ({self.site.text}) but computed as with {self.keyword}={_shown(self.ms_value)} in MindSpore:"

@@ -150,8 +150,20 @@ def _by_hand():
     return run_item(Item(case, "forward", "pynative", "cpu"))
 
 
-def test_a_dropped_tensor_the_port_cannot_be_handed_is_said_at_medium_only():
+def test_a_dropped_weight_the_port_cannot_be_handed_is_confirmed_on_torchs_side_with_no_fix():
     v = _by_hand()
     assert v.status == "fail"
     (f,) = [f for f in v.localization.findings if "weight=a tensor in torch" in f.cause]
-    assert (f.confidence, f.confirmed, f.fix_checked) == ("medium", False, False)
+    assert (f.confidence, f.confirmed, f.fix_checked) == ("high", True, False)
+
+
+def test_a_dropped_mask_is_high_only_once_the_port_re_ran_with_it():
+    from migcheck.localization.op_replay import TENSOR, ReplayMatch
+    from migcheck.records.ops import OpSite
+
+    site = OpSite(3, "multi_head_attention_forward", (), (("key_padding_mask", TENSOR),), 3, "")
+    mask = ReplayMatch(site, "key_padding_mask", TENSOR, None, np.array([[False, True]]))
+    weight = ReplayMatch(site, "weight", TENSOR, None, np.array([0.5, 2.0], np.float32))
+    additive = ReplayMatch(site, "key_padding_mask", TENSOR, None, np.array([[0.0, -np.inf]], np.float32))
+    assert mask.drops_mask and additive.drops_mask and not weight.drops_mask
+    assert ReplayMatch(site, "key_padding_mask", TENSOR, None).drops_mask  # no tensor kept: not known to be values
