@@ -361,3 +361,94 @@ ENTRIES = [
           cause_pattern=r"\bmulti_?label_?margin_?loss\b[^.]*\b(cpu|kernel|int32|unsupported|not supported)\b"
                         r"|\b(cpu|kernel|int32|unsupported)\b[^.]*\bmulti_?label_?margin_?loss\b"),
 ]
+
+
+# --------------------------------------------------------------------------------------------------------------
+# 7. functional: Tensor.index_add(..., alpha=) -> ops.index_add (no alpha argument)
+# --------------------------------------------------------------------------------------------------------------
+
+_STEP = 0.1
+
+
+def _ia_torch():
+    import torch.nn as tnn
+
+    class Net(tnn.Module):
+        def __init__(self):
+            super().__init__()
+            self.msg = tnn.Linear(4, 4)
+
+        def forward(self, x, nodes, dst):
+            return nodes.index_add(0, dst, self.msg(x), alpha=_STEP)
+    return Net()
+
+
+def _ia_ms(correct: bool):
+    import mindspore as ms
+    import mindspore.nn as mnn
+    import mindspore.ops as ops
+
+    class Net(mnn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.msg = mnn.Dense(4, 4)
+
+        def construct(self, x, nodes, dst):
+            m = self.msg(x)
+            if correct:
+                m = m * _STEP
+            return ops.index_add(nodes, dst.astype(ms.int32), m, 0)
+    return Net()
+
+
+# --------------------------------------------------------------------------------------------------------------
+# 8. layer: nn.Upsample(scale_factor=0.7) -> nn.Upsample(..., recompute_scale_factor=True)
+# --------------------------------------------------------------------------------------------------------------
+
+def _up_torch():
+    import torch.nn as tnn
+
+    class Net(tnn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = tnn.Conv2d(2, 3, 1)
+            self.up = tnn.Upsample(scale_factor=0.7, mode="nearest")
+
+        def forward(self, x):
+            return self.up(self.conv(x))
+    return Net()
+
+
+def _up_ms(correct: bool):
+    import mindspore.mint.nn.functional as MF
+    import mindspore.nn as mnn
+
+    class TorchScaleNearest(mnn.Cell):
+        def construct(self, x):
+            return MF.interpolate(x, scale_factor=0.7, mode="nearest")
+
+    class Net(mnn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.conv = mnn.Conv2d(2, 3, 1, has_bias=True)
+            self.up = (TorchScaleNearest() if correct
+                       else mnn.Upsample(scale_factor=0.7, mode="nearest", recompute_scale_factor=True))
+
+        def construct(self, x):
+            return self.up(self.conv(x))
+    return Net()
+
+
+ENTRIES += [
+    entry("h17a_graph_euler_step_index_add_alpha_dropped_in_ops_index_add", "h17",
+          "probe:Tensor.index_add(dim, index, source, alpha=) vs ops.index_add(x, indices, y, axis) (no alpha)",
+          _ia_torch, lambda: _ia_ms(False), lambda: _ia_ms(True), ("after:msg",), ("alpha|index_add",),
+          inputs={"x": uniform(6, 4), "nodes": uniform(3, 4), "dst": given([0, 2, 1, 0, 2, 2], dtype="int64")},
+          cause_pattern=r"\balpha\b[^.]*\b(0?\.1|dropped|missing|ignored|lost|scal\w*)\b"
+                        r"|\b(scal\w*|multipl\w*)\b[^.]*\b(by\s+)?0?\.1\b"),
+    entry("h17a_upsample_fractional_scale_nearest_recompute_scale_factor", "h17", "Upsample",
+          _up_torch, lambda: _up_ms(False), lambda: _up_ms(True), ("up",), ("recompute_scale_factor|scale_factor",),
+          inputs={"x": uniform(1, 2, 9, 9)},
+          cause_pattern=r"\brecompute_scale_factor\b|\bscale_factor\b[^.]*\b(recomput\w*|coordinates?|1\s*/\s*0\.7)\b"
+                        r"|\bmint\.nn\.functional\.interpolate\b"),
+]
