@@ -452,3 +452,121 @@ ENTRIES += [
           cause_pattern=r"\brecompute_scale_factor\b|\bscale_factor\b[^.]*\b(recomput\w*|coordinates?|1\s*/\s*0\.7)\b"
                         r"|\bmint\.nn\.functional\.interpolate\b"),
 ]
+
+
+# --------------------------------------------------------------------------------------------------------------
+# 9. functional: torch.xlogy(p, p) for the entropy of a masked softmax (exact zeros) -> ops.xlogy (0 * log 0 = nan)
+# --------------------------------------------------------------------------------------------------------------
+
+def _xl_torch():
+    import torch
+    import torch.nn as tnn
+
+    class Net(tnn.Module):
+        def __init__(self):
+            super().__init__()
+            self.score = tnn.Linear(5, 6)
+
+        def forward(self, x, keep):
+            s = self.score(x).masked_fill(~keep, float("-inf"))
+            p = torch.softmax(s, -1)
+            return torch.cat([p, -torch.xlogy(p, p).sum(-1, keepdim=True)], -1)
+    return Net()
+
+
+def _xl_ms(correct: bool):
+    import mindspore.nn as mnn
+    import mindspore.ops as ops
+
+    class Net(mnn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.score = mnn.Dense(5, 6)
+
+        def construct(self, x, keep):
+            s = ops.masked_fill(self.score(x), ~keep, float("-inf"))
+            p = ops.softmax(s, -1)
+            if correct:
+                plogp = ops.where(p > 0, p * ops.log(ops.where(p > 0, p, ops.ones_like(p))), ops.zeros_like(p))
+            else:
+                plogp = ops.xlogy(p, p)
+            return ops.cat([p, -plogp.sum(-1, keepdims=True)], -1)
+    return Net()
+
+
+_KEEP = [[True, False, True, True, False, True], [False, True, True, False, True, True],
+         [True, True, False, True, True, False], [True, False, False, True, True, True]]
+
+
+# --------------------------------------------------------------------------------------------------------------
+# 10. functional: volumetric grid_sample(mode="nearest") at half-voxel sample points (rounding of ties)
+# --------------------------------------------------------------------------------------------------------------
+
+def _gs3_torch():
+    import torch
+    import torch.nn as tnn
+    import torch.nn.functional as F
+
+    class Net(tnn.Module):
+        def __init__(self):
+            super().__init__()
+            self.proj = tnn.Conv3d(2, 3, 1)
+
+        def forward(self, x, grid):
+            return F.grid_sample(torch.relu(self.proj(x)), grid, mode="nearest", padding_mode="border",
+                                 align_corners=False)
+    return Net()
+
+
+def _gs3_ms(correct: bool):
+    import mindspore as ms
+    import mindspore.nn as mnn
+    import mindspore.ops as ops
+
+    def nearest3d(v, grid):
+        n, c, d, h, w = v.shape
+        od, oh, ow = grid.shape[1], grid.shape[2], grid.shape[3]
+
+        def index(g, size):   # unnormalize (align_corners=False), border clamp, round half to even
+            return ops.round(ops.clamp(((g + 1.0) * size - 1.0) / 2.0, 0.0, size - 1.0))
+        ix, iy, iz = index(grid[..., 0], w), index(grid[..., 1], h), index(grid[..., 2], d)
+        flat = ((iz * h + iy) * w + ix).astype(ms.int32).reshape(n, 1, od * oh * ow)
+        flat = ops.broadcast_to(flat, (n, c, od * oh * ow))
+        return ops.gather_elements(v.reshape(n, c, d * h * w), 2, flat).reshape(n, c, od, oh, ow)
+
+    class Net(mnn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.proj = mnn.Conv3d(2, 3, 1, has_bias=True)
+
+        def construct(self, x, grid):
+            v = ops.relu(self.proj(x))
+            if correct:
+                return nearest3d(v, grid)
+            return ops.grid_sample(v, grid, mode="nearest", padding_mode="border", align_corners=False)
+    return Net()
+
+
+def _half_voxel_grid() -> list:
+    """Sample points on the 4x4x4 volume at voxel-centre midpoints (x.5 in voxel units): (k + 0.5) voxels."""
+    rs = np.random.RandomState(17)
+    k = rs.randint(0, 3, size=(2, 2, 3, 3, 3))           # tie between voxel k and k + 1
+    unnorm = k + 0.5
+    return ((2.0 * unnorm + 1.0) / 4.0 - 1.0).astype(np.float32).tolist()
+
+
+ENTRIES += [
+    entry("h17a_masked_attention_entropy_xlogy_zero_probability_nan", "h17",
+          "probe:torch.xlogy(0, 0) == 0 vs ops.xlogy(0, 0) == nan",
+          _xl_torch, lambda: _xl_ms(False), lambda: _xl_ms(True), ("after:score",), ("xlogy|zero|nan",),
+          inputs={"x": uniform(4, 5), "keep": given(_KEEP)},
+          fails_with="nonfinite",
+          cause_pattern=r"\bxlogy\b[^.]*\b(0|zero|zeros|nan)\b|\b(0|zero)\s*\*\s*log\s*\(?\s*0\b"
+                        r"|\b(0|zero|zeros|nan)\b[^.]*\bxlogy\b"),
+    entry("h17a_volumetric_grid_sample_nearest_half_voxel_tie_rounding", "h17",
+          "probe:F.grid_sample(mode='nearest') on 5-D input at half-voxel points vs ops.grid_sample",
+          _gs3_torch, lambda: _gs3_ms(False), lambda: _gs3_ms(True), ("after:proj",), ("nearest|round|tie",),
+          inputs={"x": uniform(2, 2, 4, 4, 4), "grid": given(_half_voxel_grid(), dtype="float32")},
+          cause_pattern=r"\b(round\w*|rint|nearbyint)\b[^.]*\b(half|ties?|even|halfway|0?\.5)\b"
+                        r"|\bhalf[- ]to[- ]even\b|\b(ties?|halfway|half-voxel|half-pixel)\b[^.]*\b(round\w*|nearest)\b"),
+]
