@@ -568,5 +568,6 @@ ENTRIES += [
           _gs3_torch, lambda: _gs3_ms(False), lambda: _gs3_ms(True), ("after:proj",), ("nearest|round|tie",),
           inputs={"x": uniform(2, 2, 4, 4, 4), "grid": given(_half_voxel_grid(), dtype="float32")},
           cause_pattern=r"\b(round\w*|rint|nearbyint)\b[^.]*\b(half|ties?|even|halfway|0?\.5)\b"
-                        r"|\bhalf[- ]to[- ]even\b|\b(ties?|halfway|half-voxel|half-pixel)\b[^.]*\b(round\w*|nearest)\b"),
+                        r"|\bhalf[- ]to[- ]even\b"
+                        r"|\b(ties?|halfway|half-voxel|half-pixel)\b[^.]*\b(round\w*|nearest)\b"),
 ]
