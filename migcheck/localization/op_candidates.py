@@ -22,6 +22,7 @@ from migcheck.localization.op_align import OpDivergence
 from migcheck.localization.op_axes import one_step_further, other_axes
 from migcheck.localization.op_refused import refused_forms
 from migcheck.localization.op_sequence import reordered_sequences
+from migcheck.localization.raising_op import same_operation
 from migcheck.localization.op_compose import scale_candidates, size_candidates, transpose_candidates
 from migcheck.records.ops import OpChange, OpRecord, placed
 from migcheck.runners.base import Argument, Constructor
@@ -75,7 +76,7 @@ def candidates(div: OpDivergence, ms_ops: Sequence[OpRecord], named: Any = None,
         out.append((OpChange(div.ms.index, write_back=True), f"'{div.ms.name}' updating its tensor in place"))
     for cand in setting_candidates(torch_c, ms_c):
         out.append((placed(div.ms.index, where, cand.changes), f"{cand.label()}"))
-    out += explicit_torch_keywords(div) + rebound_positionals(div) + shape_arguments(div) + other_repetition(div)
+    out += explicit_torch_keywords(div) + _keyword_as_input_scale(div) + rebound_positionals(div) + shape_arguments(div) + other_repetition(div)
     out += reshaped_inputs(div) + refused_forms(div) + layout_changes(div) + reordered_sequences(div.ms)
     out += other_axes(div.ms, {a.name: a.value for a in ms_c.arguments}, where)
     if div.torch is None or [o.shape for o in div.torch.outputs] != [o.shape for o in div.ms.outputs]:
@@ -143,10 +144,30 @@ def _casts(div: OpDivergence, tensor_at: Sequence[int]) -> List[Tuple[OpChange, 
         why = (f"torch's '{t.name}' returns {want.name} where the port's call returns {got.name}" if got is not None
                else f"the port's {given.name} input is refused; torch's result is {want.name}")
         out.append((OpChange(div.ms.index, cast=((k, want.name),)), f"its {name} cast to {want.name} ({why})"))
-    if got is not None:  # the call itself given torch's result dtype, or its result cast to it
+    if got is not None and same_operation(div.ms.name, t.name):  # the call given torch's result dtype, or cast
         short = base_name(div.ms.name)
         out += [(change, f"{shown} (torch's '{t.name}' returns {want.name} where the port's call returns {got.name})")
                 for change, shown in dtype_changes(div.ms, want.name, short)]
+    return out
+
+
+def _keyword_as_input_scale(div: OpDivergence) -> List[Tuple[OpChange, str]]:
+    """A number torch's call passes by a keyword the port's function does not take (index_add's alpha): each
+    float tensor argument of the port's call handed over times it."""
+    t = div.torch
+    if t is None:
+        return []
+    taken = set(div.ms.names) | {k for k, _ in div.ms.keywords}
+    tensor_at = [k for k, v in enumerate(div.ms.positional) if v == "<tensor>"][:len(div.ms.inputs)]
+    out = []
+    for key, value in t.keywords:
+        if key in taken or isinstance(value, bool) or not isinstance(value, (int, float)) or value in (0, 1):
+            continue
+        for j, k in enumerate(tensor_at):
+            if div.ms.inputs[j].dtype.kind == "f":
+                name = div.ms.names[k] if k < len(div.ms.names) else f"argument {k}"
+                out.append((OpChange(div.ms.index, scale_input=((k, float(value)),)),
+                            f"torch's {key}={value!r} applied to its {name} argument (the port's call takes no {key})"))
     return out
 
 

@@ -62,6 +62,11 @@ def _one_fix(div: OpDivergence, change: OpChange, ms_ops: Sequence[OpRecord]) ->
                     f" result back through the index")
         return (f"x = x.{method}({shown}) in place of x.{method}_({shown}): assign the out-of-place form (the"
                 f" in-place call returned its result and left x unchanged)")
+    if change.scale_input:
+        k, factor = change.scale_input[0]
+        param = div.ms.names[k] if k < len(div.ms.names) else f"argument {k}"
+        return (f"{name}(..., {param}={param} * {factor!r}, ...): hand {name} its {param} scaled as torch's keyword"
+                f" scales it ({name} takes no such argument)")
     if change.finite:
         bound = finite_bound(max((x.size for x in div.ms.inputs if x.dtype.kind == "f"), default=1))
         return (f"{name}(ops.clamp(x, {-bound:g}, {bound:g}), ...): hand {name} its -inf inputs as a large finite"

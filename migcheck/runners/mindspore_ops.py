@@ -113,6 +113,8 @@ def _apply(change: OpChange, names: Tuple[str, ...], args: tuple, kwargs: dict) 
         args[position] = value
     if change.dtype_keyword:
         kwargs["dtype"] = getattr(ms, change.dtype_keyword)
+    for position, factor in change.scale_input:  # a torch keyword the function lacks (index_add's alpha)
+        args[position] = args[position] * factor
     if change.finite:  # finite stand-ins no sum over the tensor can overflow
         args = [ms.ops.clamp(a, -finite_bound(a.size), finite_bound(a.size))
                 if isinstance(a, ms.Tensor) and ms.ops.is_floating_point(a) else a for a in args]

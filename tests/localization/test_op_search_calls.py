@@ -526,3 +526,28 @@ def test_a_weight_taken_untransposed_in_a_helper_called_per_projection_gets_tran
 
 def test_the_transpose_b_twin_passes():
     assert _projections(True)[0].status == "pass"
+
+
+IDX = np.array([1, 1], np.int64)
+
+
+def _t_index_add(h):
+    return h.index_add(0, torch.tensor(IDX), h[:2] * 2, alpha=0.25)
+
+
+def _m_index_add(h):  # ops.index_add takes no alpha
+    return ops.index_add(h, ms.Tensor(IDX.astype(np.int32)), h[:2] * 2, 0)
+
+
+def _m_index_add_scaled(h):
+    return ops.index_add(h, ms.Tensor(IDX.astype(np.int32)), h[:2] * 2 * 0.25, 0)
+
+
+def test_a_torch_keyword_the_function_lacks_is_applied_to_an_input():
+    v, (d,) = _run(_t_index_add, _m_index_add)
+    assert d.confirmed and "torch's alpha=0.25 applied to its y argument (the port's call takes no alpha)" in d.cause
+    assert d.fix.startswith("index_add(..., y=y * 0.25, ...)"), d.fix
+
+
+def test_the_scaled_source_twin_passes():
+    assert _run(_t_index_add, _m_index_add_scaled)[0].status == "pass"
