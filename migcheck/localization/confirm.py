@@ -98,7 +98,7 @@ def explain(module: TorchProbe, cell: MindSporeProbe, torch_name: str, ms_name: 
     shape = np.shape(inputs[0]) if inputs else ()
     out = []
     diffs = differences(t_kind, t_cfg, m_kind, m_cfg, shape)
-    guessed = not diffs and not corresponds(t_kind, m_kind)  # a port's own classes: same-named settings
+    guessed = not diffs  # a port's own classes, or a pair the table has no row for: same-named settings
     if guessed:
         diffs = same_named_differences(t_kind, t_cfg, m_kind, m_cfg)
     noise = own_error(module, torch_name, inputs) if diffs else None

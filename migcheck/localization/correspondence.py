@@ -149,7 +149,9 @@ def same_named_differences(torch_kind: str, t: Mapping[str, Any], ms_kind: str, 
     out = []
     for key in sorted(set(t) & set(m) - _NOT_SETTINGS):
         a, b = t[key], m[key]
-        if isinstance(a, (str, bool, int, float, type(None))) and not _num_equal(a, b) and type(a) is type(b):
+        unset_flag = (a is None and isinstance(b, bool)) or (b is None and isinstance(a, bool))  # None: not said
+        if isinstance(a, (str, bool, int, float, type(None))) and not _num_equal(a, b) and (
+                type(a) is type(b) or unset_flag):
             cause = (f"{key} differs: torch {torch_kind}.{key} is {a!r}, MindSpore {ms_kind}.{key} is {b!r}"
                      " (a setting both keep under the same name)")
             out.append(Difference(key.replace("_", "-").lower(), key, key, a, b, b, a, cause))
