@@ -1,6 +1,6 @@
 """Where a dtype failure starts: the first paired sub-cell, else the first op of the network's own construct,
 whose inputs have torch's dtypes and whose result has another dtype than torch's counterpart's (ops.hann_window
-returns float64 where torch.hann_window returns float32; ops.argmax int32 where torch's argmax int64). For an
+returns float64 where torch.hann_window returns float32; integer widths alone are a note, not a failure). For an
 op, the call given torch's dtype (`dtype=`, where its function takes one), then its result cast to it, is re-run
 through the construct; a change after which the output has torch's dtype and agrees is the confirmed cause and
 its fix. No framework import: `module` and `cell` are the runners' objects."""
