@@ -22,7 +22,7 @@ import numpy as np
 from migcheck.localization.arg_candidates import (Candidate, alternative_kwargs, call_text, not_carried,
                                                   setting_candidates)
 from migcheck.localization.beyond import SecondInputs
-from migcheck.localization.confirm import agree, first_array, own_error
+from migcheck.localization.confirm import agree, nan_from_inf, own_error
 from migcheck.records.ops import finite_bound
 from migcheck.runners.probes import MindSporeProbe, TorchProbe
 
@@ -157,7 +157,7 @@ def search(module: TorchProbe, cell: MindSporeProbe, torch_name: str, ms_name: s
                    if budget.allows() else None)
         if cropped is not None:  # the unpadded layer's full output, cropped as torch crops it
             return budget.outcome(*cropped)
-    if not only_classes and budget.allows() and _nan_from_inf(inputs, ms_out, torch_out):
+    if not only_classes and budget.allows() and nan_from_inf(inputs, ms_out, torch_out):
         budget.tried.append("its -inf/inf inputs clamped to large finite values")
         clamped = [np.clip(x, -finite_bound(x.size), finite_bound(x.size)) if isinstance(x, np.ndarray)
                    and x.dtype.kind == "f" else x for x in inputs]
@@ -324,15 +324,6 @@ def _said(torch_c: Any, ms_c: Any, cand: Candidate, held: dict, budget: _Budget)
                  + _kw(new) + f" ({cand.why}): re-run on torch's recorded input with " + _kw(new)
                  + f", MindSpore's layer agrees with torch ({len(budget.tried)} candidates tried)")
     return cause, f"{call_text(ms_c.kind, ms_c.library, old)} -> {call_text(ms_c.kind, ms_c.library, new)}"
-
-
-def _nan_from_inf(inputs: Sequence[Any], ms_out: Any, torch_out: Any) -> bool:
-    """NaN in MindSpore's output where torch's is finite, from float inputs that hold +-inf."""
-    t, m = first_array(torch_out), first_array(ms_out)
-    if t is None or m is None or t.shape != m.shape or m.dtype.kind != "f":
-        return False
-    return any(isinstance(x, np.ndarray) and x.dtype.kind == "f" and np.isinf(x).any() for x in inputs) and bool(
-        (np.isnan(m) & np.isfinite(t)).any())
 
 
 def found(outcome: Optional[SearchOutcome]) -> bool:

@@ -54,6 +54,16 @@ def first_array(tree: Any) -> Optional[np.ndarray]:
     return _first(tree)
 
 
+def nan_from_inf(inputs: Sequence[Any], ms_out: Any, torch_out: Any) -> bool:
+    """NaN in MindSpore's result where torch's is finite, from float inputs that hold +-inf (a masked -inf made
+    NaN): the results' first arrays, of one shape."""
+    t, m = first_array(torch_out), first_array(ms_out)
+    if t is None or m is None or t.shape != m.shape or m.dtype.kind != "f":
+        return False
+    return any(isinstance(x, np.ndarray) and x.dtype.kind == "f" and np.isinf(x).any() for x in inputs) and bool(
+        (np.isnan(m) & np.isfinite(t)).any())
+
+
 def agree_all(a: Any, b: Any, tol_for: TolFor) -> bool:
     """Every array leaf of two outputs agrees (a container returning (scores, argmax) is judged on both, not
     on its first result alone)."""

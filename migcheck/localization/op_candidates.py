@@ -18,6 +18,7 @@ from typing import Any, List, Mapping, Sequence, Tuple
 import numpy as np
 
 from migcheck.localization.arg_candidates import setting_candidates
+from migcheck.localization.confirm import nan_from_inf
 from migcheck.localization.op_align import OpDivergence
 from migcheck.localization.op_axes import one_step_further, other_axes
 from migcheck.localization.op_refused import refused_forms
@@ -100,7 +101,7 @@ def candidates(div: OpDivergence, ms_ops: Sequence[OpRecord], named: Any = None,
         if div.ms.inputs[j].dtype == np.bool_:  # a mask: the other convention (True = keep vs True = fill)
             name = div.ms.names[k] if k < len(div.ms.names) else f"argument {k}"
             out.append((OpChange(div.ms.index, negate=(k,)), f"its {name} argument negated (logical_not)"))
-    if _nan_from_inf(div):  # -inf (a masked logit) made NaN where torch's op keeps its result finite
+    if div.torch is not None and nan_from_inf(div.ms.inputs, div.ms.outputs, div.torch.outputs):  # a masked -inf
         out.append((OpChange(div.ms.index, finite=True),
                     f"its -inf/inf inputs clamped to large finite values ('{div.ms.name}' returns NaN where an"
                     f" input holds -inf and torch's '{div.torch.name}' is finite)"))
@@ -169,16 +170,6 @@ def _keyword_as_input_scale(div: OpDivergence) -> List[Tuple[OpChange, str]]:
                 out.append((OpChange(div.ms.index, scale_input=((k, float(value)),)),
                             f"torch's {key}={value!r} applied to its {name} argument (the port's call takes no {key})"))
     return out
-
-
-def _nan_from_inf(div: OpDivergence) -> bool:
-    t = div.torch
-    if t is None or not t.outputs or not div.ms.outputs or t.outputs[0].shape != div.ms.outputs[0].shape:
-        return False
-    floats = [x for x in div.ms.inputs if x.dtype.kind == "f"]
-    ours, theirs = div.ms.outputs[0], t.outputs[0]
-    return (ours.dtype.kind == "f" and any(np.isinf(x).any() for x in floats)
-            and bool((np.isnan(ours) & np.isfinite(theirs)).any()))
 
 
 def dtype_changes(r: OpRecord, want: str, short: str) -> List[Tuple[OpChange, str]]:

@@ -34,15 +34,8 @@ def trainable_defect(torch_param: Any, ms_param: Any, fixed: bool) -> Defect:
 def with_trainable_defects(localization: Optional[Localization], pairs: Sequence[Tuple[Any, Any]],
                            fixed: bool) -> Localization:
     """The item's localization with one defect per parameter whose flag differs (a new one where it had none)."""
-    defects = tuple(trainable_defect(t, m, fixed) for t, m in pairs)
-    findings = tuple(findings_of(list(defects)))
     said = "; ".join(f"'{m.name}' trainable on one side only" for _, m in pairs)
-    if localization is None:
-        first = defects[0]
-        return Localization((), first.torch_name, first.ms_name, findings, f"parameter flags differ: {said}", defects)
-    return Localization(localization.rows, localization.first_divergence, localization.first_divergence_ms,
-                        localization.findings + findings, f"{localization.summary}; {said}",
-                        localization.defects + defects, localization.between)
+    return with_defects(localization, [trainable_defect(t, m, fixed) for t, m in pairs], f"parameter flags differ: {said}")
 
 
 DTYPE_RULE = "parameter-dtype"
