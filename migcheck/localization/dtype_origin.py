@@ -41,8 +41,8 @@ def dtype_origin(module: TorchProbe, cell: MindSporeProbe, t_calls: Sequence[Any
         if t_out and m_out and t_out != m_out and _dtypes(call.inputs) == _dtypes(m.inputs):
             cause = (f"MindSpore '{m.name}' ({m.kind}) returns {m_out} where torch's '{call.name}' ({call.kind}) returns"
                      f" {t_out}, from inputs of the same dtypes ({', '.join(_dtypes(call.inputs)) or 'none'})")
-            return Defect(i, call.name, call.kind, m.name, m.kind, f"dtype origin: {cause}", cause, "", "high", True,
-                          RULE)
+            return Defect(i, call.name, call.kind, m.name, m.kind, f"dtype origin: {cause}", cause, "", "medium",
+                          False, RULE)  # measured at the layer; no re-run shows it is the whole story
     root = next((c for c in t_calls if c.name == ""), None)
     return _op_origin(module, cell, root, tol) if root is not None and root.inputs else None
 
@@ -58,8 +58,9 @@ def _op_origin(module: TorchProbe, cell: MindSporeProbe, root: Any, tol: Callabl
     same = same_value(*tol("float32"))
     for r in [r for r in traced if r.index >= 0 and r.outputs]:
         t = counterpart(r, torch_ops, same)
-        if t is None or not t.outputs or _dtype(t.outputs[0]) == _dtype(r.outputs[0]):
-            continue
+        if t is None or not t.outputs or _dtype(t.outputs[0]) == _dtype(r.outputs[0]) or all(
+                np.dtype(d).kind in "iu" for d in (_dtype(t.outputs[0]), _dtype(r.outputs[0]))):
+            continue  # the same dtype, or integer widths only (a note, never the failure)
         if len(t.inputs) == len(r.inputs) and _dtypes(t.inputs) != _dtypes(r.inputs):
             continue  # its inputs already differ in dtype: it inherits the difference
         want, got_dtype = _dtype(t.outputs[0]), _dtype(r.outputs[0])
@@ -81,7 +82,7 @@ def _op_origin(module: TorchProbe, cell: MindSporeProbe, root: Any, tol: Callabl
         evidence = (f"dtype origin: the first op of the construct whose result's dtype differs from torch's"
                     f" counterpart's ({len(tried)} re-runs, {time.monotonic() - started:.2f}s)"
                     + between_children(traced, OpDivergence(r, t, ()), "", {}))
-        return Defect(0, "", root.kind, "", root.kind, evidence, cause, fix, "high", True, RULE,
+        return Defect(0, "", root.kind, "", root.kind, evidence, cause, fix, "high" if fix else "medium", bool(fix), RULE,
                       search_s=round(time.monotonic() - started, 3), search_tried=tuple(tried))
     return None
 
