@@ -182,7 +182,7 @@ def _ties(x: np.ndarray, wrong: np.ndarray, output: Optional[np.ndarray], op: st
 
 def compare(pairs: Sequence[Tuple[OpGradient, OpRecord]], vjp: Callable[..., Tuple[np.ndarray, Tuple[np.ndarray, ...]]],
             alternative: Callable[[str], Any], tol: TolFor,
-            relatives: Callable[[str, str], Sequence[Tuple[str, Any]]] = lambda name, skip: ()
+            relatives: Callable[[str, str], Sequence[Tuple[str, Any, bool]]] = lambda name, skip: ()
             ) -> Tuple[List[OpDifference], List[str]]:
     """Every paired op whose MindSpore backward, fed torch's inputs and output gradient, differs; and the
     single-op re-runs that took."""
@@ -230,7 +230,7 @@ def compare(pairs: Sequence[Tuple[OpGradient, OpRecord]], vjp: Callable[..., Tup
 
 
 def _fix(t: OpGradient, m: OpRecord, vjp: Callable, alternative: Callable[[str], Any], rtol: float, atol: float,
-         relatives: Callable[[str, str], Sequence[Tuple[str, Any]]] = lambda name, skip: ()) -> Tuple[str, List[str]]:
+         relatives: Callable[[str, str], Sequence[Tuple[str, Any, bool]]] = lambda name, skip: ()) -> Tuple[str, List[str]]:
     """The MindSpore function named like torch's op, then the functions of its family (its last word), called
     with the port's own arguments (numbers also as one-element tensors): a fix only when one re-runs to torch's
     output and every input gradient."""
@@ -241,22 +241,31 @@ def _fix(t: OpGradient, m: OpRecord, vjp: Callable, alternative: Callable[[str],
     space = "ops" if space == "Tensor" else space
     fn = alternative(t.name) if t.name != short else None
     options = [(f"{space}.{t.name}", fn, args)] if fn is not None else []
-    for label, relative in relatives(t.name, short):
-        shown = _numbers_as_tensors(args) if label.endswith(" with tensor numbers") else args
-        options.append((label.replace(" with tensor numbers", ""), relative, shown))
+    options += [(label, relative, _numbers_as_tensors(args) if as_tensors else args)
+                for label, relative, as_tensors in relatives(t.name, short)]
     tried = []
     for name, function, shown in options:
         tried.append(f"{name}({shown} in place of {m.name}")
+        several: List[bool] = []  # a multi-result function (ops.max for ReduceMax): its first result is the value
         try:
-            out, grads = vjp(m.index, t.inputs, t.grad_output, function)
+            out, grads = vjp(m.index, t.inputs, t.grad_output, _first_result(function, several))
         except Exception:  # the alternative does not take the port's arguments: no fix
             continue
         if close(t.output, np.asarray(out), rtol, atol) and all(
                 g is None or (np.shape(g) == np.shape(h) and not differing(g, np.asarray(h), rtol, atol).any())
                 for g, h in zip(t.grad_inputs, grads)):
-            first = "[0]" if getattr(getattr(vjp, "__self__", None), "took_first", False) else ""  # (values, indices)
+            first = "[0]" if any(several) else ""
             return f"{name}({shown}{first} instead of {m.text} (re-run: it gives torch's output and gradients)", tried
     return "", tried
+
+
+def _first_result(function: Callable, several: List[bool]) -> Callable:
+    """`function` giving its first result where it returns several, noting in `several` whether it did."""
+    def call(*args: Any, **kwargs: Any) -> Any:
+        out = function(*args, **kwargs)
+        several.append(isinstance(out, (tuple, list)))
+        return out[0] if isinstance(out, (tuple, list)) else out
+    return call
 
 
 def _numbers_as_tensors(args: str) -> str:

@@ -45,7 +45,6 @@ class RecordedOps:
         self._stack: List[str] = []
         self._depth = 0
         self.keep: Optional[set] = None  # cells whose own calls are recorded (None: all)
-        self.took_first = False  # the last vjp's replacement returned several results and its first was used
 
     def run(self, network: Any, call: Callable, args: Sequence[Any], train: bool) -> None:
         patches = self._patches()
@@ -94,9 +93,7 @@ class RecordedOps:
         def single(*fresh: Any) -> Any:
             count[0] = 0
             out = fn(*rebuild(args, fresh), **{k: rebuild(v, fresh) for k, v in kwargs.items()})
-            # a multi-result function in the op's place (ops.max for ReduceMax): its first result is the value
-            self.took_first = replace is not None and pick is None and isinstance(out, (tuple, list))
-            return out[pick or 0] if isinstance(out, (tuple, list)) else out
+            return out[pick] if pick is not None and isinstance(out, (tuple, list)) else out
 
         with pynative():
             tensors = [ms.Tensor(np.ascontiguousarray(x)) for x in inputs]
@@ -115,19 +112,20 @@ class RecordedOps:
                 return fn
         return None
 
-    def relatives(self, name: str, skip: str) -> List[Tuple[str, Callable]]:
+    def relatives(self, name: str, skip: str) -> List[Tuple[str, Callable, bool]]:
         """mindspore.ops functions of torch's op's family (named with its last word: prelu and relu6 for
         leaky_relu), other than torch's namesake and the port's own (`skip`), each also with its number
-        arguments handed as one-element tensors (prelu's weight for leaky_relu's slope): (shown name, function)."""
+        arguments handed as one-element tensors (prelu's weight for leaky_relu's slope): (shown name, function,
+        whether it takes the numbers as tensors)."""
         word = name.rsplit("_", 1)[-1]
-        out: List[Tuple[str, Callable]] = []
+        out: List[Tuple[str, Callable, bool]] = []
         for attr in sorted(dir(ms.ops)):
             fn = getattr(ms.ops, attr)
             if attr.startswith("_") or attr in (name, skip) or not inspect.isfunction(fn) or len(word) < 3 \
                     or not (attr.endswith(word) or attr.startswith(word)):
                 continue
-            out.append((f"ops.{attr}", fn))
-            out.append((f"ops.{attr} with tensor numbers", _numbers_as_tensors(fn)))
+            out.append((f"ops.{attr}", fn, False))
+            out.append((f"ops.{attr}", _numbers_as_tensors(fn), True))
         return out
 
     def _enter(self, name: str, _cell: Any, _args: tuple) -> None:

@@ -7,7 +7,7 @@ from typing import Any, List, Mapping, Sequence, Tuple
 
 import numpy as np
 
-from migcheck.runners.mindspore_module import to_numpy
+from migcheck.runners.mindspore_module import ms_dtype, to_numpy
 
 
 class CellOps:
@@ -124,23 +124,23 @@ class CellOps:
     def set_requires_grad(self, name: str, flag: bool) -> bool:
         """One mindspore.Parameter's requires_grad set (a fix re-run); its previous flag. KeyError: no such
         Parameter (a torch-like module's plain Tensor has no flag to set)."""
-        import mindspore as ms
-
-        for n, p in getattr(self, "_named", ()):
-            if n == name and isinstance(p, ms.Parameter):
-                previous = bool(p.requires_grad)
-                p.requires_grad = flag
-                return previous
-        raise KeyError(name)
+        p = self._parameter(name)
+        previous = bool(p.requires_grad)
+        p.requires_grad = flag
+        return previous
 
     def set_parameter_dtype(self, name: str, dtype: str) -> str:
         """One mindspore.Parameter held in another dtype (numpy name; a fix re-run); its previous dtype's numpy
         name. KeyError: no such Parameter."""
+        p = self._parameter(name)
+        previous = str(p.asnumpy().dtype)
+        p.set_dtype(ms_dtype(dtype))
+        return previous
+
+    def _parameter(self, name: str) -> Any:
         import mindspore as ms
 
-        for n, p in getattr(self, "_named", ()):
-            if n == name and isinstance(p, ms.Parameter):
-                previous = str(p.asnumpy().dtype)
-                p.set_dtype(getattr(ms, "bool_" if dtype == "bool" else dtype))
-                return previous
-        raise KeyError(name)
+        found = next((p for n, p in getattr(self, "_named", ()) if n == name and isinstance(p, ms.Parameter)), None)
+        if found is None:
+            raise KeyError(name)
+        return found

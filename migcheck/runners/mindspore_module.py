@@ -77,6 +77,11 @@ def load_value(p: Any, value: Any) -> None:
         p.assign_value(tensor)
 
 
+def ms_dtype(name: str) -> Any:
+    """A numpy dtype name as MindSpore's dtype ("bool" is mindspore.bool_)."""
+    return getattr(ms, "bool_" if name == "bool" else name)
+
+
 def read_value(p: Any) -> Any:
     return p.value() if isinstance(p, ms.Parameter) else p
 

@@ -24,7 +24,7 @@ from migcheck.runners.mindspore_functions import public_function
 from migcheck.runners.mindspore_held import HeldErrors
 from migcheck.runners.op_text import index_text, written_back
 from migcheck.util.tree import contiguous
-from migcheck.runners.mindspore_module import as_ms_args
+from migcheck.runners.mindspore_module import as_ms_args, ms_dtype
 
 TENSOR = "<tensor>"
 CHILD = "cell:"  # a marker record: the traced construct called this child (no inputs or outputs kept)
@@ -112,7 +112,7 @@ def _apply(change: OpChange, names: Tuple[str, ...], args: tuple, kwargs: dict) 
     for position, value in change.positions:
         args[position] = value
     if change.dtype_keyword:
-        kwargs["dtype"] = getattr(ms, change.dtype_keyword)
+        kwargs["dtype"] = ms_dtype(change.dtype_keyword)
     for position, factor in change.scale_input:  # a torch keyword the function lacks (index_add's alpha)
         args[position] = args[position] * factor
     if change.finite:  # finite stand-ins no sum over the tensor can overflow
@@ -139,7 +139,7 @@ def _apply(change: OpChange, names: Tuple[str, ...], args: tuple, kwargs: dict) 
     if change.swap_axes and tensor_at:
         args[tensor_at[0]] = ms.ops.swapaxes(args[tensor_at[0]], *change.swap_axes)
     for position, dtype in change.cast:
-        args[position] = args[position].astype(getattr(ms, "bool_" if dtype == "bool" else dtype))
+        args[position] = args[position].astype(ms_dtype(dtype))
     return tuple(args), kwargs
 
 
@@ -205,7 +205,7 @@ def _wrap(name: str, original: Callable, names: Tuple[str, ...], primitive: bool
             else:
                 out = original(*run_args, **run_kwargs)
             if change is not None and change.result_dtype and isinstance(out, ms.Tensor):
-                out = out.astype(getattr(ms, "bool_" if change.result_dtype == "bool" else change.result_dtype))
+                out = out.astype(ms_dtype(change.result_dtype))
             if change is not None and change.scale and isinstance(out, ms.Tensor):
                 out = _scaled(out, change, call_args)
             if change is not None and change.precise and isinstance(out, ms.Tensor) and out.dtype == ms.float64:
