@@ -14,7 +14,7 @@ from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from migcheck.localization.dataflow import close, descendants
+from migcheck.localization.dataflow import as_handed, close, descendants
 from migcheck.localization.locate import Defect
 from migcheck.localization.loaded import is_library
 from migcheck.localization.signatures import describe
@@ -33,7 +33,7 @@ def backward_defects(module: TorchProbe, cell: MindSporeProbe, ref: Any, loss: A
         return []
     names = [c.name for c in t_calls]
     out = []
-    for index, ms_name in _candidates(cell, t_calls, m_calls, flow):
+    for index, ms_name, ms_inputs in _candidates(cell, t_calls, m_calls, flow):
         call = t_calls[index]
         if descendants(names, call.name) or call.name not in records or not call.inputs:
             continue
@@ -42,7 +42,7 @@ def backward_defects(module: TorchProbe, cell: MindSporeProbe, ref: Any, loss: A
             continue
         ms_kind = cell.subcell_kind(ms_name)
         try:
-            ms_in = cell.subcell_vjp(ms_name, call.inputs, grad_out)
+            ms_in = cell.subcell_vjp(ms_name, as_handed(call.inputs, ms_inputs), grad_out)
         except Exception:  # a sub-cell that needs more than its tensor arguments cannot run alone
             continue
         wrong = [(t, m) for t, m in zip(grad_in, ms_in) if t is not None and m is not None and t.dtype.kind in "fc"
@@ -120,19 +120,21 @@ def _placed(module: TorchProbe, call: Any, k: int, t: np.ndarray, m: np.ndarray,
             f" re-run alone on torch's recorded input and output gradient)")
 
 
-def _candidates(cell: MindSporeProbe, t_calls: Sequence[Any], m_calls: Sequence[Any], flow: Any) -> List[Tuple[int, str]]:
-    """(torch call index, MindSpore sub-cell name): the dataflow pairs, plus torch calls left unpaired whose
-    name the port also has (MindSpore runs no forward hook on a cell with its own bprop, so such a cell is
-    never captured, let alone paired by value)."""
-    out = [(p.torch_index, m_calls[p.ms_indices[0]].name) for p in flow.pairs if len(p.ms_indices) == 1]
-    paired = {i for i, _ in out}
+def _candidates(cell: MindSporeProbe, t_calls: Sequence[Any], m_calls: Sequence[Any], flow: Any
+                ) -> List[Tuple[int, str, Sequence[Any]]]:
+    """(torch call index, MindSpore sub-cell name, the inputs the port's call received): the dataflow pairs,
+    plus torch calls left unpaired whose name the port also has (MindSpore runs no forward hook on a cell with
+    its own bprop, so such a cell is never captured, let alone paired by value)."""
+    out = [(p.torch_index, m_calls[p.ms_indices[0]].name, m_calls[p.ms_indices[0]].inputs) for p in flow.pairs
+           if len(p.ms_indices) == 1]
+    paired = {i for i, _, _ in out}
     for i, call in enumerate(t_calls):
         if i not in paired:
             try:
                 cell.subcell_kind(call.name)
             except KeyError:
                 continue
-            out.append((i, call.name))
+            out.append((i, call.name, ()))
     return out
 
 

@@ -309,7 +309,15 @@ def _between(first: int, torch_calls: Sequence[Any], in_ok: Sequence[bool], out_
 
 
 def as_handed(torch_inputs: Sequence[Any], ms_inputs: Sequence[Any]) -> List[Any]:
-    """Each integer input of torch's in the integer dtype the port's own call received at that place."""
-    return [t.astype(m.dtype) if isinstance(t, np.ndarray) and isinstance(m, np.ndarray) and t.dtype.kind in "iu"
-            and m.dtype.kind in "iu" and t.shape == m.shape else t
+    """Each integer input of torch's in the dtype the port's own call received at that place: another integer
+    width, or a float holding the very same values (±1 labels the port casts before its loss)."""
+    return [t.astype(m.dtype) if _handed_as(t, m) else t
             for t, m in zip(torch_inputs, list(ms_inputs) + [None] * (len(torch_inputs) - len(ms_inputs)))]
+
+
+def _handed_as(t: Any, m: Any) -> bool:
+    if not (isinstance(t, np.ndarray) and isinstance(m, np.ndarray) and t.dtype.kind in "iu" and t.shape == m.shape):
+        return False
+    if m.dtype.kind in "iu":
+        return True
+    return m.dtype.kind == "f" and bool(np.array_equal(t.astype(m.dtype), m))

@@ -24,6 +24,7 @@ from migcheck.localization.raising_op import same_operation
 from migcheck.localization.op_chain import through_chain
 from migcheck.localization.op_candidates import api_candidates, base_name, candidates
 from migcheck.localization.op_fix_text import change_fix
+from migcheck.localization.op_ties import ties_only
 from migcheck.records.ops import UNCHANGED, OpChange, OpRecord
 from migcheck.runners.probes import MindSporeProbe, TorchProbe
 
@@ -67,6 +68,19 @@ def search_ops(module: TorchProbe, cell: MindSporeProbe, torch_owner: str, ms_na
         (OpDivergence(r, counterpart(r, torch_ops, same), ()), True) for r in ms_ops
         if r.index not in placed and not r.raised and r.outputs]
     second = SecondInputs(module, torch_owner, inputs, torch_out, tol_for)
+
+    def _unexplained() -> SearchOutcome:
+        """No change agreed: a function differing only at NaN, else an op differing only at exact ties, else the
+        located op unconfirmed."""
+        first_div = divergences[0] if divergences else None
+        ties = ties_only(module, cell, torch_owner, ms_name, inputs, first_div, same)
+        if ties:
+            ties = SearchOutcome(ties + between_children(traced, first_div, ms_name, torch_names), "", True,
+                                 tuple(tried), round(time.monotonic() - started, 3), "op-ties")
+        return _nan_only(nan_only, ms_name, tried, started, base is None, traced, torch_names, ms_ops) or ties or \
+            _located(_none(first_div, tried, started, base is None, rejected), traced, divergences, ms_name,
+                     torch_names)
+
     rejected: List[Tuple[int, str]] = []  # candidates that agreed on the case's input only
     nan_only: List[Tuple[int, Any, OpChange, str, str]] = []  # ... that differ from torch's op only at NaN
     searched: set = set()  # a call made again with the same arguments (a helper per projection) is searched once
@@ -85,9 +99,7 @@ def search_ops(module: TorchProbe, cell: MindSporeProbe, torch_owner: str, ms_na
                 alternatives = []
         for change, words in _at_every_call(div, ms_ops, candidates(div, ms_ops, named, torch_ops) + alternatives):
             if len(tried) >= max_count or time.monotonic() - started > max_seconds:
-                return _nan_only(nan_only, ms_name, tried, started, base is None, traced, torch_names, ms_ops) or \
-                    _located(_none(divergences[0] if divergences else None, tried, started, base is None, rejected),
-                             traced, divergences, ms_name, torch_names)
+                return _unexplained()
             tried.append(f"op {div.ms.index} '{div.ms.name}': {words}")
             if change.drop and _near_identity(ms_ops, change.index):  # expm1 of tiny values: dropping it "agrees"
                 tried[-1] += " (skipped: on these values the op's output is within 1e-3 of its input)"
@@ -120,8 +132,7 @@ def search_ops(module: TorchProbe, cell: MindSporeProbe, torch_owner: str, ms_na
     if precision:  # measured against torch's op in float64: the cause, with no fix to show
         return SearchOutcome(precision + between_children(traced, divergences[0], ms_name, torch_names), "", True,
                              tuple(tried), round(time.monotonic() - started, 3), "kernel-precision")
-    return _nan_only(nan_only, ms_name, tried, started, base is None, traced, torch_names, ms_ops) or _located(_none(divergences[0] if divergences else None, tried, started, base is None, rejected), traced,
-                    divergences, ms_name, torch_names)
+    return _unexplained()
 
 
 def _near_identity(ms_ops: Sequence[OpRecord], index: int) -> bool:

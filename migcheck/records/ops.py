@@ -109,6 +109,7 @@ class OpChange:
     #                              call computes them too (torch's one logsumexp for the port's exp, sum, log)
     lift: bool = False  # that function is the op's next-dimension sibling: its first tensor gets a unit axis at -2
     #                     (a length L read as 1 x L) and its result loses it again (adaptive_avg_pool2d for pool1d)
+    nudge: float = 0.0  # its float tensor arguments moved by this step (nudged(): the same values on both sides)
 
 
 def placed(index: int, where: Any, changes: Any) -> OpChange:
@@ -153,6 +154,22 @@ class RaisingCall:
     output: str = ""  # what it returned, as text (a call that ran through)
     after: str = ""  # the owner's child that ran last before this call (its output is what came before)
     fed_by: Tuple[str, ...] = ()  # the sub-cells whose outputs its tensor arguments were computed from
+
+
+def nudged(x: np.ndarray, step: float) -> np.ndarray:
+    """x with each element moved by `step` times (its magnitude + the tensor's mean magnitude), scaled per element
+    by a fixed pattern in [0.5, 1.5): off any exact tie (a half-way value, two equal elements, a boundary point)
+    and the same on both sides for equal inputs (OpChange.nudge; localization/op_ties.py)."""
+    a = np.asarray(x)
+    if a.dtype.kind != "f" or a.size == 0:
+        return a
+    wide = a.astype(np.float64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        finite = np.isfinite(wide)
+        scale = float(np.mean(np.abs(wide[finite]))) if finite.any() else 1.0
+        pattern = 0.5 + (np.arange(a.size, dtype=np.float64) * 0.6180339887498949) % 1.0
+        moved = wide + step * pattern.reshape(a.shape) * (np.abs(wide) + max(scale, 1e-3))
+    return np.where(finite, moved, wide).astype(a.dtype)
 
 
 def finite_bound(size: int) -> float:

@@ -17,8 +17,9 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tupl
 import mindspore as ms
 import numpy as np
 
-from migcheck.records.ops import OpChange, OpRecord, finite_bound
+from migcheck.records.ops import OpChange, OpRecord
 from migcheck.runners.mindspore_bound import rebound
+from migcheck.runners.mindspore_change import changed_arguments
 from migcheck.runners.mindspore_context import pynative
 from migcheck.runners.mindspore_functions import public_function
 from migcheck.runners.mindspore_held import HeldErrors
@@ -100,49 +101,6 @@ def _defaults(original: Any, skip_first: bool, fallback: Any = None) -> Tuple[Tu
     return ()
 
 
-def _apply(change: OpChange, names: Tuple[str, ...], args: tuple, kwargs: dict) -> Tuple[tuple, dict]:
-    args, kwargs = list(args), dict(kwargs)
-    if change.order:
-        args = [args[i] for i in change.order]
-    for name, value in change.arguments:
-        if name in names and names.index(name) < len(args):
-            args[names.index(name)] = value
-        else:
-            kwargs[name] = value
-    for position, value in change.positions:
-        args[position] = value
-    if change.dtype_keyword:
-        kwargs["dtype"] = ms_dtype(change.dtype_keyword)
-    for position, factor in change.scale_input:  # a torch keyword the function lacks (index_add's alpha)
-        args[position] = args[position] * factor
-    if change.finite:  # finite stand-ins no sum over the tensor can overflow
-        args = [ms.ops.clamp(a, -finite_bound(a.size), finite_bound(a.size))
-                if isinstance(a, ms.Tensor) and ms.ops.is_floating_point(a) else a for a in args]
-    for position, order in change.reorder:  # a tuple of tensors joined in another order
-        args[position] = type(args[position])(args[position][i] for i in order)
-    for k, j in change.minus:  # computed on this run's own values: it holds for any input shape
-        args[k] = tuple(a - b for a, b in zip(args[k], args[j]))
-    for where in change.as_tensor:  # a number or tuple of numbers the function wants as a Tensor
-        if isinstance(where, int):
-            args[where] = ms.Tensor(args[where])
-        elif where in kwargs:
-            kwargs[where] = ms.Tensor(kwargs[where])
-    for position in change.negate:
-        args[position] = ms.ops.logical_not(args[position])
-    for position in change.stop:
-        args[position] = ms.ops.stop_gradient(args[position])
-    for position in change.transpose:
-        args[position] = ms.ops.swapaxes(args[position], -2, -1)
-    tensor_at = [i for i, a in enumerate(args) if isinstance(a, ms.Tensor)]
-    if change.flatten and tensor_at:
-        args[tensor_at[0]] = args[tensor_at[0]].reshape(-1)
-    if change.swap_axes and tensor_at:
-        args[tensor_at[0]] = ms.ops.swapaxes(args[tensor_at[0]], *change.swap_axes)
-    for position, dtype in change.cast:
-        args[position] = args[position].astype(ms_dtype(dtype))
-    return tuple(args), kwargs
-
-
 def _widen(value: Any) -> Any:
     return value.astype(ms.float64) if isinstance(value, ms.Tensor) and value.dtype in (ms.float16, ms.float32) \
         else value
@@ -180,7 +138,7 @@ def _wrap(name: str, original: Callable, names: Tuple[str, ...], primitive: bool
         st.ops += 1
         try:
             plain = change is None or change.replace or index in change.drops
-            run_args, run_kwargs = (call_args, kwargs) if plain else _apply(change, names, call_args, kwargs)
+            run_args, run_kwargs = (call_args, kwargs) if plain else changed_arguments(change, names, call_args, kwargs)
             narrow = next((a.dtype for a in list(call_args) + list(kwargs.values()) if isinstance(a, ms.Tensor)
                            and a.dtype in (ms.float16, ms.float32)), ms.float32)
             if change is not None and change.precise:  # computed in float64, handed back in its inputs' dtype

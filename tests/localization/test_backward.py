@@ -156,3 +156,43 @@ def test_a_layer_that_passes_no_gradient_to_one_input_is_said_so_from_its_isolat
 
 def test_the_loss_written_out_passes():
     assert _distill_run(True).status == "pass"
+
+
+def _hinge(at_margin: bool):
+    """A loss layer fed labels the port casts to float first (torch's takes them as int64): the isolated backward
+    hands torch's labels over in the dtype the port's own call received."""
+    class T(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.scale = torch.nn.Parameter(torch.ones(3))
+            self.loss = torch.nn.HingeEmbeddingLoss(margin=2.0)
+
+        def forward(self, x, y):
+            return self.loss(x * self.scale, y)
+
+    class M(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.scale = ms.Parameter(ms.ops.ones(3, ms.float32))
+            self.loss = ms.nn.HingeEmbeddingLoss(margin=2.0)
+
+        def construct(self, x, y):
+            return self.loss(x * self.scale, y.astype(ms.float32))
+
+    x = np.array([[2.0, 0.5, 2.0], [1.0, 2.0, 3.0]] if at_margin else [[1.5, 0.5, 1.0], [1.0, 2.5, 3.0]], np.float32)
+    y = np.array([[-1, 1, -1], [-1, -1, 1]], np.int64)
+    case = PairedCase(name="hinge", torch=T, mindspore=M, inputs={"x": given(x), "y": given(y)},
+                      checks=("backward",), weights=1.0)  # scale stays 1: x reaches the margin exactly
+    return run_item(Item(case, "backward", "pynative", "cpu"))
+
+
+def test_a_loss_fed_labels_the_port_casts_is_run_backward_alone_and_its_margin_gradient_placed():
+    v = _hinge(True)
+    assert v.status == "fail" and v.localization.first_divergence == "loss"
+    (defect,) = v.localization.defects
+    assert defect.confirmed and "HingeEmbeddingLoss input gradient differs" in defect.cause
+    assert "where input == 2 (its margin argument)" in defect.cause
+
+
+def test_the_same_loss_off_its_margin_passes():
+    assert _hinge(False).status == "pass"

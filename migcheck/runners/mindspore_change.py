@@ -1,0 +1,62 @@
+"""One recorded MindSpore call's arguments as an OpChange asks for them in a re-run: values set by name or
+position, tensors cast, moved, clamped, negated, detached or reordered (the op-level counterfactual)."""
+from __future__ import annotations
+
+from typing import Any, Tuple
+
+import mindspore as ms
+
+from migcheck.records.ops import OpChange, finite_bound, nudged
+from migcheck.runners.mindspore_module import ms_dtype
+
+
+def _nudged(a: Any, step: float) -> Any:
+    if isinstance(a, ms.Tensor) and ms.ops.is_floating_point(a):
+        return ms.Tensor(nudged(a.asnumpy(), step))
+    return a
+
+
+def changed_arguments(change: OpChange, names: Tuple[str, ...], args: tuple, kwargs: dict) -> Tuple[tuple, dict]:
+    """The arguments one recorded call is made with in a re-run that changes it (records.ops.OpChange)."""
+    args, kwargs = list(args), dict(kwargs)
+    if change.order:
+        args = [args[i] for i in change.order]
+    for name, value in change.arguments:
+        if name in names and names.index(name) < len(args):
+            args[names.index(name)] = value
+        else:
+            kwargs[name] = value
+    for position, value in change.positions:
+        args[position] = value
+    if change.dtype_keyword:
+        kwargs["dtype"] = ms_dtype(change.dtype_keyword)
+    for position, factor in change.scale_input:  # a torch keyword the function lacks (index_add's alpha)
+        args[position] = args[position] * factor
+    if change.finite:  # finite stand-ins no sum over the tensor can overflow
+        args = [ms.ops.clamp(a, -finite_bound(a.size), finite_bound(a.size))
+                if isinstance(a, ms.Tensor) and ms.ops.is_floating_point(a) else a for a in args]
+    if change.nudge:  # every float tensor moved off exact ties, as torch's re-run moves its own
+        args, kwargs = [_nudged(a, change.nudge) for a in args], {k: _nudged(v, change.nudge) for k, v in kwargs.items()}
+    for position, order in change.reorder:  # a tuple of tensors joined in another order
+        args[position] = type(args[position])(args[position][i] for i in order)
+    for k, j in change.minus:  # computed on this run's own values: it holds for any input shape
+        args[k] = tuple(a - b for a, b in zip(args[k], args[j]))
+    for where in change.as_tensor:  # a number or tuple of numbers the function wants as a Tensor
+        if isinstance(where, int):
+            args[where] = ms.Tensor(args[where])
+        elif where in kwargs:
+            kwargs[where] = ms.Tensor(kwargs[where])
+    for position in change.negate:
+        args[position] = ms.ops.logical_not(args[position])
+    for position in change.stop:
+        args[position] = ms.ops.stop_gradient(args[position])
+    for position in change.transpose:
+        args[position] = ms.ops.swapaxes(args[position], -2, -1)
+    tensor_at = [i for i, a in enumerate(args) if isinstance(a, ms.Tensor)]
+    if change.flatten and tensor_at:
+        args[tensor_at[0]] = args[tensor_at[0]].reshape(-1)
+    if change.swap_axes and tensor_at:
+        args[tensor_at[0]] = ms.ops.swapaxes(args[tensor_at[0]], *change.swap_axes)
+    for position, dtype in change.cast:
+        args[position] = args[position].astype(ms_dtype(dtype))
+    return tuple(args), kwargs
