@@ -60,3 +60,21 @@ def changed_arguments(change: OpChange, names: Tuple[str, ...], args: tuple, kwa
     for position, dtype in change.cast:
         args[position] = args[position].astype(ms_dtype(dtype))
     return tuple(args), kwargs
+
+
+def sorted_results(out: Any, descending: bool) -> Any:
+    """A result tuple whose first tensor is sorted (OpChange.sort_out): results of its length permuted alike
+    (counts), integer results indexing into it (inverse indices) mapped through the order."""
+    results = list(out) if isinstance(out, (tuple, list)) else [out]
+    values = results[0]
+    _, order = ms.ops.sort(values.astype(ms.float32), descending=descending)
+    rank = ms.ops.sort(order.astype(ms.float32))[1]  # the new position of each old one
+    new = [ms.ops.gather(values, order, 0)]
+    for r in results[1:]:
+        if isinstance(r, ms.Tensor) and r.shape == values.shape:
+            new.append(ms.ops.gather(r, order, 0))
+        elif isinstance(r, ms.Tensor) and not ms.ops.is_floating_point(r):
+            new.append(ms.ops.gather(rank, r.astype(ms.int32), 0).astype(r.dtype))
+        else:
+            new.append(r)
+    return type(out)(new) if isinstance(out, (tuple, list)) else new[0]
