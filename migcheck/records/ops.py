@@ -102,6 +102,7 @@ class OpChange:
     #                                          (an end the port gave where the op takes a size: end - begin)
     reorder: Tuple[Tuple[int, Tuple[int, ...]], ...] = ()  # (k, order): positional sequence k's items in this order
     scale_input: Tuple[Tuple[int, float], ...] = ()  # (position, factor): a tensor argument handed over times it
+    offset_input: Tuple[Tuple[int, float], ...] = ()  # (position, epsilon): a tensor argument handed over plus it
     finite: bool = False  # its float tensor arguments' +-inf clamped to float32's finite range (-inf made NaN)
     dtype_keyword: str = ""  # the call given dtype=mindspore.<this numpy name> (torch's result dtype)
     result_dtype: str = ""  # the op's result cast to this dtype (numpy name) before it is handed on

@@ -32,6 +32,8 @@ def changed_arguments(change: OpChange, names: Tuple[str, ...], args: tuple, kwa
         kwargs["dtype"] = ms_dtype(change.dtype_keyword)
     for position, factor in change.scale_input:  # a torch keyword the function lacks (index_add's alpha)
         args[position] = args[position] * factor
+    for position, epsilon in change.offset_input:  # an epsilon that keeps 0 / 0 finite
+        args[position] = args[position] + epsilon
     if change.finite:  # finite stand-ins no sum over the tensor can overflow
         args = [ms.ops.clamp(a, -finite_bound(a.size), finite_bound(a.size))
                 if isinstance(a, ms.Tensor) and ms.ops.is_floating_point(a) else a for a in args]
