@@ -228,6 +228,47 @@ def _m_sensor(correct):
     return SensorFrontEnd()
 
 
+# ---- 14. Tensor.any over float activations (a "row has any signal" flag) ---------------------------
+_AX = np.round(_RNG.normal(size=(8, 5)), 3).astype("float32")
+_AX[2] = -np.abs(_AX[2]) - 0.5
+_AX[5] = -np.abs(_AX[5]) - 0.5
+
+
+def _t_any():
+    torch = _torch()
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.enc = torch.nn.Linear(5, 5)
+            self.act = torch.nn.ReLU()
+            self.head = torch.nn.Linear(6, 2)
+
+        def forward(self, x):
+            h = self.act(self.enc(x))
+            active = h.any(dim=-1, keepdim=True).float()
+            return self.head(torch.cat([h, active], dim=-1))
+    return Net()
+
+
+def _m_any(correct):
+    import mindspore as ms
+    from mindspore import nn, ops
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.enc = nn.Dense(5, 5)
+            self.act = nn.ReLU()
+            self.head = nn.Dense(6, 2)
+
+        def construct(self, x):
+            h = self.act(self.enc(x))
+            flag = ops.any(h != 0, -1, True) if correct else ops.any(h, -1, True)
+            return self.head(ops.cat([h, flag.astype(ms.float32)], axis=-1))
+    return Net()
+
+
 ENTRIES = [
     entry("h18a_functional_topk_nan_slot_not_ranked_first", H, "probe:topk with nan torch nan first vs ms skips",
           _t_topk, lambda: _m_topk(False), lambda: _m_topk(True), ("after:enc",),
@@ -239,6 +280,12 @@ ENTRIES = [
           "probe:clamp(x, min=tensor with nan) torch nan vs ms x", _t_clamp_bound, lambda: _m_clamp_bound(False),
           lambda: _m_clamp_bound(True), ("after:enc",), ("clamp|nan bound",), inputs=_inputs(),
           cause_pattern=_nanrx("clamp") + "|" + _nanrx("clip")),
+    entry("h18a_functional_any_over_float_activations_not_cast_to_bool", H,
+          "probe:ops.any / Tensor.any on a float32 input (MindSpore 2.10 CPU) vs torch.any", _t_any,
+          lambda: _m_any(False), lambda: _m_any(True), ("after:act",), ("any|float input|bool cast",),
+          inputs=[given(_AX)],
+          cause_pattern=r"(\.any\b|\bany\(|`any`)[^.]*\b(float(32)?|bool(ean)?|!= ?0|nonzero)\b"
+                        r"|\b(float(32)?|bool(ean)?)\b[^.]*(\.any\b|\bany\()"),
     entry("h18a_port_missing_patch_embed_tensor_max_skips_nan", P,
           "probe:Tensor.max(dim) with nan torch nan vs ms ignores", _t_patch, lambda: _m_patch(False),
           lambda: _m_patch(True), ("<root>",), ("max|nan propagation",),
