@@ -144,46 +144,6 @@ def _m_clamp(correct):
     return Net()
 
 
-# ---- 4. torch.maximum against a learned floor, NaN first operand ------------------------------------
-def _t_maximum():
-    torch = _torch()
-
-    class Net(torch.nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.enc = torch.nn.Linear(5, 5)
-            self.floor = torch.nn.Linear(5, 5)
-            self.head = torch.nn.Linear(5, 2)
-
-        def forward(self, x, obs):
-            h = self.enc(x).masked_fill(~obs, NAN)
-            m = torch.maximum(h, self.floor(x))
-            m = torch.nan_to_num(m, nan=2.0)
-            return self.head(m)
-    return Net()
-
-
-def _m_maximum(correct):
-    from mindspore import nn, ops
-
-    class Net(nn.Cell):
-        def __init__(self):
-            super().__init__()
-            self.enc = nn.Dense(5, 5)
-            self.floor = nn.Dense(5, 5)
-            self.head = nn.Dense(5, 2)
-
-        def construct(self, x, obs):
-            h = ops.masked_fill(self.enc(x), ops.logical_not(obs), NAN)
-            f = self.floor(x)
-            m = ops.maximum(h, f)
-            if correct:
-                m = ops.where(ops.isnan(h), h, m)
-            m = ops.nan_to_num(m, nan=2.0)
-            return self.head(m)
-    return Net()
-
-
 # ---- 5. torch.amax over features, a NaN slot marks the row as missing -------------------------------
 def _t_amax():
     torch = _torch()
@@ -351,9 +311,6 @@ ENTRIES = [
     entry("h18a_functional_clamp_nan_missing_features_clamped", H, "probe:clamp(nan) torch nan vs ms bound",
           _t_clamp, lambda: _m_clamp(False), lambda: _m_clamp(True), ("after:enc",),
           ("clamp|nan propagation",), inputs=_inputs(), cause_pattern=_nanrx("clamp") + "|" + _nanrx("clip")),
-    entry("h18a_functional_maximum_nan_first_operand_dropped", H, "probe:maximum(nan, y) torch nan vs ms y",
-          _t_maximum, lambda: _m_maximum(False), lambda: _m_maximum(True), ("after:enc",),
-          ("maximum|nan propagation",), inputs=_inputs(), cause_pattern=_nanrx("maximum")),
     entry("h18a_functional_amax_nan_slot_ignored", H, "probe:amax with nan torch nan vs ms ignores",
           _t_amax, lambda: _m_amax(False), lambda: _m_amax(True), ("after:enc",),
           ("amax|nan propagation",), inputs=_inputs(), cause_pattern=_nanrx("amax")),

@@ -5,7 +5,7 @@ import numpy as np
 
 from evaluation.corpus.build import entry
 from evaluation.corpus.heldout18_a import NAN, _inputs, _nanrx
-from migcheck.specs import given
+from migcheck.specs import given, uniform
 
 H = "h18"
 P = "h18-port"
@@ -89,45 +89,6 @@ def _m_argmax(correct):
                 s = ops.where(ops.isnan(s), ops.full_like(s, INF), s)
             pick = ops.one_hot(ops.argmax(s, dim=-1), 5).astype(ms.float32)
             return self.head(pick * x)
-    return Net()
-
-
-# ---- 11. torch.clamp with a tensor lower bound that holds NaN ---------------------------------------
-def _t_clamp_bound():
-    torch = _torch()
-
-    class Net(torch.nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.enc = torch.nn.Linear(5, 5)
-            self.low = torch.nn.Linear(5, 5)
-            self.high = torch.nn.Linear(5, 5)
-            self.head = torch.nn.Linear(5, 2)
-
-        def forward(self, x, obs):
-            lo = self.low(x).masked_fill(~obs, NAN)
-            h = torch.clamp(self.enc(x), min=lo, max=lo.nan_to_num(0.0).abs() + self.high(x).abs())
-            return self.head(torch.nan_to_num(h, nan=-4.0))
-    return Net()
-
-
-def _m_clamp_bound(correct):
-    from mindspore import nn, ops
-
-    class Net(nn.Cell):
-        def __init__(self):
-            super().__init__()
-            self.enc = nn.Dense(5, 5)
-            self.low = nn.Dense(5, 5)
-            self.high = nn.Dense(5, 5)
-            self.head = nn.Dense(5, 2)
-
-        def construct(self, x, obs):
-            lo = ops.masked_fill(self.low(x), ops.logical_not(obs), NAN)
-            h = ops.clamp(self.enc(x), lo, ops.abs(ops.nan_to_num(lo, 0.0)) + ops.abs(self.high(x)))
-            if correct:
-                h = ops.where(ops.isnan(lo), lo, h)
-            return self.head(ops.nan_to_num(h, nan=-4.0))
     return Net()
 
 
@@ -269,6 +230,41 @@ def _m_any(correct):
     return Net()
 
 
+# ---- 15. log compression with a floor: torch.maximum(log(h), floor) on negative pre-activations --------
+def _t_logfloor():
+    torch = _torch()
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.enc = torch.nn.Linear(5, 6)
+            self.head = torch.nn.Linear(6, 2)
+
+        def forward(self, x):
+            lg = torch.log(self.enc(x))  # NaN where the pre-activation is negative
+            lg = torch.maximum(lg, torch.full_like(lg, -4.0))
+            return self.head(torch.nan_to_num(lg, nan=-4.0))
+    return Net()
+
+
+def _m_logfloor(correct):
+    from mindspore import nn, ops
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.enc = nn.Dense(5, 6)
+            self.head = nn.Dense(6, 2)
+
+        def construct(self, x):
+            lg = ops.log(self.enc(x))
+            m = ops.maximum(lg, ops.full_like(lg, -4.0))
+            if correct:
+                m = ops.where(ops.isnan(lg), lg, m)
+            return self.head(ops.nan_to_num(m, nan=-4.0))
+    return Net()
+
+
 ENTRIES = [
     entry("h18a_functional_topk_nan_slot_not_ranked_first", H, "probe:topk with nan torch nan first vs ms skips",
           _t_topk, lambda: _m_topk(False), lambda: _m_topk(True), ("after:enc",),
@@ -276,16 +272,17 @@ ENTRIES = [
     entry("h18a_functional_argmax_nan_slot_not_selected", H, "probe:argmax with nan torch picks nan vs ms skips",
           _t_argmax, lambda: _m_argmax(False), lambda: _m_argmax(True), ("after:score",),
           ("argmax|nan ordering",), inputs=_inputs(), cause_pattern=_nanrx("argmax")),
-    entry("h18a_functional_clamp_tensor_bounds_nan_lower_bound_ignored", H,
-          "probe:clamp(x, min=tensor with nan) torch nan vs ms x", _t_clamp_bound, lambda: _m_clamp_bound(False),
-          lambda: _m_clamp_bound(True), ("after:enc",), ("clamp|nan bound",), inputs=_inputs(),
-          cause_pattern=_nanrx("clamp") + "|" + _nanrx("clip")),
     entry("h18a_functional_any_over_float_activations_not_cast_to_bool", H,
           "probe:ops.any / Tensor.any on a float32 input (MindSpore 2.10 CPU) vs torch.any", _t_any,
           lambda: _m_any(False), lambda: _m_any(True), ("after:act",), ("any|float input|bool cast",),
           inputs=[given(_AX)],
           cause_pattern=r"(\.any\b|\bany\(|`any`)[^.]*\b(float(32)?|bool(ean)?|!= ?0|nonzero)\b"
                         r"|\b(float(32)?|bool(ean)?)\b[^.]*(\.any\b|\bany\()"),
+    entry("h18a_log_floor_maximum_nan_operand_gradient_leaks", H,
+          "probe:maximum(nan, y) returns y in MindSpore, so gradient flows into the NaN branch", _t_logfloor,
+          lambda: _m_logfloor(False), lambda: _m_logfloor(True), ("after:enc",), ("maximum|nan gradient",),
+          inputs=[uniform(6, 5)], checks=("forward", "backward"), fails_on=("backward",),
+          cause_pattern=_nanrx("maximum")),
     entry("h18a_port_missing_patch_embed_tensor_max_skips_nan", P,
           "probe:Tensor.max(dim) with nan torch nan vs ms ignores", _t_patch, lambda: _m_patch(False),
           lambda: _m_patch(True), ("<root>",), ("max|nan propagation",),
