@@ -320,11 +320,13 @@ ENTRIES = [
     entry("h18a_pairwise_distance_as_ops_norm_coincident_gradient", H,
           "probe:PairwiseDistance eps=1e-6 added to the difference; ops.norm gradient at zero",
           _t_pdist, lambda: _m_pdist(False), lambda: _m_pdist(True), ("dist",),
-          ("pairwise_distance|eps|1e-6",), inputs=[given(_PX), given(_PY)], checks=("forward", "backward"), fails_on=("backward",), fails_with="nonfinite",
+          ("pairwise_distance|eps|1e-6",), inputs=[given(_PX), given(_PY)], checks=("forward", "backward"),
+          fails_on=("backward",), fails_with="nonfinite",
           cause_pattern=r"\beps(ilon)?\b[^.]*\b1e-0?6\b|\b1e-0?6\b[^.]*\beps(ilon)?\b"),
     entry("h18a_cosine_similarity_layer_as_nn_metric_raises", H,
           "probe:mindspore.nn.CosineSimilarity is a metric, not a layer", _t_cos, lambda: _m_cos(False),
           lambda: _m_cos(True), ("sim",), ("CosineSimilarity|metric|cosine_similarity",),
           inputs=[uniform(5, 6)], fails_with="error",
-          cause_pattern=r"\bops\.cosine_similarity\b|\bcosine_similarity\b[^.]*\bdim\b|\bCosineSimilarity\b[^.]*\bmetric"),
+          cause_pattern=(r"\bops\.cosine_similarity\b|\bcosine_similarity\b[^.]*\bdim\b"
+                         r"|\bCosineSimilarity\b[^.]*\bmetric")),
 ]
