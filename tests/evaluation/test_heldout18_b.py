@@ -12,13 +12,13 @@ def _entries():
 
 def test_entries_are_well_formed():
     entries = _entries()
-    assert len(entries) >= 11
+    assert len(entries) == 13
     for e in entries:
         assert e.problems() == [], (e.name, e.problems())
         assert e.name.startswith("h18b_")
         assert e.family in ("h18", "h18-port")
         assert e.cause_pattern
-    assert sum(e.family == "h18-port" for e in entries) >= 7
+    assert sum(e.family == "h18-port" for e in entries) == 8
 
 
 def test_names_are_unique_across_the_corpus():
