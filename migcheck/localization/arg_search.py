@@ -170,7 +170,9 @@ def search(module: TorchProbe, cell: MindSporeProbe, torch_name: str, ms_name: s
                 f" finite value)")
     if not only_classes and budget.allows():
         budget.tried.append(f"{'eval' if train else 'train'} mode")
-        if matches_torch(_try(lambda: cell.run_live(ms_name, inputs, not train))):
+        # measured both ways: the other mode agrees and this one, run the same way, does not
+        if matches_torch(_try(lambda: cell.run_live(ms_name, inputs, not train))) and not matches_torch(
+                _try(lambda: cell.run_live(ms_name, inputs, train))):
             state = "eval" if train else "train"
             return budget.outcome(
                 f"MindSpore '{ms_name}' ({ms_c.kind}) agrees with torch's {torch_c.kind} only in {state} mode "

@@ -15,7 +15,7 @@ from migcheck.localization.arg_search import SearchOutcome, search
 from migcheck.localization.child_settings import child_settings
 from migcheck.localization.layout_search import layout_search
 from migcheck.localization.loaded import is_library
-from migcheck.localization.nan_made import nan_made
+from migcheck.localization.nan_made import nan_kept, nan_made
 from migcheck.localization.op_precision import layer_less_accurate
 from migcheck.runners.probes import MindSporeProbe, TorchProbe
 
@@ -66,7 +66,8 @@ def search_layer(module: TorchProbe, cell: MindSporeProbe, torch_name: str, ms_n
     precision = layer_less_accurate(module, torch_name, kind, list(inputs), torch_out, ms_out)
     if precision:  # measured against torch's layer re-run in float64: the cause, with no fix to show
         return replace(outcome, cause=precision, fix="", confirmed=True, rule="kernel-precision")
-    made = nan_made(cell, torch_name, ms_name, kind, list(inputs), torch_out, ms_out, tol_for)
+    made = nan_made(cell, torch_name, ms_name, kind, list(inputs), torch_out, ms_out, tol_for) or \
+        nan_kept(cell, torch_name, ms_name, kind, list(inputs), torch_out, tol_for)
     if made is not None:  # NaN from finite inputs, kept finite by an epsilon at the op that makes it
         return replace(made, tried=outcome.tried + made.tried, seconds=round(outcome.seconds + made.seconds, 3))
     return outcome

@@ -104,10 +104,19 @@ def _trimmed(torch_out: Any, ms_out: Any) -> Any:
     return _without_none(ms_out)
 
 
+def _nan_equal(tolerance_for: ToleranceFor) -> ToleranceFor:
+    def tol(name: str, dtype: str) -> Tuple[Tolerance, str]:
+        t, source = tolerance_for(name, dtype)
+        return Tolerance(t.rtol, t.atol, True), source
+    return tol
+
+
 def rows_from_flow(torch_calls: Sequence[Call], ms_calls: Sequence[Call], flow: Any, tolerance_for: ToleranceFor,
                    isolated: Optional[Mapping[int, Any]] = None) -> Tuple[SubcellRow, ...]:
-    """One row per torch call, paired through the dataflow (a fused torch module pairs with a chain: 'a + b')."""
+    """One row per torch call, paired through the dataflow (a fused torch module pairs with a chain: 'a + b').
+    NaN where torch's is NaN agrees: a layer fed a NaN row computes what torch's does when it returns NaN there."""
     isolated = isolated or {}
+    tolerance_for = _nan_equal(tolerance_for)
     rows = []
     for order, call in enumerate(torch_calls):
         pair = flow.pair_of(order)

@@ -102,3 +102,31 @@ def _fix(op: OpRecord, k: int, eps: float, ms_kind: str) -> str:
     param = op.names[k] if k < len(op.names) and op.names[k] else f"input {k}"
     return (f"MindSpore's {ms_kind} has no setting for it: compute it in the port with {param} + {eps:g} at its"
             f" '{op.name}' (an epsilon that keeps the all-zero case finite, as torch's is)")
+
+
+def nan_kept(cell: MindSporeProbe, torch_name: str, ms_name: str, ms_kind: str, inputs: Sequence[Any],
+             torch_out: Any, tol_for: Callable) -> Optional[SearchOutcome]:
+    """A layer fed NaN that returns numbers where torch's returns NaN (ReLU maps NaN to 0): the port's layer re-run
+    alone on torch's inputs, its result set to NaN wherever its input is NaN, agrees with torch."""
+    started = time.monotonic()
+    x = next((a for a in inputs if isinstance(a, np.ndarray) and a.dtype.kind == "f"), None)
+    t = first_array(torch_out)
+    if x is None or t is None or x.shape != t.shape or not np.isnan(x).any():
+        return None
+    try:
+        got = first_array(cell.run_subcell(ms_name, list(inputs)))
+    except Exception:  # the layer cannot run alone: nothing measured
+        return None
+    if got is None or got.shape != t.shape or not np.isfinite(got[np.isnan(x)]).any():
+        return None
+    kept = np.where(np.isnan(x), np.asarray(np.nan, got.dtype), got)
+    if not agree_all(t, kept, tol_for):
+        return None
+    shown = sorted({f"{float(v):g}" for v in got[np.isnan(x)].tolist()})[:3]
+    return SearchOutcome(
+        f"MindSpore's {ms_kind} returns numbers ({', '.join(shown)}) where its input is NaN, where torch's"
+        f" '{torch_name}' keeps NaN: {int(np.isnan(x).sum())} NaN input elements; the port's {ms_kind} re-run alone"
+        f" on torch's recorded inputs, with NaN kept wherever its input is NaN, agrees with torch",
+        f"keep NaN as torch does: y = ops.where(ops.isnan(x), x, self.{ms_name.rsplit('.', 1)[-1] or 'layer'}(x))"
+        f" (MindSpore's {ms_kind} has no setting for it)", True, ("NaN kept where the input is NaN",),
+        round(time.monotonic() - started, 3), "nan-kept")

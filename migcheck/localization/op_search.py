@@ -24,6 +24,7 @@ from migcheck.localization.raising_op import same_operation
 from migcheck.localization.op_chain import through_chain
 from migcheck.localization.op_candidates import api_candidates, base_name, candidates
 from migcheck.localization.op_fix_text import change_fix
+from migcheck.localization.op_nan import nan_candidates
 from migcheck.localization.op_order import order_candidates
 from migcheck.localization.op_ties import ties_only
 from migcheck.records.ops import UNCHANGED, OpChange, OpRecord
@@ -98,7 +99,7 @@ def search_ops(module: TorchProbe, cell: MindSporeProbe, torch_owner: str, ms_na
                 alternatives += through_chain(div, ms_ops, alternatives)
             except Exception:  # no function list on this side
                 alternatives = []
-            alternatives += order_candidates(div)
+            alternatives += order_candidates(div) + nan_candidates(div)
         for change, words in _at_every_call(div, ms_ops, candidates(div, ms_ops, named, torch_ops) + alternatives):
             if len(tried) >= max_count or time.monotonic() - started > max_seconds:
                 return _unexplained()

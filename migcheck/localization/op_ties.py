@@ -15,6 +15,8 @@ from typing import Any, Callable, Optional, Sequence
 import numpy as np
 
 from migcheck.localization.op_align import OpDivergence
+from migcheck.localization.op_candidates import base_name
+from migcheck.localization.op_elements import divergence_elements
 from migcheck.localization.raising_op import same_operation
 from migcheck.records.ops import OpChange, nudged
 from migcheck.runners.probes import MindSporeProbe, TorchProbe
@@ -43,11 +45,13 @@ def ties_only(module: TorchProbe, cell: MindSporeProbe, torch_owner: str, ms_nam
                 same(np.asarray(a), np.asarray(b)) for a, b in zip(now.outputs, want)):
             return ""
         ways.append(way)
-    count = _count(div, same)
-    return (f"op '{div.ms.name}' differs from torch's '{t.name}' only at exact ties of its inputs ({count}): the two"
-            f" round or break ties (half-way values, equal elements, boundary points) differently; with every float input"
-            f" moved off them, by up to {STEP * 1.5:g} of its scale per element ({' and '.join(ways)}), torch's op"
-            f" re-run alone and the port's re-run through '{ms_name or '<root>'}' agree; no argument changes that")
+    at = divergence_elements(div)  # an elementwise op: the special input values themselves, where few
+    what = (f"only at special values of its inputs: {base_name(div.ms.name)} output differs {at}" if at else
+            f"only at exact ties of its inputs ({_count(div, same)}): the two round or break ties (half-way values,"
+            f" equal elements, boundary points) differently")
+    return (f"op '{div.ms.name}' differs from torch's '{t.name}' {what}; with every float input moved off them, by up"
+            f" to {STEP * 1.5:g} of its scale per element ({' and '.join(ways)}), torch's op re-run alone and the"
+            f" port's re-run through '{ms_name or '<root>'}' agree; no argument changes that")
 
 
 def _differ(div: OpDivergence, same: Callable[[np.ndarray, np.ndarray], bool]) -> bool:

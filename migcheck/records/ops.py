@@ -111,6 +111,7 @@ class OpChange:
     lift: bool = False  # that function is the op's next-dimension sibling: its first tensor gets a unit axis at -2
     #                     (a length L read as 1 x L) and its result loses it again (adaptive_avg_pool2d for pool1d)
     nudge: float = 0.0  # its float tensor arguments moved by this step (nudged(): the same values on both sides)
+    nan_rule: str = ""  # "propagate" | "largest" | "smallest": NaN treated as torch treats it (localization/op_nan.py)
     sort_out: str = ""  # "ascending"/"descending": its first result sorted so at run time, other results that are
     #                     per-value permuted alike and index results into it mapped through the order (ops.unique)
 

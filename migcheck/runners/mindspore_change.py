@@ -34,6 +34,8 @@ def changed_arguments(change: OpChange, names: Tuple[str, ...], args: tuple, kwa
         args[position] = args[position] * factor
     for position, epsilon in change.offset_input:  # an epsilon that keeps 0 / 0 finite
         args[position] = args[position] + epsilon
+    if change.nan_rule in ("largest", "smallest"):  # NaN ranked as torch ranks it
+        args, kwargs = ranked_nan(args, kwargs, change.nan_rule)
     if change.finite:  # finite stand-ins no sum over the tensor can overflow
         args = [ms.ops.clamp(a, -finite_bound(a.size), finite_bound(a.size))
                 if isinstance(a, ms.Tensor) and ms.ops.is_floating_point(a) else a for a in args]
@@ -80,3 +82,62 @@ def sorted_results(out: Any, descending: bool) -> Any:
         else:
             new.append(r)
     return type(out)(new) if isinstance(out, (tuple, list)) else new[0]
+
+
+def ranked_nan(args: list, kwargs: dict, rule: str) -> Tuple[list, dict]:
+    """NaN in the float tensor arguments handed over as +inf ("largest") or -inf ("smallest")."""
+    fill = float("inf") if rule == "largest" else float("-inf")
+
+    def swap(a: Any) -> Any:
+        if isinstance(a, ms.Tensor) and ms.ops.is_floating_point(a):
+            return ms.ops.where(ms.ops.isnan(a), ms.ops.full_like(a, fill), a)
+        return a
+    return [swap(a) for a in args], {k: swap(v) for k, v in kwargs.items()}
+
+
+def nan_results(out: Any, call_args: tuple, kwargs: dict, rule: str) -> Any:
+    """The results of a call under a NaN rule: where an input the result is computed from is NaN, NaN
+    ("propagate"; elementwise by broadcasting, a reduction by any NaN in the slice reduced); the +-inf a ranked NaN
+    came back as, NaN again ("largest", "smallest": only where the inputs held no such infinity)."""
+    floats = [a for a in list(call_args) + list(kwargs.values())
+              if isinstance(a, ms.Tensor) and ms.ops.is_floating_point(a)]
+    results = list(out) if isinstance(out, (tuple, list)) else [out]
+    nan = float("nan")
+    kept = []
+    for r in results:
+        if not isinstance(r, ms.Tensor) or not ms.ops.is_floating_point(r):
+            kept.append(r)
+            continue
+        if rule == "propagate":
+            mask = _nan_mask(floats, tuple(r.shape))
+            kept.append(r if mask is None else ms.ops.where(mask, ms.ops.full_like(r, nan), r))
+            continue
+        fill = float("inf") if rule == "largest" else float("-inf")
+        if any(bool((a == fill).any()) for a in floats):
+            kept.append(r)
+        else:
+            kept.append(ms.ops.where(r == fill, ms.ops.full_like(r, nan), r))
+    return type(out)(kept) if isinstance(out, (tuple, list)) else kept[0]
+
+
+def _nan_mask(floats: list, shape: tuple) -> Any:
+    """Where the result of this shape is computed from a NaN: inputs broadcast to it, or reduced over one axis."""
+    mask = None
+    for a in floats:
+        isnan = ms.ops.isnan(a)
+        got = None
+        try:
+            got = ms.ops.broadcast_to(isnan, shape) if tuple(a.shape) != shape else isnan
+        except (ValueError, TypeError, RuntimeError):
+            for axis in range(a.ndim):
+                for keep in (False, True):
+                    if tuple(isnan.any(axis=axis, keep_dims=keep).shape) == shape:
+                        got = isnan.any(axis=axis, keep_dims=keep)
+                        break
+                if got is not None:
+                    break
+            if got is None and shape == ():
+                got = isnan.any()
+        if got is not None:
+            mask = got if mask is None else ms.ops.logical_or(mask, got)
+    return mask
