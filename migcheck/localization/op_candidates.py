@@ -134,18 +134,21 @@ def _casts(div: OpDivergence, tensor_at: Sequence[int]) -> List[Tuple[OpChange, 
         return []
     want = t.outputs[0].dtype
     got = div.ms.outputs[0].dtype if div.ms.outputs else None
-    if got == want or (got is None and want.kind == "b"):
+    # a logical op fed floats (Tensor.any): both return bool, the port's kernel reads the floats otherwise
+    logical = got == want and want.kind == "b" and same_operation(div.ms.name, t.name)
+    if (got == want and not logical) or (got is None and want.kind == "b"):
         return []
     out = []
     for j, k in enumerate(tensor_at[:len(div.ms.inputs)]):
         given = div.ms.inputs[j].dtype
-        if given == want or (got is None and given.kind not in "iub"):
+        if given == want or (got is None and given.kind not in "iub") or (logical and given.kind != "f"):
             continue
         name = f"{div.ms.names[k]} argument" if k < len(div.ms.names) else f"argument {k}"
-        why = (f"torch's '{t.name}' returns {want.name} where the port's call returns {got.name}" if got is not None
+        why = (f"torch's '{t.name}' returns bool from the same {given.name} values (nonzero is True)" if logical
+               else f"torch's '{t.name}' returns {want.name} where the port's call returns {got.name}" if got is not None
                else f"the port's {given.name} input is refused; torch's result is {want.name}")
         out.append((OpChange(div.ms.index, cast=((k, want.name),)), f"its {name} cast to {want.name} ({why})"))
-    if got is not None and same_operation(div.ms.name, t.name):  # the call given torch's result dtype, or cast
+    if got is not None and got != want and same_operation(div.ms.name, t.name):  # given torch's result dtype, or cast
         short = base_name(div.ms.name)
         out += [(change, f"{shown} (torch's '{t.name}' returns {want.name} where the port's call returns {got.name})")
                 for change, shown in dtype_changes(div.ms, want.name, short)]
@@ -162,7 +165,7 @@ def _keyword_as_input_scale(div: OpDivergence) -> List[Tuple[OpChange, str]]:
     tensor_at = [k for k, v in enumerate(div.ms.positional) if v == "<tensor>"][:len(div.ms.inputs)]
     out = []
     for key, value in t.keywords:
-        if key in taken or isinstance(value, bool) or not isinstance(value, (int, float)) or value in (0, 1):
+        if key in taken or not isinstance(value, float) or value in (0.0, 1.0):  # an int is a count or an axis
             continue
         for j, k in enumerate(tensor_at):
             if div.ms.inputs[j].dtype.kind == "f":

@@ -98,7 +98,8 @@ def with_missing_kernel(site: RaiseSite, why: Optional[ErrorCause]) -> RaiseSite
         return site
     if squashed_name(why.op) not in {squashed_name(n) for n in torch_names(site.raised_op)} | {squashed_name(site.raised_op)}:
         return site  # the kernel belongs to another op than the call that raised: not said as the cause
-    said = f"{why.cause}; {site.raised_op} raised when launched alone (the device queue drained before it)"
+    said = (f"the port's {site.raised_op} has no kernel on this device ({why.cause}); it raised when launched alone"
+            f" (the device queue drained before it)")  # the call the user wrote first, then the kernel it runs
     if site.cause and site.confirmed and site.fix:
         return dataclasses.replace(site, cause=f"{said}; {site.cause}")
     if site.cause and site.confirmed:  # a confirmed cause of its own stands
