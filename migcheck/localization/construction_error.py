@@ -195,7 +195,8 @@ def counterpart(path: str, kind: str, t_calls: Sequence[Any]) -> Optional[Any]:
 
 
 def search(failed: Any, module: TorchProbe, t_call: Any, build_run: Callable[[Mapping[str, Any], bool], Any],
-           tol: TolFor, network_agrees: Optional[Callable[[Mapping[str, Any]], bool]] = None) -> ConstructionSite:
+           tol: TolFor, network_agrees: Optional[Callable[[Mapping[str, Any]], bool]] = None,
+           builds: Optional[Callable[[Mapping[str, Any]], bool]] = None) -> ConstructionSite:
     """The first changed call that constructs and agrees with torch's layer (eval and train mode) and, where
     network_agrees is given, with which the whole network passes the check."""
     started = time.monotonic()
@@ -232,8 +233,31 @@ def search(failed: Any, module: TorchProbe, t_call: Any, build_run: Callable[[Ma
                                    "changed": tuple(kwargs.items()),
                                    "checked": checked, "tried": tuple(tried),
                                    "seconds": round(time.monotonic() - started, 3)})
+    unsupported = _unsupported(failed, t_call, build_run, builds, tried)
     return ConstructionSite(**{**site.__dict__, "tried": tuple(tried) or ("(none)",),
-                               "seconds": round(time.monotonic() - started, 3)})
+                               "seconds": round(time.monotonic() - started, 3), **unsupported})
+
+
+def _unsupported(failed: Any, t_call: Any, build_run: Callable[[Mapping[str, Any], bool], Any],
+                 builds: Optional[Callable[[Mapping[str, Any]], bool]], tried: List[str]) -> Dict[str, Any]:
+    """A keyword MindSpore's class has no parameter for (nor one of that meaning): confirmed by building the layer
+    without it, which constructs. No fix: what torch computes with it has no counterpart setting here."""
+    unknown = _UNEXPECTED.search(failed.message or "")
+    passed = dict(failed.passed)
+    if not unknown or unknown[1] not in passed or unknown[1] in {a.name for a in failed.constructor.arguments}:
+        return {}
+    name, value = unknown[1], passed.pop(unknown[1])
+    tried.append(f"built without {name}")
+    if builds is None or not builds(passed):
+        return {}
+    out = _try(lambda: build_run(passed, False))  # run where its parameters still match torch's one by one
+    shapes = (f": built without it, it constructs and returns {np.shape(out)} where torch's {t_call.kind} with"
+              f" {name}={value!r} returns {np.shape(t_call.output)}" if out is not None
+              and np.shape(out) != np.shape(t_call.output) else ": built without it, it constructs")
+    return {"cause": f"MindSpore's {failed.constructor.kind} has no {name} parameter (its constructor takes no such"
+                     f" keyword, and no parameter of that meaning){shapes}; torch's {name}={value!r} has no"
+                     f" counterpart setting here", "confirmed": True,
+            "checked": f"{failed.constructor.kind} built without {name} constructs"}
 
 
 def _torch_call(c: Constructor) -> str:
@@ -315,7 +339,8 @@ def _search_site(factory: Callable[[], Any], failed: Any, module: TorchProbe, t_
                  tolerance_for: Any, passes_with: Optional[Callable[[Callable[[], Any]], bool]]) -> ConstructionSite:
     """One raising call searched; the whole network's check is undecided (None) while another call raises."""
     from migcheck.localization.capture import _tol
-    from migcheck.runners.mindspore_construction import construct_and_run, failed_construction, patched_factory
+    from migcheck.runners.mindspore_construction import (construct_and_run, constructs, failed_construction,
+                                                         patched_factory)
     from migcheck.runners.mindspore_side import to_numpy
 
     t_call = counterpart(failed.path, failed.constructor.kind, t_calls)
@@ -331,7 +356,8 @@ def _search_site(factory: Callable[[], Any], failed: Any, module: TorchProbe, t_
             if failed_construction(changed) is not None:
                 return None
             return passes_with(changed)
-    return search(failed, module, t_call, build_run, _tol(tolerance_for), network)
+    return search(failed, module, t_call, build_run, _tol(tolerance_for), network,
+                  lambda kwargs: constructs(factory, failed, kwargs))
 
 
 def _torch_params(module: TorchProbe, name: str) -> List[np.ndarray]:

@@ -135,6 +135,17 @@ def construct_and_run(factory: Callable[[], Any], failed: FailedConstruction, kw
         return to_numpy(out)
 
 
+def constructs(factory: Callable[[], Any], failed: FailedConstruction, kwargs: Mapping[str, Any]) -> bool:
+    """Whether the failed layer's class builds from `kwargs` (nothing run)."""
+    cls = _class_from_factory(factory, failed)
+    with pynative():
+        try:
+            cls(**kwargs)
+        except Exception:  # still refused: the change does not build
+            return False
+    return True
+
+
 def _same_layout(a: Tuple[int, ...], b: Tuple[int, ...]) -> bool:
     """Equal shapes, or equal once unit axes are left out (the same values in the same order)."""
     return a == b or tuple(n for n in a if n != 1) == tuple(n for n in b if n != 1)

@@ -202,3 +202,34 @@ def test_a_conv1d_weight_with_a_unit_axis_is_rebuilt_from_torchs_weight():
 
 def test_the_conv1d_given_group_passes():
     assert _run1d(lambda: ms.nn.Conv1d(4, 4, 3, pad_mode="pad", padding=1, has_bias=True, group=4)).status == "pass"
+
+
+def _lstm(proj: bool):
+    class T(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layer = torch.nn.LSTM(6, 4, batch_first=True, proj_size=3 if proj else 0)
+
+        def forward(self, x):
+            return self.layer(x)[0]
+
+    class M(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.layer = ms.nn.LSTM(6, 4, batch_first=True, proj_size=3) if proj else ms.nn.LSTM(6, 4, batch_first=True)
+
+        def construct(self, x):
+            return self.layer(x)[0]
+
+    case = PairedCase(name="lstm_proj", torch=T, mindspore=M, inputs={"x": given(X[0, :2])}, checks=("forward",))
+    return run_item(Item(case, "forward", "pynative", "cpu"))
+
+
+def test_a_keyword_the_mindspore_class_has_no_parameter_for_is_confirmed_by_building_it_without():
+    d = _defect(_lstm(True))
+    assert d.confirmed and d.confidence == "high" and not d.fix  # what proj_size computes has no setting here
+    assert d.cause.startswith("MindSpore's LSTM has no proj_size parameter (its constructor takes no such keyword")
+
+
+def test_the_lstm_without_a_projection_passes():
+    assert _lstm(False).status == "pass"
