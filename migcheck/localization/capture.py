@@ -10,6 +10,7 @@ import numpy as np
 
 from migcheck.judging.compare import TensorComparison
 from migcheck.localization.confirm import explain, first_array
+from migcheck.localization.activation_order import activation_moved
 from migcheck.localization.dataflow import Dataflow, as_handed, descendants, pair_calls
 from migcheck.localization.functional_ops import torch_called
 from migcheck.localization.defect_findings import findings_of, unique_findings
@@ -207,7 +208,7 @@ def _defects(module: TorchProbe, cell: MindSporeProbe, rows: Sequence[SubcellRow
         fed = [[np.size(x) for x in c.inputs] for c in m_calls if c.name == row.ms_name]  # each call of a shared layer
         if fed and all(f != [np.size(x) for x in call.inputs] for f in fed):
             continue  # the port's layer never sees torch's input (it folds an unpaired torch op in: ZeroPad2d)
-        t_shape, m_shape = _shape_of(call.output), _shape_of(isolated[row.order])
+        t_shape, m_shape = np.shape(first_array(call.output)), np.shape(first_array(isolated[row.order]))
         how = (f"output shape {t_shape} vs {m_shape}" if t_shape != m_shape
                else f"max abs err {row.isolated_max_abs_err:.3g}")
         evidence = f"fed torch's recorded inputs, MindSpore '{row.ms_name}' still differs ({how})"
@@ -232,6 +233,9 @@ def _defects(module: TorchProbe, cell: MindSporeProbe, rows: Sequence[SubcellRow
                                                                             and not cause):
                     cause, fix, rule, confirmed = searched.cause, searched.fix, searched.rule, searched.confirmed
                     evidence += f"; argument search: {len(searched.tried)} candidates in {searched.seconds:.2f} s"
+            moved = None if confirmed else activation_moved(cell, row, rows, t_calls, m_calls, tol)
+            if moved is not None:  # torch's activation module before it, ported as the layer's own activation=
+                cause, fix, rule, confirmed, evidence = moved.cause, moved.fix, moved.rule, True, moved.evidence
             if not cause and call.start >= 0:  # a module of the port's own: its calls, replayed with one setting changed
                 replayed = _replay(module, call.name, call.start, call.end, call.output, isolated[row.order], tol)
                 if replayed is not None and port_passes_torchs_value(cell, row.ms_name, call.inputs, replayed):
@@ -356,12 +360,6 @@ def _replay(module: TorchProbe, owner: str, after: int, before: int, torch_value
         return None
     rtol, atol = tol(str(t.dtype)) if t.dtype.kind == "f" else tol("float32")
     return find_setting(Replayer(module), owner, after, before, t, m, rtol, atol)
-
-
-def _shape_of(tree: Any) -> Tuple[int, ...]:
-    while isinstance(tree, (list, tuple)) and tree:
-        tree = tree[0]
-    return tuple(np.shape(tree)) if isinstance(tree, np.ndarray) else ()
 
 
 def _container_setting(module: TorchProbe, cell: MindSporeProbe, first: SubcellRow, t_calls: Sequence[Any], m_calls: Sequence[Any],
