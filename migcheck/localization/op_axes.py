@@ -6,6 +6,7 @@ input's rank; only a re-run that then agrees with torch confirms one (op_search.
 from __future__ import annotations
 
 import re
+from itertools import combinations
 from typing import Any, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
@@ -26,6 +27,9 @@ def other_axes(ms_op: OpRecord, args: Mapping[str, Any], where: Mapping[str, Tup
     for name, value in args.items():
         if not _AXIS.match(name) or name not in where:
             continue
+        if isinstance(value, (tuple, list)) and len(value) > 1:  # several axes: each other set of as many
+            out += _other_sets(ms_op.index, name, value, rank, where)
+            continue
         one = value[0] if isinstance(value, (tuple, list)) and len(value) == 1 else value
         if not isinstance(one, int) or isinstance(one, bool) or rank < 2 or not -rank <= one < rank:
             continue
@@ -36,6 +40,19 @@ def other_axes(ms_op: OpRecord, args: Mapping[str, Any], where: Mapping[str, Tup
             out.append((placed(ms_op.index, where, ((name, new),)),
                         f"{name}={new!r} (another axis of its rank-{rank} input)"))
     return out
+
+
+def _other_sets(index: int, name: str, value: Sequence[Any], rank: int, where: Mapping[str, Tuple[str, Any]]
+                ) -> List[Tuple[OpChange, str]]:
+    """(1, 2) of a rank-3 input -> (0, 1), (0, 2): the axes a norm or sum keeps per channel, counted otherwise."""
+    if not all(isinstance(a, int) and not isinstance(a, bool) and -rank <= a < rank for a in value):
+        return []
+    mine = sorted({a % rank for a in value})
+    if len(mine) != len(value) or len(value) >= rank:
+        return []
+    return [(placed(index, where, ((name, type(value)(axes)),)),
+             f"{name}={type(value)(axes)!r} (other axes of its rank-{rank} input)")
+            for axes in combinations(range(rank), len(value)) if list(axes) != mine]
 
 
 def one_step_further(ms_op: OpRecord, args: Mapping[str, Any], where: Mapping[str, Tuple[str, Any]],

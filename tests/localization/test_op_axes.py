@@ -23,6 +23,14 @@ def test_each_other_axis_is_tried_counted_from_the_front():
     assert changes == [(("axis", 0),)]  # counted from the front, as torch's dim usually is
 
 
+def test_several_axes_get_each_other_set_of_as_many_axes():
+    r = OpRecord(1, "Tensor.sum", positional=("<tensor>",), names=("self",), keywords=(("axis", (1, 2)),),
+                 inputs=(np.zeros((8, 4, 3)),))
+    changes = [c.arguments for c, _ in other_axes(r, {"axis": (1, 2)}, {"axis": ("arg", "axis")})]
+    assert changes == [(("axis", (0, 1)),), (("axis", (0, 2)),)]  # a weight norm per kernel tap, not per channel
+    assert other_axes(r, {"axis": (0, 1, 2)}, {"axis": ("arg", "axis")}) == []  # every axis: no other set
+
+
 def _l2(ms_normalize):
     class T(torch.nn.Module):
         def __init__(self):
