@@ -1,6 +1,7 @@
-"""A gradient-only difference from a missing stop_gradient (a straight-through estimator ported without torch's
-`.detach()`): every forward value agrees, each op's own backward agrees, and yet a container's input gradient
-differs, because the port lets gradient flow through a path torch cut.
+"""A gradient-only difference from a path the port's gradient takes and torch's does not: a missing stop_gradient
+(a straight-through estimator ported without torch's `.detach()`), or an op fed NaN that returns a number where
+torch's returns NaN (a later nan_to_num hides it from the output, not from the gradient). Every forward value
+agrees, each op's own backward agrees, and yet a container's input gradient differs.
 
 For each container whose backward differs (torch's recorded output gradient in, torch's input gradient out), the
 port's construct is traced and each float tensor argument of each of its calls is handed over through
@@ -25,6 +26,7 @@ CHILD = "cell:"  # the op tracer's marker of a child cell called by the construc
 MAX_CANDIDATES = 32
 MAX_SECONDS = 20.0
 RULE = "missing-stop-gradient"
+NAN_RULE = "nan-gradient-path"
 
 
 def _grads_agree(torch_grads: Sequence[Any], ms_grads: Sequence[Any], tol: Any) -> bool:
@@ -52,11 +54,11 @@ def detach_defects(module: TorchProbe, cell: MindSporeProbe, ref: Any, loss: Any
             continue
         found = _search(cell, ms_name, call, grad_out[0], grad_in, tol, started)
         if found is not None:
-            cause, fix, tried = found
+            cause, fix, tried, rule = found
             seconds = round(time.monotonic() - started, 3)
             return [Defect(i, call.name, call.kind, ms_name, cell.subcell_kind(ms_name) if ms_name else call.kind,
                            f"forward values agree; inside '{call.name or '<root>'}', {cause}", cause, fix, "high",
-                           True, RULE, search_s=seconds, search_tried=tuple(tried))]
+                           True, rule, search_s=seconds, search_tried=tuple(tried))]
     return []
 
 
@@ -71,6 +73,9 @@ def _search(cell: MindSporeProbe, ms_name: str, call: Any, grad_out: np.ndarray,
         return None  # this container's backward agrees: the difference is elsewhere
     tried: List[str] = []
     for r in reversed([r for r in traced if r.index >= 0 and not r.raised]):
+        nan = _nan_path(cell, ms_name, call, grad_out, grad_in, tol, r, tried, traced)
+        if nan is not None:
+            return nan
         tensors = [k for k, v in enumerate(r.positional) if v == "<tensor>"]
         for j, k in enumerate(tensors[:len(r.inputs)]):
             if r.inputs[j].dtype.kind != "f":
@@ -93,7 +98,32 @@ def _search(cell: MindSporeProbe, ms_name: str, call: Any, grad_out: np.ndarray,
                          f" ops.stop_gradient, the forward still agrees and every input gradient of"
                          f" '{call.name or '<root>'}' agrees with torch's (re-run with mindspore.vjp on torch's"
                          f" recorded inputs and output gradient; {len(tried)} candidates tried){place}")
-                return cause, f"wrap {what} of '{r.name}' in ops.stop_gradient(...) in construct", tried
+                return cause, f"wrap {what} of '{r.name}' in ops.stop_gradient(...) in construct", tried, RULE
+    return None
+
+
+def _nan_path(cell: MindSporeProbe, ms_name: str, call: Any, grad_out: np.ndarray, grad_in: Sequence[Any], tol: Any,
+              r: Any, tried: List[str], traced: Sequence[Any]) -> Any:
+    """An op fed NaN that returns a number where torch's returns NaN (ops.maximum(nan, y) is y): a later op can hide
+    it from the output (nan_to_num), while the gradient takes the other operand's path. Each NaN convention
+    (op_nan.py) re-run through the container's backward; the first with which output and gradients agree."""
+    from migcheck.localization.op_align import OpDivergence
+    from migcheck.localization.op_nan import nan_candidates, nan_fix
+
+    for change, words in nan_candidates(OpDivergence(r, None, ())):
+        tried.append(f"op {r.index} '{r.name}': {words}")
+        try:
+            out, grads = cell.vjp_changed(ms_name, list(call.inputs), grad_out, change)
+        except Exception:  # the change breaks the construct: not this one
+            continue
+        if close(call.output, np.asarray(out), *tol(str(call.output.dtype))) and _grads_agree(grad_in, grads, tol):
+            children = [c.name[len(CHILD):] for c in traced[:traced.index(r)] if c.name.startswith(CHILD)]
+            place = f"; the op sits after '{children[-1]}' output" if children else ""
+            cause = (f"the port's '{r.name}' is fed NaN and sends the gradient along another path than torch's: with"
+                     f" {words.split(' (', 1)[0]}, the forward still agrees and every input gradient of"
+                     f" '{call.name or '<root>'}' agrees with torch's (re-run with mindspore.vjp on torch's recorded"
+                     f" inputs and output gradient; {len(tried)} candidates tried){place}")
+            return cause, nan_fix(r, change), tried, NAN_RULE
     return None
 
 

@@ -6,7 +6,7 @@ agree is the confirmed cause. Its correct twin passes."""
 import numpy as np
 import pytest
 
-from migcheck import PairedCase, given
+from migcheck import PairedCase, given, uniform
 from migcheck.planning.items import Item
 from migcheck.running.pipeline import run_item
 
@@ -137,3 +137,45 @@ def test_a_gradient_through_an_integer_cast_is_named_as_the_cast():
 
 def test_the_stopped_cast_twin_passes():
     assert _offsets(ops.stop_gradient, "cast_stopped").status == "pass"
+
+
+def _nan_floor(keeps_nan: bool):
+    class T(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.enc = torch.nn.Linear(4, 5)
+            self.head = torch.nn.Linear(5, 2)
+
+        def forward(self, x):
+            r = torch.log(self.enc(x))  # NaN where the pre-activation is negative
+            return self.head(torch.nan_to_num(torch.maximum(r, torch.full_like(r, -2.0)), nan=-2.0))
+
+    class M(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.enc = ms.nn.Dense(4, 5)
+            self.head = ms.nn.Dense(5, 2)
+
+        def construct(self, x):
+            r = ms.ops.log(self.enc(x))
+            m = ms.ops.maximum(r, ms.ops.full_like(r, -2.0))
+            if keeps_nan:
+                m = ms.ops.where(ms.ops.isnan(r), r, m)
+            return self.head(ms.ops.nan_to_num(m, nan=-2.0))
+
+    case = PairedCase(name="nan_floor", torch=T, mindspore=M, inputs={"x": uniform(6, 4)},
+                      checks=("forward", "backward"))
+    return run_item(Item(case, "backward", "pynative", "cpu"))
+
+
+def test_an_op_fed_nan_whose_number_a_nan_to_num_hides_is_found_by_its_gradient_path():
+    v = _nan_floor(False)
+    assert v.status == "fail"
+    (finding,) = v.localization.findings
+    assert finding.rule == "nan-gradient-path" and finding.confirmed
+    assert "'maximum' is fed NaN and sends the gradient along another path" in finding.cause
+    assert finding.fix.startswith("keep NaN as torch's maximum does")
+
+
+def test_the_port_keeping_nan_has_torchs_gradients():
+    assert _nan_floor(True).status == "pass"
