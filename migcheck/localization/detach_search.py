@@ -17,6 +17,7 @@ from typing import Any, List, Sequence, Tuple
 import numpy as np
 
 from migcheck.localization.dataflow import close, descendants
+from migcheck.localization.loaded import is_library
 from migcheck.localization.locate import Defect
 from migcheck.records.ops import OpChange
 from migcheck.runners.probes import MindSporeProbe, TorchProbe
@@ -27,6 +28,7 @@ MAX_CANDIDATES = 32
 MAX_SECONDS = 20.0
 RULE = "missing-stop-gradient"
 NAN_RULE = "nan-gradient-path"
+EPS_RULE = "eps-gradient-path"
 
 
 def _grads_agree(torch_grads: Sequence[Any], ms_grads: Sequence[Any], tol: Any) -> bool:
@@ -44,7 +46,7 @@ def detach_defects(module: TorchProbe, cell: MindSporeProbe, ref: Any, loss: Any
     names = [c.name for c in t_calls]
     started = time.monotonic()
     for i, call in enumerate(t_calls):
-        if not (call.name == "" or descendants(names, call.name)) or call.name not in records or not call.inputs:
+        if call.name not in records or not call.inputs:
             continue
         pair = flow.pair_of(i)
         ms_name = "" if call.name == "" else (
@@ -52,7 +54,9 @@ def detach_defects(module: TorchProbe, cell: MindSporeProbe, ref: Any, loss: Any
         grad_out, grad_in = records[call.name]
         if ms_name is None or len(grad_out) != 1 or grad_out[0] is None:
             continue
-        found = _search(cell, ms_name, call, grad_out[0], grad_in, tol, started)
+        if call.name and not descendants(names, call.name) and (ms_name is None or is_library(cell, ms_name, unreadable=True)):
+            continue  # a torch leaf searched only where the port computes it in a construct of its own
+        found = _search(cell, ms_name, call, grad_out[0], grad_in, tol, started, _small_settings(module, call.name))
         if found is not None:
             cause, fix, tried, rule = found
             seconds = round(time.monotonic() - started, 3)
@@ -62,8 +66,17 @@ def detach_defects(module: TorchProbe, cell: MindSporeProbe, ref: Any, loss: Any
     return []
 
 
+def _small_settings(module: TorchProbe, name: str) -> List[Tuple[str, float]]:
+    """torch's module's small positive float settings (an eps it adds): candidates for an op of the port's."""
+    try:
+        _, config = module.config(name)
+    except Exception:  # no readable settings
+        return []
+    return [(k, float(v)) for k, v in config.items() if isinstance(v, float) and 0.0 < v <= 1e-2]
+
+
 def _search(cell: MindSporeProbe, ms_name: str, call: Any, grad_out: np.ndarray, grad_in: Sequence[Any], tol: Any,
-            started: float) -> Any:
+            started: float, small: Sequence[Tuple[str, float]] = ()) -> Any:
     try:
         traced, _ = cell.trace_ops(ms_name, list(call.inputs))
         _, base = cell.vjp_changed(ms_name, list(call.inputs), grad_out, OpChange(-1))
@@ -73,9 +86,10 @@ def _search(cell: MindSporeProbe, ms_name: str, call: Any, grad_out: np.ndarray,
         return None  # this container's backward agrees: the difference is elsewhere
     tried: List[str] = []
     for r in reversed([r for r in traced if r.index >= 0 and not r.raised]):
-        nan = _nan_path(cell, ms_name, call, grad_out, grad_in, tol, r, tried, traced)
-        if nan is not None:
-            return nan
+        found = _nan_path(cell, ms_name, call, grad_out, grad_in, tol, r, tried, traced) or _eps_path(
+            cell, ms_name, call, grad_out, grad_in, tol, r, tried, traced, small)
+        if found is not None:
+            return found
         tensors = [k for k, v in enumerate(r.positional) if v == "<tensor>"]
         for j, k in enumerate(tensors[:len(r.inputs)]):
             if r.inputs[j].dtype.kind != "f":
@@ -124,6 +138,33 @@ def _nan_path(cell: MindSporeProbe, ms_name: str, call: Any, grad_out: np.ndarra
                      f" '{call.name or '<root>'}' agrees with torch's (re-run with mindspore.vjp on torch's recorded"
                      f" inputs and output gradient; {len(tried)} candidates tried){place}")
             return cause, nan_fix(r, change), tried, NAN_RULE
+    return None
+
+
+def _eps_path(cell: MindSporeProbe, ms_name: str, call: Any, grad_out: np.ndarray, grad_in: Sequence[Any], tol: Any,
+              r: Any, tried: List[str], traced: Sequence[Any], small: Sequence[Tuple[str, float]]) -> Any:
+    """torch's own small setting (PairwiseDistance's eps) added to a float input of one of the port's calls: a
+    norm at a zero vector has a NaN gradient that torch's eps keeps finite, while the forward barely moves."""
+    tensors = [k for k, v in enumerate(r.positional) if v == "<tensor>"][:len(r.inputs)]
+    for setting, eps in small:
+        for j, k in enumerate(tensors):
+            if r.inputs[j].dtype.kind != "f" or len(tried) >= MAX_CANDIDATES:
+                continue
+            tried.append(f"op {r.index} '{r.name}': torch's {setting}={eps:g} added to its input {k}")
+            try:
+                out, grads = cell.vjp_changed(ms_name, list(call.inputs), grad_out,
+                                              OpChange(r.index, offset_input=((k, eps),)))
+            except Exception:  # the change breaks the construct: not this one
+                continue
+            if close(call.output, np.asarray(out), *tol(str(call.output.dtype))) and _grads_agree(grad_in, grads, tol):
+                name = r.names[k] if k < len(r.names) else f"input {k}"
+                cause = (f"the port's '{r.name}' is computed without torch's {setting}={eps:g} ('{call.name}'"
+                         f" {call.kind}'s {setting}): with {eps:g} added to its {name}, the forward still agrees and"
+                         f" every input gradient of '{call.name or '<root>'}' agrees with torch's (re-run with"
+                         f" mindspore.vjp on torch's recorded inputs and output gradient; {len(tried)} candidates"
+                         f" tried)")
+                return cause, f"{r.name}(..., {name} + {eps:g}, ...): add torch's {setting} as torch does", tried, \
+                    EPS_RULE
     return None
 
 

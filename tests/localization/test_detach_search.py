@@ -179,3 +179,46 @@ def test_an_op_fed_nan_whose_number_a_nan_to_num_hides_is_found_by_its_gradient_
 
 def test_the_port_keeping_nan_has_torchs_gradients():
     assert _nan_floor(True).status == "pass"
+
+
+def _distance(with_eps: bool):
+    class T(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = torch.nn.Linear(3, 3)
+            self.dist = torch.nn.PairwiseDistance(p=2.0, eps=1e-6)
+
+        def forward(self, a, b):
+            return self.dist(self.fc(a), self.fc(b))
+
+    class Dist(ms.nn.Cell):
+        def construct(self, a, b):
+            return ms.ops.norm(a - b + (1e-6 if with_eps else 0.0), dim=-1)
+
+    class M(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc = ms.nn.Dense(3, 3)
+            self.dist = Dist()
+
+        def construct(self, a, b):
+            return self.dist(self.fc(a), self.fc(b))
+
+    a = np.random.default_rng(1).uniform(-1, 1, (4, 3)).astype(np.float32)
+    b = a.copy()
+    b[2:] += 0.5  # the first two pairs coincide: a zero difference, where the norm's gradient is NaN
+    case = PairedCase(name="distance", torch=T, mindspore=M, inputs={"a": given(a), "b": given(b)},
+                      checks=("forward", "backward"))
+    return run_item(Item(case, "backward", "pynative", "cpu"))
+
+
+def test_a_norm_without_torchs_eps_is_found_by_adding_torchs_own_setting_in_the_backward_re_run():
+    v = _distance(False)
+    assert v.status == "fail"
+    (finding,) = v.localization.findings
+    assert finding.rule == "eps-gradient-path" and finding.confirmed
+    assert "computed without torch's eps=1e-06 ('dist' PairwiseDistance's eps)" in finding.cause
+
+
+def test_the_norm_with_torchs_eps_passes():
+    assert _distance(True).status == "pass"
