@@ -153,7 +153,8 @@ def computed_from(values: Sequence[np.ndarray], earlier: Sequence[Any], source: 
     own inputs are not followed (a child cell is where the trail ends)."""
     frontier, found = list(values), []
     for r in reversed(earlier):
-        if not any(o.shape == x.shape and np.array_equal(o, x) for o in r.outputs for x in frontier):
+        if not any(o.shape == x.shape and np.array_equal(o, x, equal_nan=o.dtype.kind in "fc" and x.dtype.kind in "fc")
+                   for o in r.outputs for x in frontier):  # a masked NaN is the same value on the trail
             continue
         if source(r):
             found.append(r)

@@ -52,3 +52,14 @@ def test_candidates_take_torchs_value_by_meaning_then_swaps_and_the_drop():
     assert any(c.swap_outputs and c.index == 1 for c, _ in changes)
     # dropped is tried whatever the shapes, last: only the construct's re-run agreeing with torch confirms it
     assert [c.drop for c, _ in changes][-1] and sum(c.drop for c, _ in changes) == 1  # (2, 3) in, (2,) out: last
+
+
+def test_the_trail_back_to_a_child_follows_values_that_hold_nan():
+    from migcheck.localization.op_align import computed_from
+    from migcheck.records.ops import OpRecord
+
+    child = np.array([[1.0, 2.0]], np.float32)
+    masked = np.array([[1.0, np.nan]], np.float32)
+    records = [OpRecord(-1, "cell:b", outputs=(child,)), OpRecord(0, "masked_fill", inputs=(child,), outputs=(masked,))]
+    _, sources = computed_from([masked.copy()], records, lambda r: r.index < 0)
+    assert [r.name for r in sources] == ["cell:b"]
