@@ -11,6 +11,7 @@ import numpy as np
 from migcheck.judging.compare import TensorComparison
 from migcheck.localization.confirm import explain, first_array
 from migcheck.localization.activation_order import activation_moved
+from migcheck.localization.pad_fold import pad_folded
 from migcheck.localization.dataflow import Dataflow, as_handed, descendants, pair_calls
 from migcheck.localization.functional_ops import torch_called
 from migcheck.localization.defect_findings import findings_of, unique_findings
@@ -294,6 +295,9 @@ def _defects(module: TorchProbe, cell: MindSporeProbe, rows: Sequence[SubcellRow
             return out
         searched = _search_ops(module, cell, first, t_calls, tol) if ops else None
         cost = dict(search_s=searched.seconds, search_tried=searched.tried) if searched is not None else {}
+        folded = None if searched and searched.confirmed else pad_folded(module, cell, first, rows, t_calls, m_calls, tol)
+        if folded is not None:  # torch's F.pad before a layer, folded into the port's layer's own padding
+            return out + [folded]
         if searched is not None and searched.confirmed:
             out.append(Defect(first.order, first.torch_name, first.torch_kind, first.ms_name, first.ms_kind,
                               f"{between}; {searched.cause}", searched.cause, searched.fix, "high", True, searched.rule,
