@@ -1,0 +1,191 @@
+"""Held-out set 19, half a: layers with parameters and their settings, layouts and state (blind).
+
+Each entry is ONE nameable difference between a small torch network and its MindSpore port; the correct
+port is the same network ported right. Sources: MindSpore's pytorch_diff pages and probes of torch 2.13 /
+MindSpore 2.10 on CPU.
+"""
+from __future__ import annotations
+
+import mindspore as ms
+import mindspore.nn as mnn
+import numpy as np
+import torch
+import torch.nn as tnn
+import torch.nn.functional as F
+from mindspore import Parameter, Tensor, ops
+
+from evaluation.corpus.build import entry, renamer
+from migcheck.specs import integers, uniform
+
+FAMILY = "h19"
+
+
+# --- 1. functional local_response_norm -> ops.lrn: torch's `size` is the full window, MindSpore's depth_radius
+#        is the half-width (the window is 2*depth_radius+1 channels).
+class _TorchLrnNet(tnn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = tnn.Conv2d(3, 8, 1)
+        self.head = tnn.Conv2d(8, 4, 1)
+
+    def forward(self, x):
+        h = self.conv(x)
+        h = F.local_response_norm(h, 5, alpha=0.5, beta=0.75, k=1.0)
+        return self.head(h)
+
+
+class _MsLrnNet(mnn.Cell):
+    def __init__(self, depth_radius):
+        super().__init__()
+        self.conv = mnn.Conv2d(3, 8, 1, has_bias=True)
+        self.head = mnn.Conv2d(8, 4, 1, has_bias=True)
+        self.depth_radius = depth_radius
+
+    def construct(self, x):
+        h = self.conv(x)
+        h = ops.lrn(h, depth_radius=self.depth_radius, bias=1.0, alpha=0.5 / 5, beta=0.75)
+        return self.head(h)
+
+
+# --- 2. InstanceNorm2d(track_running_stats=True) in eval normalises with its running statistics; MindSpore's
+#        InstanceNorm2d has no CPU kernel, so the porter writes per-instance statistics by hand.
+class _TorchInstanceNormNet(tnn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = tnn.Conv2d(3, 4, 1)
+        self.norm = tnn.InstanceNorm2d(4, affine=True, track_running_stats=True)
+        self.head = tnn.Conv2d(4, 4, 1)
+
+    def forward(self, x):
+        return self.head(self.norm(self.conv(x)))
+
+
+class _MsPerInstanceNorm(mnn.Cell):
+    def __init__(self, channels, eps=1e-5):
+        super().__init__()
+        self.gamma = Parameter(Tensor(np.ones(channels, np.float32)), name="gamma")
+        self.beta = Parameter(Tensor(np.zeros(channels, np.float32)), name="beta")
+        self.moving_mean = Parameter(Tensor(np.zeros(channels, np.float32)), name="moving_mean", requires_grad=False)
+        self.moving_variance = Parameter(Tensor(np.ones(channels, np.float32)), name="moving_variance",
+                                         requires_grad=False)
+        self.eps = eps
+
+    def construct(self, x):
+        mean = x.mean(axis=(2, 3), keep_dims=True)
+        var = ((x - mean) ** 2).mean(axis=(2, 3), keep_dims=True)
+        y = (x - mean) / ops.sqrt(var + self.eps)
+        return y * self.gamma.reshape(1, -1, 1, 1) + self.beta.reshape(1, -1, 1, 1)
+
+
+class _MsInstanceNormNet(mnn.Cell):
+    def __init__(self, running):
+        super().__init__()
+        self.conv = mnn.Conv2d(3, 4, 1, has_bias=True)
+        self.norm = mnn.BatchNorm2d(4, eps=1e-5, momentum=0.9) if running else _MsPerInstanceNorm(4)
+        self.head = mnn.Conv2d(4, 4, 1, has_bias=True)
+
+    def construct(self, x):
+        return self.head(self.norm(self.conv(x)))
+
+
+_IN_MAP = renamer([("conv", "conv"), ("norm", "norm"), ("head", "head")], norms=["norm"])
+
+
+# --- 3. LayerNorm over the two trailing dims: MindSpore's nn.LayerNorm needs begin_params_axis moved with
+#        begin_norm_axis (its default -1 expects gamma of the last dim only).
+class _TorchLayerNorm2dNet(tnn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = tnn.Conv2d(2, 3, 1)
+        self.norm = tnn.LayerNorm((4, 4))
+        self.head = tnn.Conv2d(3, 2, 1)
+
+    def forward(self, x):
+        return self.head(self.norm(self.conv(x)))
+
+
+class _MsLayerNorm2dNet(mnn.Cell):
+    def __init__(self, params_axis):
+        super().__init__()
+        self.conv = mnn.Conv2d(2, 3, 1, has_bias=True)
+        if params_axis is None:
+            self.norm = mnn.LayerNorm((4, 4), begin_norm_axis=2, epsilon=1e-5)
+        else:
+            self.norm = mnn.LayerNorm((4, 4), begin_norm_axis=2, begin_params_axis=params_axis, epsilon=1e-5)
+        self.head = mnn.Conv2d(3, 2, 1, has_bias=True)
+
+    def construct(self, x):
+        return self.head(self.norm(self.conv(x)))
+
+
+# --- 4. Embedding.from_pretrained freezes the table by default (freeze=True); mindspore.nn.Embedding built
+#        from the same table trains it.
+class _TorchPretrainedEmbeddingNet(tnn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = tnn.Embedding.from_pretrained(torch.randn(12, 6))
+        self.fc = tnn.Linear(6, 3)
+
+    def forward(self, ids):
+        return self.fc(torch.tanh(self.emb(ids))).mean(dim=1)
+
+
+class _MsPretrainedEmbeddingNet(mnn.Cell):
+    def __init__(self, frozen):
+        super().__init__()
+        self.emb = mnn.Embedding(12, 6, embedding_table=Tensor(np.random.randn(12, 6).astype(np.float32)))
+        if frozen:
+            self.emb.embedding_table.requires_grad = False
+        self.fc = mnn.Dense(6, 3)
+
+    def construct(self, ids):
+        return self.fc(ops.tanh(self.emb(ids))).mean(axis=1)
+
+
+# --- 5. ConvTranspose2d called with output_size= in forward picks output_padding itself; MindSpore's
+#        Conv2dTranspose.construct takes no output_size, so output_padding must be set on the layer.
+class _TorchUpNet(tnn.Module):
+    def __init__(self):
+        super().__init__()
+        self.down = tnn.Conv2d(2, 4, 3, stride=2, padding=1)
+        self.up = tnn.ConvTranspose2d(4, 2, 3, stride=2, padding=1)
+
+    def forward(self, x):
+        h = torch.relu(self.down(x))
+        return self.up(h, output_size=x.shape[-2:])
+
+
+class _MsUpNet(mnn.Cell):
+    def __init__(self, output_padding):
+        super().__init__()
+        self.down = mnn.Conv2d(2, 4, 3, stride=2, pad_mode="pad", padding=1, has_bias=True)
+        self.up = mnn.Conv2dTranspose(4, 2, 3, stride=2, pad_mode="pad", padding=1, output_padding=output_padding,
+                                      has_bias=True)
+
+    def construct(self, x):
+        return self.up(ops.relu(self.down(x)))
+
+
+ENTRIES = [
+    entry("h19a_functional_lrn_size_passed_as_ops_lrn_depth_radius", FAMILY, "probe:F.local_response_norm size vs ops.lrn depth_radius",
+          _TorchLrnNet, lambda: _MsLrnNet(5), lambda: _MsLrnNet(2), ["after:conv"],
+          ["depth_radius|size|half-width window"], inputs={"x": uniform(2, 3, 4, 4)},
+          cause_pattern=r"\bdepth_radius\b[^.]*(=\s*2\b|\b2\b|size\s*//\s*2|\bhalf)|\bhalf\b[^.]*\bsize\b[^.]*\bdepth_radius\b"),
+    entry("h19a_instancenorm2d_tracked_running_stats_eval_normalised_per_instance", FAMILY,
+          "probe:InstanceNorm2d track_running_stats eval (MindSpore InstanceNorm has no CPU kernel)",
+          _TorchInstanceNormNet, lambda: _MsInstanceNormNet(False), lambda: _MsInstanceNormNet(True), ["norm"],
+          ["track_running_stats|running statistics"], inputs={"x": uniform(2, 3, 4, 4)}, weight_map=_IN_MAP,
+          cause_pattern=r"\btrack_running_stats\b|\brunning[_ ](mean|var|stat)|\bmoving[_ ](mean|variance|statistic)|\buse_batch_statistics\b"),
+    entry("h19a_layernorm_two_trailing_dims_begin_params_axis_default_raises", FAMILY, "LayerNorm",
+          _TorchLayerNorm2dNet, lambda: _MsLayerNorm2dNet(None), lambda: _MsLayerNorm2dNet(2), ["norm"],
+          ["begin_params_axis"], inputs={"x": uniform(2, 2, 4, 4)}, fails_with="error",
+          cause_pattern=r"\bbegin_params_axis\b"),
+    entry("h19a_embedding_from_pretrained_freeze_default_table_trained", FAMILY, "probe:Embedding.from_pretrained freeze=True default",
+          _TorchPretrainedEmbeddingNet, lambda: _MsPretrainedEmbeddingNet(False), lambda: _MsPretrainedEmbeddingNet(True),
+          ["emb"], ["freeze|requires_grad"], inputs={"ids": integers(3, 5, high=12)}, checks=("forward", "backward"),
+          cause_pattern=r"\bfreeze\b|\bfrozen\b|\brequires_grad\b[^.]*\bfalse\b|\bnot\b[^.]*\btrain(ed|able)\b"),
+    entry("h19a_conv_transpose2d_forward_output_size_dropped_in_construct", FAMILY, "probe:ConvTranspose2d forward output_size",
+          _TorchUpNet, lambda: _MsUpNet(0), lambda: _MsUpNet(1), ["up"], ["output_padding|output_size"],
+          inputs={"x": uniform(2, 2, 8, 8)}, fails_with="shape",
+          cause_pattern=r"\boutput_padding\b[^.]*\b1\b|\boutput_size\b"),
+]
