@@ -167,6 +167,98 @@ class _MsUpNet(mnn.Cell):
         return self.up(ops.relu(self.down(x)))
 
 
+# --- 6. MultiheadAttention(bias=False): MindSpore's nn.MultiheadAttention calls the switch has_bias (default
+#        True) and its out_proj bias starts non-zero, so a port that keeps the default adds a bias torch lacks.
+class _TorchMhaNet(tnn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = tnn.Linear(6, 8)
+        self.attn = tnn.MultiheadAttention(8, 2, bias=False, batch_first=True)
+        self.head = tnn.Linear(8, 3)
+
+    def forward(self, x):
+        h = self.proj(x)
+        out, _ = self.attn(h, h, h, need_weights=False)
+        return self.head(out)
+
+
+class _MsMhaNet(mnn.Cell):
+    def __init__(self, has_bias):
+        super().__init__()
+        self.proj = mnn.Dense(6, 8)
+        if has_bias is None:
+            self.attn = mnn.MultiheadAttention(8, 2, batch_first=True)
+        else:
+            self.attn = mnn.MultiheadAttention(8, 2, has_bias=has_bias, batch_first=True)
+        self.head = mnn.Dense(8, 3)
+
+    def construct(self, x):
+        h = self.proj(x)
+        out, _ = self.attn(h, h, h, need_weights=False)
+        return self.head(out)
+
+
+# --- 7. functional batch_norm with no running statistics (running_mean=None, running_var=None, training=True),
+#        as in functional/meta-learning code; mindspore.ops.batch_norm needs running_mean/running_var tensors.
+class _TorchFunctionalBnNet(tnn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = tnn.Conv2d(3, 4, 1)
+        self.gamma = tnn.Parameter(torch.ones(4))
+        self.beta = tnn.Parameter(torch.zeros(4))
+        self.head = tnn.Conv2d(4, 2, 1)
+
+    def forward(self, x):
+        h = self.conv(x)
+        h = F.batch_norm(h, None, None, self.gamma, self.beta, training=True)
+        return self.head(h)
+
+
+class _MsFunctionalBnNet(mnn.Cell):
+    def __init__(self, with_buffers):
+        super().__init__()
+        self.conv = mnn.Conv2d(3, 4, 1, has_bias=True)
+        self.gamma = Parameter(Tensor(np.ones(4, np.float32)), name="gamma")
+        self.beta = Parameter(Tensor(np.zeros(4, np.float32)), name="beta")
+        self.head = mnn.Conv2d(4, 2, 1, has_bias=True)
+        self.with_buffers = with_buffers
+
+    def construct(self, x):
+        h = self.conv(x)
+        if self.with_buffers:
+            mean = ops.zeros(4, ms.float32)
+            var = ops.ones(4, ms.float32)
+            h = ops.batch_norm(h, mean, var, self.gamma, self.beta, training=True)
+        else:
+            h = ops.batch_norm(h, None, None, self.gamma, self.beta, training=True)
+        return self.head(h)
+
+
+# --- 8. LayerNorm(elementwise_affine=False) has no parameters; mindspore.nn.LayerNorm always creates trainable
+#        gamma/beta (the mint-style nn.LayerNormExt takes elementwise_affine).
+class _TorchPlainLayerNormNet(tnn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = tnn.Linear(5, 6)
+        self.norm = tnn.LayerNorm(6, elementwise_affine=False)
+        self.fc2 = tnn.Linear(6, 3)
+
+    def forward(self, x):
+        return self.fc2(self.norm(torch.relu(self.fc1(x))))
+
+
+class _MsPlainLayerNormNet(mnn.Cell):
+    def __init__(self, affine):
+        super().__init__()
+        self.fc1 = mnn.Dense(5, 6)
+        self.norm = mnn.LayerNorm((6,), epsilon=1e-5) if affine else mnn.LayerNormExt(6, eps=1e-5,
+                                                                                     elementwise_affine=False)
+        self.fc2 = mnn.Dense(6, 3)
+
+    def construct(self, x):
+        return self.fc2(self.norm(ops.relu(self.fc1(x))))
+
+
 ENTRIES = [
     entry("h19a_functional_lrn_size_passed_as_ops_lrn_depth_radius", FAMILY, "probe:F.local_response_norm size vs ops.lrn depth_radius",
           _TorchLrnNet, lambda: _MsLrnNet(5), lambda: _MsLrnNet(2), ["after:conv"],
@@ -189,4 +281,17 @@ ENTRIES = [
           _TorchUpNet, lambda: _MsUpNet(1), lambda: _MsUpNet((1, 0, 1, 0)), ["up"], ["output_padding|output_size"],
           inputs={"x": uniform(2, 2, 8, 8)}, fails_with="shape",
           cause_pattern=r"\boutput_padding\b|\boutput_size\b|\bpadding\s*=\s*\(\s*1\s*,\s*0\s*,\s*1\s*,\s*0\s*\)"),
+    entry("h19a_multihead_attention_bias_false_ported_with_default_has_bias", FAMILY, "MultiheadAttention",
+          _TorchMhaNet, lambda: _MsMhaNet(None), lambda: _MsMhaNet(False), ["attn"], ["has_bias|bias=False"],
+          inputs={"x": uniform(2, 4, 6)},
+          cause_pattern=r"\bhas_bias\b[^.]*\bfalse\b|\bbias\s*=\s*false\b[^.]*\bhas_bias\b|\bout_proj[._]bias\b"),
+    entry("h19a_functional_batch_norm_without_running_stats_ops_batch_norm_raises", FAMILY, "probe:F.batch_norm(None, None, training=True) vs ops.batch_norm",
+          _TorchFunctionalBnNet, lambda: _MsFunctionalBnNet(False), lambda: _MsFunctionalBnNet(True), ["after:conv"],
+          ["running_mean|running_var|None"], inputs={"x": uniform(3, 3, 4, 4)}, fails_with="error",
+          cause_pattern=r"\brunning_(mean|var)\b|\bmoving_(mean|variance)\b|\brunning stat"),
+    entry("h19a_layernorm_elementwise_affine_false_ported_with_trainable_gamma_beta", FAMILY, "LayerNorm",
+          _TorchPlainLayerNormNet, lambda: _MsPlainLayerNormNet(True), lambda: _MsPlainLayerNormNet(False), ["norm"],
+          ["elementwise_affine|requires_grad"], inputs={"x": uniform(4, 5)}, checks=("forward", "backward"),
+          fails_with="structure",
+          cause_pattern=r"\belementwise_affine\b|\bLayerNormExt\b|\brequires_grad\b[^.]*\bfalse\b"),
 ]
