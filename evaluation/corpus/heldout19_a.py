@@ -270,6 +270,46 @@ class _MsPlainLayerNormNet(mnn.Cell):
         return self.fc2(self.norm(ops.relu(self.fc1(x))))
 
 
+# --- 9. spectral_norm in eval divides by sigma = u . (W v) from its stored weight_u / weight_v buffers (no power
+#        iteration outside training); a port that takes the exact largest singular value differs.
+class _TorchSpectralNet(tnn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = tnn.Linear(5, 6)
+        self.sn = tnn.utils.spectral_norm(tnn.Linear(6, 4))
+
+    def forward(self, x):
+        return self.sn(torch.relu(self.fc1(x)))
+
+
+class _MsSpectralLinear(mnn.Cell):
+    def __init__(self, stored):
+        super().__init__()
+        self.weight_orig = Parameter(Tensor(np.random.randn(4, 6).astype(np.float32)), name="weight_orig")
+        self.bias = Parameter(Tensor(np.zeros(4, np.float32)), name="bias")
+        self.weight_u = Parameter(Tensor(np.ones(4, np.float32)), name="weight_u", requires_grad=False)
+        self.weight_v = Parameter(Tensor(np.ones(6, np.float32)), name="weight_v", requires_grad=False)
+        self.stored = stored
+
+    def construct(self, x):
+        w = self.weight_orig
+        if self.stored:
+            sigma = (self.weight_u * ops.mv(w, self.weight_v)).sum()
+        else:
+            sigma = ops.svd(w, compute_uv=False)[0]
+        return ops.dense(x, w / sigma, self.bias)
+
+
+class _MsSpectralNet(mnn.Cell):
+    def __init__(self, stored):
+        super().__init__()
+        self.fc1 = mnn.Dense(5, 6)
+        self.sn = _MsSpectralLinear(stored)
+
+    def construct(self, x):
+        return self.sn(ops.relu(self.fc1(x)))
+
+
 ENTRIES = [
     entry("h19a_functional_lrn_size_passed_as_ops_lrn_depth_radius", FAMILY, "probe:F.local_response_norm size vs ops.lrn depth_radius",
           _TorchLrnNet, lambda: _MsLrnNet(5), lambda: _MsLrnNet(2), ["after:conv"],
@@ -305,4 +345,9 @@ ENTRIES = [
           ["elementwise_affine|requires_grad"], inputs={"x": uniform(4, 5)}, checks=("forward", "backward"),
           fails_with="structure",
           cause_pattern=r"\belementwise_affine\b|\brequires_grad\b[^.]*\bfalse\b"),
+    entry("h19a_spectral_norm_eval_sigma_from_stored_u_v_ported_as_exact_svd", FAMILY,
+          "probe:torch.nn.utils.spectral_norm in eval (stored weight_u/weight_v)",
+          _TorchSpectralNet, lambda: _MsSpectralNet(False), lambda: _MsSpectralNet(True), ["sn"],
+          ["weight_u|weight_v|power iteration"], inputs={"x": uniform(3, 5)},
+          cause_pattern=r"\bweight_[uv]\b|\bpower[- ]iterations?\b|\bn_power_iterations\b|\bstored\b[^.]*\b(u|v)\b"),
 ]
