@@ -57,6 +57,11 @@ def _inorm_ms(cell_norm: bool):
             self.eps = eps
             self.gamma = ms.Parameter(ms.Tensor(np.ones(c, np.float32)), name="gamma")
             self.beta = ms.Parameter(ms.Tensor(np.zeros(c, np.float32)), name="beta")
+            # the same (unused) running statistics the MindSpore cell keeps, so both ports share names
+            self.moving_mean = ms.Parameter(ms.Tensor(np.zeros(c, np.float32)), name="moving_mean",
+                                            requires_grad=False)
+            self.moving_variance = ms.Parameter(ms.Tensor(np.ones(c, np.float32)), name="moving_variance",
+                                             requires_grad=False)
 
         def construct(self, x):
             mean = ops.mean(x, (2, 3, 4), keep_dims=True)
@@ -217,8 +222,8 @@ def _desc_ms(manual: bool):
         def construct(self, x):
             x = self.in_drop(x)
             if manual:
-                n = ops.sqrt(ops.sum(x * x, -1, keepdim=True))
-                y = x / ops.clamp(n, min=1e-12)
+                # torch: x / max(||x||, 1e-12); squared, so the clamp is never a tie at an all-zero row
+                y = x / ops.sqrt(ops.maximum(ops.sum(x * x, -1, keepdim=True), 1e-24))
             else:
                 y = self.l2(x)
             return self.proj(y)
@@ -234,6 +239,7 @@ ENTRIES = [
           _inorm_torch, lambda: _inorm_ms(True), lambda: _inorm_ms(False), ("norm",),
           ("InstanceNorm3d|no CPU kernel|compute with ops",), inputs={"x": uniform(2, 2, 3, 4, 4)},
           fails_with="error", weight_map=_INORM_MAP,
+          constant_params=("norm.moving_mean", "norm.moving_variance"),
           cause_pattern=r"\bInstanceNorm3d\b[^.]*\b(cpu|kernel|unsupported|not supported|ops|mean|var)\b|"
                         r"\b(ops\.mean|ops\.var|reducemean|moments)\b[^.]*\b(axis|axes|instance|2, ?3, ?4)\b"),
     entry("h19b_functional_temporal_avg_pool3d_default_stride_one", H, "AvgPool3d",
