@@ -253,14 +253,18 @@ ENTRIES = [
                         r"5 dim)"),
     entry("h19b_mri_background_relu_as_ops_maximum_tie_gradient", H, "probe:ops.maximum gradient at ties",
           _bg_torch, lambda: _bg_ms(False), lambda: _bg_ms(True), ("after:in_drop",),
-          ("ops.maximum|tie|gradient at zero|relu",), inputs={"x": given(_BG)}, checks=("forward", "backward"), fails_on=("backward",),
+          ("ops.maximum|tie|gradient at zero|relu",), inputs={"x": given(_BG)}, checks=("forward", "backward"),
+          fails_on=("backward",),
           cause_pattern=r"\b(ops\.)?maximum\b[^.]*\b(tie|ties|equal|0\.5|half|split)\b|"
-                        r"\b(ops\.relu|nn\.ReLU|relu)\b[^.]*\b(instead|replace|use)\b"),
+                        r"\b(ops\.relu|nn\.ReLU)\b[^;\n]{0,40}\b(instead of|rather than|in place of)\b"
+                        r"[^;\n]{0,20}\bmaximum\b|"
+                        r"\bmaximum\b[^;\n]{0,40}\b(with|by|for)\b[^;\n]{0,20}\b(ops\.relu|nn\.ReLU)\b"),
     entry("h19b_zero_patch_descriptor_l2normalize_epsilon_gradient", H, "L2Normalize",
           _desc_torch, lambda: _desc_ms(False), lambda: _desc_ms(True), ("after:in_drop",),
           ("L2Normalize|epsilon|1e-12|zero vector gradient",), inputs={"x": given(_DESC)},
           checks=("forward", "backward"), fails_on=("backward",),
-          cause_pattern=r"\bepsilon\b[^.]*\b(1e-0?12|1e-0?4|0\.0001)\b|\beps\b[^.]*\b1e-0?12\b"),
+          cause_pattern=r"\bepsilon\b[^.]*\b(1e-0?12|1e-0?4|0\.0001)\b|\beps\b[^.]*\b1e-0?12\b|"
+                        r"\b(norm|clamp|clamp_min|maximum)\b[^.]*\b1e-0?12\b"),
 ]
 
 from evaluation.corpus.heldout19_b_ports import ENTRIES as _PORTS  # noqa: E402

@@ -343,7 +343,8 @@ ENTRIES = [
     entry("h19b_port_monai_unet_up_conv3d_transpose_default_same_pad_mode", P, "ConvTranspose3d", _up_torch,
           lambda: _up_ms(False), lambda: _up_ms(True), ("conv",), ("pad_mode|padding|output_padding",),
           inputs={"x": uniform(1, 2, 2, 3, 3)},
-          cause_pattern=r"\bpad_mode\b[^.]*['\"]?pad\b|\boutput_padding\b[^.]*\b1\b|\bpadding\s*=\s*1\b"),
+          cause_pattern=r"\bpad_mode\s*=\s*['\"]pad['\"]|\boutput_padding\s*=\s*1\b|\bpadding\s*=\s*1\b|"
+                        r"\bpad_mode\b[^.]*\bsame\b[^.]*\b(padding|output_padding)\b"),
     entry("h19b_port_i3d_unit3d_batchnorm3d_eps_dropped", P, "BatchNorm3d", _unit3d_torch,
           lambda: _unit3d_ms(False), lambda: _unit3d_ms(True), ("bn",), ("eps|0.001",),
           inputs={"x": uniform(1, 2, 3, 4, 4)},
