@@ -137,6 +137,16 @@ class CellOps:
         p.set_dtype(ms_dtype(dtype))
         return previous
 
+    def set_parameter_value(self, name: str, value: np.ndarray) -> np.ndarray:
+        """One mindspore.Parameter given another value (a fix re-run); its previous value. KeyError: no such
+        Parameter."""
+        from migcheck.runners.mindspore_module import load_value
+
+        p = self._parameter(name)
+        previous = p.asnumpy().copy()
+        load_value(p, np.ascontiguousarray(value))
+        return previous
+
     def _parameter(self, name: str) -> Any:
         import mindspore as ms
 

@@ -64,6 +64,9 @@ class TorchProbe(SideProbe, Protocol):
     def input_names(self, name: str) -> Tuple[str, ...]:
         """The sub-module's forward parameter names, in order."""
 
+    def parameter_shapes_built_with(self, name: str, changes: Dict[str, Any]) -> Dict[str, Tuple[int, ...]]:
+        """The sub-module's class built with some constructor arguments changed: its own parameters' shapes."""
+
     def tensor_method(self, name: str) -> bool:
         """Whether torch.Tensor has `name` as a method."""
 
@@ -97,6 +100,9 @@ class MindSporeProbe(SideProbe, Protocol):
 
     def set_requires_grad(self, name: str, flag: bool) -> bool:
         """One Parameter's requires_grad set; its previous flag (KeyError where there is none to set)."""
+
+    def set_parameter_value(self, name: str, value: np.ndarray) -> np.ndarray:
+        """One Parameter given another value; its previous value (KeyError where there is none to set)."""
 
     def set_parameter_dtype(self, name: str, dtype: str) -> str:
         """One Parameter held in another dtype; its previous dtype (KeyError where there is none to set)."""

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import Any, Dict, Tuple
 
 import numpy as np
 import torch
@@ -44,3 +44,11 @@ def _short(value: Any) -> Any:
     if isinstance(value, list):
         return [_short(v) for v in value]
     return float(str(np.float32(value)))
+
+
+def parameter_shapes_built_with(module: Any, changes: Dict[str, Any]) -> Dict[str, Tuple[int, ...]]:
+    """The module's class built from the arguments it holds with `changes` made: its own parameters' shapes, by
+    leaf name (which parameters a setting creates, measured by building the layer, not read from a table)."""
+    held = {a.name: a.value for a in constructor(module).arguments if a.found and not isinstance(a.value, TensorValue)}
+    built = type(module)(**{**held, **changes})
+    return {name: tuple(p.shape) for name, p in built.named_parameters(recurse=False)}

@@ -264,6 +264,10 @@ class TorchModule:
 
         return constructor(self.module.get_submodule(name) if name else self.module)
 
+    def parameter_shapes_built_with(self, name: str, changes: Dict[str, Any]) -> Dict[str, Tuple[int, ...]]:
+        from migcheck.runners.torch_args import parameter_shapes_built_with
+        return parameter_shapes_built_with(self.module.get_submodule(name) if name else self.module, changes)
+
     def tensor_method(self, name: str) -> bool:
         """Whether torch.Tensor has `name` as a method (what a port calling it like torch expects)."""
         return callable(getattr(torch.Tensor, name, None))

@@ -44,3 +44,27 @@ def _rerun_with(pairs: Tuple[Tuple[Any, Any], ...], apply: Callable[[Any, Any], 
     finally:
         for m, old in reversed(saved):
             undo(m, old)
+
+
+def with_unset_causes(outcome: Outcome, mapping: Any, module: Any, cell: MindSporeProbe, weights: Any,
+                      rerun: Callable[[], Outcome]) -> Outcome:
+    """Parameters of the port's that no torch parameter sets, explained where torch ties the tensor to another name
+    (re-run with it holding torch's tensor) or builds its layer without them (localization/unset_params.py)."""
+    from migcheck.localization.unset_params import built_without, by_owner, tied_defect, tied_pairs
+
+    tied = tied_pairs(mapping.torch_params, mapping.unset_ms)
+    defects = []
+    for t, m in tied:
+        value = weights.get(t.name) if hasattr(weights, "get") else None
+        fixed = value is not None and _rerun_with(((t, m),), lambda _t, _m: cell.set_parameter_value(_m.name, value),
+                                                  lambda _m, old: cell.set_parameter_value(_m.name, old), rerun)
+        defects.append(tied_defect(t, m, fixed))
+    done = {m.name for _, m in tied}
+    for owner, unset in by_owner([m for m in mapping.unset_ms if m.name not in done]).items():
+        found = built_without(module, owner, unset) if module is not None else None
+        defects += [found] if found is not None else []
+    if not defects:
+        return outcome
+    said = "; ".join(d.cause.split(":", 1)[0] for d in defects)
+    return dataclasses.replace(outcome, localization=with_defects(outcome.localization, defects, said))
+

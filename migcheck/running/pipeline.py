@@ -164,12 +164,15 @@ def _run_mindspore_side(item: Item, options: RunOptions, ref: Reference, locate:
         outcome = dataclasses.replace(with_structure(outcome, problems), tensors=())
     else:
         outcome = with_structure(outcome, problems) if problems else outcome
+    def rerun() -> Outcome:  # the item again, the port's parameter set as torch's (which flag, dtype or tensor)
+        return _compare_mapped(item, options, ref, cell, build_mapping(
+            case, ref.params, cell, torch_side, ref.inputs[:n_net], ref.input_dtypes, ref.weights))
+    if mapping.unset_ms and locate and not options.golden:  # torch ties the tensor, or builds its layer without it
+        from migcheck.running.param_fixes import with_unset_causes
+        outcome = with_unset_causes(outcome, mapping, torch_side(), cell, ref.weights, rerun)
     if (mapping.trainable_mismatches or mapping.dtype_mismatches) and locate and not options.golden:
         from migcheck.running.param_fixes import with_dtype_fix, with_trainable_fix
 
-        def rerun() -> Outcome:  # the item again, the port's parameter set as torch's (which flag, which dtype)
-            return _compare_mapped(item, options, ref, cell, build_mapping(
-                case, ref.params, cell, torch_side, ref.inputs[:n_net], ref.input_dtypes, ref.weights))
         if mapping.trainable_mismatches:
             outcome = with_trainable_fix(outcome, mapping, cell, rerun)
         if case.precision is None:  # a mixed-precision case holds narrower parameters by design
