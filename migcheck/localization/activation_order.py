@@ -48,7 +48,8 @@ def activation_after(cell: MindSporeProbe, row: SubcellRow, layer: SubcellRow, t
     evidence = (f"torch's '{row.torch_name}' ({row.torch_kind}) has no MindSpore sub-cell; the port's"
                 f" '{layer.ms_name}' is fed its input and holds {setting}={act!r}; rebuilt without it on torch's"
                 f" '{layer.torch_name}' input, it agrees")
-    return Defect(layer.order, layer.torch_name, layer.torch_kind, layer.ms_name, layer.ms_kind, evidence, cause, fix,
+    # placed at torch's activation: the module the port moved (its layer is right once that is put back)
+    return Defect(row.order, row.torch_name, row.torch_kind, layer.ms_name, layer.ms_kind, evidence, cause, fix,
                   "high", True, RULE, search_tried=(f"{setting}=None, fed torch's {row.torch_kind} output",))
 
 
