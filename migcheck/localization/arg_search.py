@@ -207,6 +207,11 @@ def search(module: TorchProbe, cell: MindSporeProbe, torch_name: str, ms_name: s
                          if any(a in dropped for a in taken) else "")
                 cause = (f"torch's {torch_c.kind} sets {lost}, which the port's {ms_c.kind} does not carry: "
                          f"{shown}{code} in its place agrees with torch (re-run on torch's recorded input)")
+            elif dropped:  # measured from torch's side: the setting the port's class lacks, and a class that has it
+                lost = ", ".join(f"{a.name}={a.value!r}" for a in dropped)
+                cause = (f"torch's {torch_c.kind} sets {lost}, which the port's {ms_c.kind} does not carry: torch's"
+                         f" layer re-run without it reproduces MindSpore's output, and {code} in its place agrees"
+                         f" with torch (re-run on torch's recorded input)")
             else:
                 cause = (f"the port's {ms_c.kind} does not compute torch's {torch_c.kind}: {code} in its place "
                          f"agrees with torch (re-run on torch's recorded input)")
