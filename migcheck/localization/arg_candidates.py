@@ -65,6 +65,12 @@ def _family(value: Any) -> str:
     return "none" if value is None else "other"
 
 
+def _sizes(value: Any) -> bool:
+    """A positive int or a tuple of them: a kernel size, a stride."""
+    values = value if isinstance(value, tuple) else (value,)
+    return bool(values) and all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in values)
+
+
 def _kind_of(value: Any) -> str:
     """_family, with an axis kept as a list of one ([0], as an operator stores it) counted as a number."""
     return "number" if isinstance(value, tuple) and len(value) == 1 and _family(value[0]) == "number" else _family(value)
@@ -257,8 +263,9 @@ def _unset_in_torch(ms_c: Constructor, aligned: Mapping[str, Argument]) -> List[
             if _differs(eps, m.value):
                 out.append(Candidate(((m.name, eps),), f"float32's machine epsilon (torch leaves {t.name} unset, None:"
                                      " derived from the input's dtype)"))
-        for other in ms_c.arguments:
-            if (other.name != m.name and _family(other.value) == _family(m.value) and not isinstance(other.value, bool)
+        for other in ms_c.arguments:  # a size given as one number or one per axis is the same kind of value
+            if (other.name != m.name and _family(other.value) in ("number", "tuple") and not isinstance(other.value, bool)
+                    and (_family(other.value) == _family(m.value) or _sizes(other.value) and _sizes(m.value))
                     and _differs(other.value, m.value)):
                 out.append(Candidate(((m.name, other.value),), f"{other.name}'s value (torch leaves {t.name} unset,"
                                      f" None)"))

@@ -123,6 +123,13 @@ def test_a_number_torch_leaves_none_is_tried_at_the_ports_other_numbers():
     assert not [c for c in setting_candidates(set_c, ms_c) if "unset" in c.why]  # torch's own 3 is tried by name
 
 
+def test_a_stride_torch_leaves_none_is_tried_at_the_ports_kernel_size_given_per_axis():
+    torch_c = Constructor("avg_pool3d", True, (_arg("kernel_size", (2, 1, 1)), _arg("stride", None)))
+    ms_c = Constructor("avg_pool3d", True, (_arg("kernel_size", (2, 1, 1)), _arg("stride", 1), _arg("padding", 0)))
+    found = [c.changes for c in setting_candidates(torch_c, ms_c) if "torch leaves stride unset" in c.why]
+    assert found[0] == (("stride", (2, 1, 1)),)  # one number per axis for a stride given as one
+
+
 def test_an_eps_both_calls_share_is_tried_squared_and_as_its_root():
     torch_c = Constructor("cosine_similarity", True, (_arg("dim", -1), _arg("eps", 1e-8)))
     ms_c = Constructor("cosine_similarity", True, (_arg("dim", -1), _arg("eps", 1e-8)))
