@@ -96,9 +96,15 @@ def with_missing_kernel(site: RaiseSite, why: Optional[ErrorCause]) -> RaiseSite
     fix is kept only when the search re-ran one (another function with a kernel here); none is made up."""
     if why is None or why.rule != "no-kernel" or not site.raised_op:
         return site
-    if squashed_name(why.op) not in {squashed_name(n) for n in torch_names(site.raised_op)} | {squashed_name(site.raised_op)}:
+    kernel = squashed_name(why.op)
+    # a primitive shown by no name of its own (Primitive[...]) is the raising cell's kernel: InstanceNorm3d runs
+    # InstanceNorm
+    by_cell = site.raised_op.split()[-1:] == ["Primitive"] and squashed_name(site.ms_kind).startswith(kernel)
+    if kernel not in {squashed_name(n) for n in torch_names(site.raised_op)} | {squashed_name(site.raised_op)} \
+            and not by_cell:
         return site  # the kernel belongs to another op than the call that raised: not said as the cause
-    said = (f"the port's {site.raised_op} has no kernel on this device ({why.cause}); it raised when launched alone"
+    caller = f"{site.ms_kind} '{site.ms_name}'" if by_cell else site.raised_op
+    said = (f"the port's {caller} has no kernel on this device ({why.cause}); it raised when launched alone"
             f" (the device queue drained before it)")  # the call the user wrote first, then the kernel it runs
     if site.cause and site.confirmed and site.fix:
         return dataclasses.replace(site, cause=f"{said}; {site.cause}")

@@ -433,3 +433,55 @@ def test_a_raising_op_names_every_sub_cell_its_arguments_were_computed_from_thro
 
 def test_the_elementwise_maximum_twin_passes():
     assert _two_branch_max(ops.maximum).status == "pass"
+
+
+def test_a_primitive_shown_by_no_name_is_the_raising_cells_kernel_only_where_the_cell_runs_it():
+    from migcheck.localization.exceptions import ErrorCause
+    from migcheck.localization.raised import RaiseSite, with_missing_kernel
+
+    why = ErrorCause("no-kernel", "InstanceNorm", "MindSpore has no InstanceNorm kernel on CPU")
+    site = with_missing_kernel(RaiseSite("norm", "InstanceNorm3d", raised_op="primitive Primitive"), why)
+    assert site.rule == "no-kernel" and site.cause.startswith("the port's InstanceNorm3d 'norm' has no kernel")
+    other = RaiseSite("fc", "Dense", raised_op="primitive Primitive")
+    assert with_missing_kernel(other, why) == other  # a Dense runs no InstanceNorm kernel
+
+
+def _instance_norm_3d(ms_norm):
+    class T(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.norm = torch.nn.InstanceNorm3d(2)
+
+        def forward(self, x):
+            return self.norm(x) * 2.0
+
+    class M(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.norm = ms_norm()
+
+        def construct(self, x):
+            return self.norm(x) * 2.0
+
+    case = PairedCase(name="in3d", torch=T, mindspore=M, inputs={"x": given(
+        np.random.default_rng(2).standard_normal((1, 2, 2, 3, 3)).astype(np.float32))}, checks=("forward",))
+    return run_item(Item(case, "forward", "pynative", "cpu"))
+
+
+class _WrittenInstanceNorm3d(ms.nn.Cell):
+    def construct(self, x):
+        mean = x.mean(axis=(2, 3, 4), keep_dims=True)
+        var = ((x - mean) ** 2).mean(axis=(2, 3, 4), keep_dims=True)
+        return (x - mean) / ops.sqrt(var + 1e-5)
+
+
+def test_a_norm_cell_whose_kernel_this_device_lacks_is_said_by_the_cell():
+    v = _instance_norm_3d(lambda: ms.nn.InstanceNorm3d(2))  # no InstanceNorm kernel on CPU in MindSpore 2.10
+    assert v.status != "pass"  # its moving statistics are set by nothing of torch's too: said as structure first
+    (finding,) = [f for f in v.localization.findings if f.rule == "no-kernel"]
+    assert finding.rule == "no-kernel" and finding.confirmed
+    assert finding.cause.startswith("the port's InstanceNorm3d 'norm' has no kernel on this device")
+
+
+def test_the_instance_norm_written_out_passes():
+    assert _instance_norm_3d(_WrittenInstanceNorm3d).status == "pass"
