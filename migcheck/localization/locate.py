@@ -152,9 +152,12 @@ def first_divergence(rows: Sequence[SubcellRow]) -> Optional[SubcellRow]:
 def module_pairs(links_rows: Sequence[Tuple[str, str]], torch_names: Sequence[str], ms_names: Sequence[str]) -> Dict[str, str]:
     """torch module path -> MindSpore cell path: owners of mapped parameters, plus names both sides share."""
     pairs: Dict[str, str] = {}
-    for torch_param, ms_param in links_rows:
-        pairs.setdefault(torch_param.rpartition(".")[0], ms_param.rpartition(".")[0])
     ms_set = set(ms_names)
+    for torch_param, ms_param in links_rows:
+        owner, ms_owner = torch_param.rpartition(".")[0], ms_param.rpartition(".")[0]
+        if owner and owner in ms_set and ms_owner.rpartition(".")[0] == owner:  # MindSpore's BatchNorm3d keeps its
+            ms_owner = owner  # parameters in a child BatchNorm2d: the same-named cell is the layer's counterpart
+        pairs.setdefault(owner, ms_owner)
     for name in torch_names:
         if name not in pairs and name in ms_set:
             pairs[name] = name
