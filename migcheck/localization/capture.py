@@ -236,7 +236,8 @@ def _defects(module: TorchProbe, cell: MindSporeProbe, rows: Sequence[SubcellRow
                     evidence += f"; argument search: {len(searched.tried)} candidates in {searched.seconds:.2f} s"
             moved = None if confirmed else activation_moved(cell, row, rows, t_calls, m_calls, tol)
             if moved is not None:  # torch's activation module before it, ported as the layer's own activation=
-                cause, fix, rule, confirmed, evidence = moved.cause, moved.fix, moved.rule, True, moved.evidence
+                out.append(moved)  # placed at that activation module
+                continue
             if not cause and call.start >= 0:  # a module of the port's own: its calls, replayed with one setting changed
                 replayed = _replay(module, call.name, call.start, call.end, call.output, isolated[row.order], tol)
                 if replayed is not None and port_passes_torchs_value(cell, row.ms_name, call.inputs, replayed):

@@ -42,6 +42,7 @@ def test_an_activation_ported_into_the_next_dense_is_confirmed_and_moved_to_its_
     assert v.status == "fail"
     (finding,) = v.localization.findings
     assert finding.rule == "activation-order" and finding.confirmed and finding.fix_checked
+    assert [(d.torch_name, d.ms_name) for d in v.localization.defects] == [("act", "out")]  # at the moved module
     assert finding.cause.startswith("the port's Dense 'out' applies activation='tanh' after its own computation,"
                                     " where torch applies 'act' (Tanh) before its Linear 'out'")
     assert finding.fix == "build 'out' with activation=None and apply the activation to its input: self.out(ops.tanh(x))"
