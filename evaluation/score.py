@@ -134,6 +134,9 @@ def score_entry(entry: Any, naive: Sequence[Any], correct: Sequence[Any], second
     wrong: List[str] = []
     search_s = candidates = None
     said = "passed (defect not detected)" if v is None else (v.localization.summary if v.localization else v.message)
+    crashed = next((n for x in naive for n in getattr(x, "notes", ()) if n.startswith("localization failed")), "")
+    if crashed:  # said out loud: a localization that raised scores as a miss, never silently
+        said = f"[{crashed[:120]}] {said}"
     if v is not None:
         found = _said(v)
         layers = sum(matches_layer(layer, v) for layer in entry.layers)
@@ -172,7 +175,7 @@ def run_all(entries: Sequence[Any], progress: bool = True) -> List[Score]:
         if progress:
             print(f"{s.name:38s} layer {s.layers_right}/{s.defects} cause {s.causes_named}/{s.defects}"
                   f" confirmed {s.causes_confirmed}/{s.defects} fix {s.fixes_printed}/{s.defects}"
-                  f"{'  WRONG-HIGH' if s.wrong_high else ''}"
+                  f"{'  WRONG-HIGH' if s.wrong_high else ''}{'  LOCALIZATION-FAILED' if s.said.startswith('[localization failed') else ''}"
                   f"{'  FALSE-ALARM' if s.false_alarm else ''}", flush=True)
     return scores
 

@@ -73,3 +73,17 @@ def test_scoring_one_held_out_entry_reads_a_real_verdict():
     assert score.causes_confirmed <= score.causes_named and score.fixes_printed <= score.causes_named
     assert "held-out 3 single-API (h3)" in "\n".join(table([score], "t"))
     assert details([score])[2].startswith("| h3_reverse_cumsum_exclusive | h3 |")
+
+
+def test_a_localization_that_raised_is_said_in_the_score_not_scored_silently():
+    from types import SimpleNamespace
+
+    from evaluation.score import score_entry
+
+    entry = SimpleNamespace(name="e", family="h0", layers=("fc",), causes=("eps",), cause_pattern=None)
+    failed = SimpleNamespace(status="xfail", localization=None, message="value: outputs differ", error="",
+                             notes=("localization failed: KeyError: 'wte'",))
+    score = score_entry(entry, [failed], [], 0.1)
+    assert score.said.startswith("[localization failed: KeyError: 'wte'] value: outputs differ")
+    quiet = SimpleNamespace(status="xfail", localization=None, message="value: outputs differ", error="", notes=())
+    assert score_entry(entry, [quiet], [], 0.1).said == "value: outputs differ"
