@@ -21,6 +21,7 @@ from typing import Any, Callable, List, Optional, Sequence, Tuple
 import numpy as np
 
 from migcheck.localization.dataflow import close
+from migcheck.util.closeness import widened
 from migcheck.localization.locate import Defect
 from migcheck.records.ops import OpGradient, OpRecord
 from migcheck.runners.probes import MindSporeProbe, TorchProbe
@@ -85,7 +86,7 @@ def _lifted(t: OpGradient, ms_inputs: Sequence[np.ndarray]) -> Optional[OpGradie
 
 def differing(t: np.ndarray, m: np.ndarray, rtol: float, atol: float) -> np.ndarray:
     """Boolean mask of the elements where two gradients disagree (NaN only matches NaN)."""
-    a, b = t.astype(np.float64), m.astype(np.float64)
+    a, b = widened(t), widened(m)
     with np.errstate(invalid="ignore", over="ignore"):
         ok = np.abs(a - b) <= atol + rtol * np.abs(a)
     ok |= (np.isnan(a) & np.isnan(b)) | (np.isinf(a) & (a == b))

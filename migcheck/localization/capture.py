@@ -381,11 +381,9 @@ def _container_setting(module: TorchProbe, cell: MindSporeProbe, first: SubcellR
 
 
 def _confirmation(how: str, torch_side: str) -> str:
-    if how == "torch":
-        return f"re-running {torch_side} with MindSpore's setting reproduces MindSpore's output"
-    if how == "port":
-        return "re-running the port's cell with torch's setting makes it agree with torch"
-    return f"re-running {torch_side} with MindSpore's setting does not reproduce it"
+    return {"torch": f"re-running {torch_side} with MindSpore's setting reproduces MindSpore's output",
+            "port": "re-running the port's cell with torch's setting makes it agree with torch"}.get(
+        how, f"re-running {torch_side} with MindSpore's setting does not reproduce it")
 
 
 def _inner_counterpart(row: SubcellRow, m_calls: Sequence[Any]) -> List[str]:

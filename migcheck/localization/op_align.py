@@ -14,6 +14,8 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from migcheck.util.closeness import widened
+
 from migcheck.records.ops import OpRecord
 
 Same = Callable[[np.ndarray, np.ndarray], bool]
@@ -31,7 +33,7 @@ def same_value(rtol: float, atol: float) -> Same:
     def same(a: np.ndarray, b: np.ndarray) -> bool:
         if a.shape != b.shape or not _kinds_match(a, b):
             return False
-        x, y = a.astype(np.float64), b.astype(np.float64)
+        x, y = widened(a), widened(b)
         with np.errstate(invalid="ignore"):
             return bool(np.allclose(x, y, rtol=rtol, atol=atol, equal_nan=True))
     return same
