@@ -347,38 +347,38 @@ def _cat_ms(naive):
     return make
 
 
-def _bern_grad_torch():
-    import torch
+def _sce_label_torch():
     import torch.nn as tnn
+    import torch.nn.functional as F
 
     class Net(tnn.Module):
         def __init__(self):
             super().__init__()
-            self.fc = tnn.Linear(4, 3)
+            self.student = tnn.Linear(4, 3)
+            self.teacher = tnn.Linear(4, 3)
 
-        def forward(self, x, y):
-            p = torch.sigmoid(self.fc(x))
-            return torch.distributions.Bernoulli(probs=p).log_prob(y)
+        def forward(self, x):
+            return F.binary_cross_entropy_with_logits(self.student(x), self.teacher(x).sigmoid())
 
     return Net()
 
 
-def _bern_grad_ms(naive):
+def _sce_label_ms(naive):
     def make():
-        mindspore, mnn, mops = _ms()
-        import mindspore.nn.probability.distribution as msd
+        _, mnn, mops = _ms()
 
         class Net(mnn.Cell):
             def __init__(self):
                 super().__init__()
-                self.fc = mnn.Dense(4, 3)
-                self.dist = msd.Bernoulli(dtype=mindspore.float32)
+                self.student = mnn.Dense(4, 3)
+                self.teacher = mnn.Dense(4, 3)
+                self.sce = mops.SigmoidCrossEntropyWithLogits()
 
-            def construct(self, x, y):
-                p = mops.sigmoid(self.fc(x))
+            def construct(self, x):
+                soft = mops.sigmoid(self.teacher(x))
                 if naive:
-                    return self.dist.log_prob(y, p)
-                return -mops.binary_cross_entropy(p, y, reduction="none")
+                    return self.sce(self.student(x), soft).mean()
+                return mops.binary_cross_entropy_with_logits(self.student(x), soft, reduction="mean")
 
         return Net()
     return make
@@ -438,10 +438,11 @@ ENTRIES = [
           inputs={"x": uniform(6, 4), "a": integers(6, high=5)}, fails_with="nonfinite",
           cause_pattern=r"\blog_softmax\b|\blogits\b[^.]*\b(softmax|probs|underflow\w*)\b|"
                         r"\b(softmax|probs)\b[^.]*\bunderflow\w*\b"),
-    entry("h20a_bernoulli_probs_log_prob_distribution_gradient", FAM,
-          "probe:distribution.Bernoulli log_prob gradient", _bern_grad_torch, _bern_grad_ms(True),
-          _bern_grad_ms(False), ("after:fc",), ("Bernoulli|log_prob gradient|binary_cross_entropy",),
-          inputs={"x": uniform(6, 4), "y": _Y01}, checks=("forward", "backward"), fails_on=("backward",),
-          cause_pattern=r"\bBernoulli\b[^.]*\b(gradient|grad|backward|bprop)\b|"
-                        r"\b(gradient|grad|backward|bprop)\b[^.]*\bBernoulli\b|\bbinary_cross_entropy\b"),
+    entry("h20a_soft_multilabel_distillation_sigmoid_ce_primitive_no_label_gradient", FAM,
+          "probe:ops.SigmoidCrossEntropyWithLogits label gradient", _sce_label_torch, _sce_label_ms(True),
+          _sce_label_ms(False), ("after:teacher",), ("SigmoidCrossEntropyWithLogits|label gradient",),
+          inputs={"x": uniform(6, 4)}, checks=("forward", "backward"), fails_on=("backward",),
+          cause_pattern=r"\bSigmoidCrossEntropyWithLogits\b[^.]*\b(label|labels|target|teacher)\b|"
+                        r"\b(label|labels|target|teacher)\b[^.]*\b(no|zero|stop(ped)?)\b[^.]*\bgradient|"
+                        r"\bbinary_cross_entropy_with_logits\b|\bBCEWithLogitsLoss\b"),
 ]
