@@ -384,6 +384,58 @@ def _sce_label_ms(naive):
     return make
 
 
+def _censored_torch():
+    import torch
+    import torch.nn as tnn
+
+    class Net(tnn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = tnn.Linear(4, 1)
+
+        def forward(self, x):
+            # log P(y <= 0) of a sharp Gaussian (sigma 0.05) around the predicted mean: the censored term of a Tobit fit
+            mu = self.fc(x).squeeze(-1)
+            return torch.special.log_ndtr((0.0 - mu) / 0.05)
+
+    return Net()
+
+
+def _censored_ms(naive):
+    def make():
+        _, mnn, mops = _ms()
+        import mindspore.nn.probability.distribution as msd
+
+        half_log_2pi = 0.5 * float(np.log(2.0 * np.pi))
+
+        def log_ndtr(z):
+            # log of the standard normal CDF, stable in the lower tail (asymptotic series below -10)
+            z_mid = mops.clamp(z, min=-10.0)
+            root2 = float(np.sqrt(2.0))
+            mid = mops.where(z_mid > 0.0, mops.log1p(-0.5 * mops.erfc(z_mid / root2)),
+                             mops.log(0.5 * mops.erfc(-z_mid / root2)))
+            z_t = mops.clamp(z, max=-10.0)
+            r = 1.0 / (z_t * z_t)
+            series = 1.0 - r + 3.0 * r * r - 15.0 * r * r * r + 105.0 * r * r * r * r
+            tail = -0.5 * z_t * z_t - mops.log(-z_t) - half_log_2pi + mops.log(series)
+            return mops.where(z > -10.0, mid, tail)
+
+        class Net(mnn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.fc = mnn.Dense(4, 1)
+                self.normal = msd.Normal()
+
+            def construct(self, x):
+                mu = self.fc(x).squeeze(-1)
+                if naive:
+                    return self.normal.log_cdf(mops.zeros_like(mu), mu, mops.ones_like(mu) * 0.05)
+                return log_ndtr((0.0 - mu) / 0.05)
+
+        return Net()
+    return make
+
+
 _Y01 = given(np.array([[1, 0, 1], [0, 0, 1], [1, 1, 0], [0, 1, 0], [1, 0, 0], [0, 1, 1]], dtype=np.float32))
 
 ENTRIES = [
@@ -444,5 +496,10 @@ ENTRIES = [
           inputs={"x": uniform(6, 4)}, checks=("forward", "backward"), fails_on=("backward",),
           cause_pattern=r"\bSigmoidCrossEntropyWithLogits\b[^.]*\b(label|labels|target|teacher)\b|"
                         r"\b(label|labels|target|teacher)\b[^.]*\b(no|zero|stop(ped)?)\b[^.]*\bgradient|"
-                        r"\bbinary_cross_entropy_with_logits\b|\bBCEWithLogitsLoss\b"),
+                        r"\bbinary_cross_entropy_with_logits\b|\bBCEWithLogitsLoss\b"),    entry("h20a_censored_likelihood_log_ndtr_as_normal_log_cdf_tail_underflow", FAM,
+          "probe:torch.special.log_ndtr vs distribution.Normal.log_cdf", _censored_torch, _censored_ms(True),
+          _censored_ms(False), ("after:fc",), ("log_ndtr|log_cdf underflow",),
+          inputs={"x": uniform(8, 4, low=-2.0, high=2.0)}, fails_with="nonfinite",
+          cause_pattern=r"\blog_ndtr\b|\blog_cdf\b[^.]*\b(underflow\w*|tail|-?inf\w*|stable|asymptotic)\b|"
+                        r"\b(underflow\w*|tail)\b[^.]*\b(cdf|log_cdf)\b"),
 ]
