@@ -213,7 +213,8 @@ def padding_difference(kind: str, t: Mapping[str, Any], m: Mapping[str, Any], sp
     if tp == mp:
         return None
     fix = tp[0][0] if all(a == b == tp[0][0] for a, b in tp) else tuple(p for pair in tp for p in pair)
-    fixed: Dict[str, Any] = {"pad_mode": "pad", "padding": fix}
+    # no padding at all is MindSpore's pad_mode='valid' (the simpler call), any other pads are 'pad' with them
+    fixed: Dict[str, Any] = {"pad_mode": "valid", "padding": 0} if fix == 0 else {"pad_mode": "pad", "padding": fix}
     # asymmetric pads that MindSpore's 'same' applies itself (torch's own padding='same' with an even kernel);
     # pads the same on both sides of each axis stay explicit, in MindSpore's (top, bottom, left, right) order: a
     # change of the port's own padding, right at every input size (a 'same' that matches is so only at stride 1)

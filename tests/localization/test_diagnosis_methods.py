@@ -136,3 +136,18 @@ def test_transposed_and_one_d_conv_padding_confirmed_with_a_checked_fix():
     twin = _conv_case("conv1d_even_ok", lambda: tnn.Conv1d(3, 2, 4, padding="same"),
                       lambda: mnn.Conv1d(3, 2, 4, pad_mode="same", has_bias=True), uniform(2, 3, 8), "pass")
     assert run_item(Item(twin, "forward", "pynative", "cpu")).status == "pass"
+
+
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
+def test_a_conv_torch_leaves_unpadded_gets_pad_mode_valid_and_its_twin_passes():
+    import mindspore.nn as mnn
+    import torch.nn as tnn
+
+    same = _conv_case("conv1d_same", lambda: tnn.Conv1d(3, 2, 5), lambda: mnn.Conv1d(3, 2, 5, has_bias=True),
+                      uniform(2, 3, 9), "fail")
+    (finding,) = run_item(Item(same, "forward", "pynative", "cpu")).localization.findings
+    assert (finding.rule, finding.confirmed, finding.fix) == ("pad-mode", True, "pad_mode='valid', padding=0")
+    valid = _conv_case("conv1d_valid", lambda: tnn.Conv1d(3, 2, 5),
+                       lambda: mnn.Conv1d(3, 2, 5, pad_mode="valid", has_bias=True), uniform(2, 3, 9), "pass")
+    assert run_item(Item(valid, "forward", "pynative", "cpu")).status == "pass"
