@@ -201,7 +201,9 @@ def setting_candidates(torch_c: Constructor, ms_c: Constructor, table: Sequence[
     open_args = [m for m in ms_c.arguments if (m.found or m.has_default) and (ms_c.library or m.name in aligned)]
     for m in open_args:
         if isinstance(m.value, str):
-            choices = [c for c in doc_choices(ms_c.doc, m.name, m.annotation) if c.lower() != m.value.lower()]
+            # a member the port wrote in another letter case is a member of its own ('constant' for 'CONSTANT')
+            choices = [c for c in doc_choices(ms_c.doc, m.name, m.annotation) if c != m.value]
+            choices.sort(key=lambda c: c.lower() != m.value.lower())
             out.extend(Candidate(((m.name, c),), f"another member of {m.name}'s enumeration") for c in choices)
             # a mode that only takes torch's values alongside it (pad_mode='pad' with torch's padding)
             rest = tuple((k, v) for k, v in torch_values if k != m.name)

@@ -14,7 +14,7 @@ def refused_forms(div: OpDivergence) -> List[Tuple[OpChange, str]]:
     to a function that takes the axis last). Only the port's own values: nothing is made up."""
     if not div.ms.raised:
         return []
-    out = _other_number_type(div) + _counted_from_the_end(div)
+    out = _other_case(div) + _other_number_type(div) + _counted_from_the_end(div)
     positional = div.ms.positional
     for k, v in enumerate(positional):
         if isinstance(v, bool) or v == "<tensor>":
@@ -47,6 +47,20 @@ def refused_forms(div: OpDivergence) -> List[Tuple[OpChange, str]]:
             out.append((OpChange(div.ms.index, order=tuple(order)),
                         f"its {v!r} moved to argument position {to} (the arguments in another order)"))
     return out[:10]
+
+
+def _other_case(div: OpDivergence) -> List[Tuple[OpChange, str]]:
+    """A string argument in the other letter case (pad_mode='constant' where the kernel takes 'CONSTANT')."""
+    out = []
+    named = [(div.ms.names[k] if k < len(div.ms.names) else None, k, v) for k, v in enumerate(div.ms.positional)]
+    for name, k, v in named + [(key, None, v) for key, v in div.ms.keywords]:
+        if not isinstance(v, str) or v == "<tensor>":
+            continue
+        for other in [o for o in dict.fromkeys((v.upper(), v.lower())) if o != v]:
+            change = OpChange(div.ms.index, arguments=((name, other),)) if k is None else OpChange(
+                div.ms.index, positions=((k, other),))
+            out.append((change, f"its {name or f'argument {k}'} {v!r} written as {other!r} (the other letter case)"))
+    return out
 
 
 def _counted_from_the_end(div: OpDivergence) -> List[Tuple[OpChange, str]]:
