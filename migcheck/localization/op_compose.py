@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any, List, Sequence, Tuple
 
+import numpy as np
+
 from migcheck.records.ops import OpChange, OpRecord
 from migcheck.runners.probes import MindSporeProbe
 
@@ -138,3 +140,27 @@ def size_candidates(ms_op: OpRecord, torch_op: Any) -> List[Tuple[OpChange, str]
     return [(OpChange(ms_op.index, (("size", size),) + cleared),
              f"size={size} ({why}, the size torch's {torch_op.name} returned) in place of "
              + ", ".join(k for k, _ in cleared))] if cleared else []
+
+
+_SIZE_NAMES = ("s", "size", "output_size", "shape", "n")
+
+
+def output_size_candidates(ms_op: OpRecord, torch_out: Any) -> List[Tuple[OpChange, str]]:
+    """An op whose output has the rank of torch's result but not its trailing sizes, with a size argument it left
+    None (irfft2's s, which then rounds an odd length down): that argument set to torch's trailing sizes."""
+    if not ms_op.outputs or torch_out is None or ms_op.raised:
+        return []
+    mine, want = ms_op.outputs[0].shape, np.shape(torch_out)
+    if len(mine) != len(want) or mine == want or len(want) < 2:
+        return []
+    given = dict(zip(ms_op.names, ms_op.positional))
+    given.update(dict(ms_op.keywords))
+    out = []
+    for name in _SIZE_NAMES:
+        if name in given and given[name] is None:
+            for k in range(1, min(3, len(want) - 1) + 1):
+                size = tuple(int(n) for n in want[-k:])
+                value = size[0] if name == "n" and k == 1 else size
+                out.append((OpChange(ms_op.index, ((name, value),)),
+                            f"{name}={value!r} (torch's result's last {k} size{'s' if k > 1 else ''})"))
+    return out

@@ -14,8 +14,8 @@ import numpy as np
 
 from migcheck.localization.arg_search import MAX_SECONDS, SearchOutcome
 from migcheck.localization.beyond import Beyond, SecondInputs, edge_check
-from migcheck.localization.confirm import agree_all
-from migcheck.localization.op_compose import parameter_namer
+from migcheck.localization.confirm import agree_all, first_array
+from migcheck.localization.op_compose import output_size_candidates, parameter_namer
 from migcheck.localization.op_align import (OpDivergence, computed_from, counterpart, differing_outputs, diverging_ops,
                                             outputs_differ, said_outputs, same_value)
 from migcheck.localization.op_elements import differed_at, divergence_elements
@@ -100,7 +100,11 @@ def search_ops(module: TorchProbe, cell: MindSporeProbe, torch_owner: str, ms_na
             except Exception:  # no function list on this side
                 alternatives = []
             alternatives += order_candidates(div) + nan_candidates(div)
-        for change, words in _at_every_call(div, ms_ops, candidates(div, ms_ops, named, torch_ops) + alternatives):
+        target = div.torch.outputs[0] if div.torch is not None and div.torch.outputs and not swept else \
+            first_array(torch_out)  # torch's counterpart's result, else the container's (the op's may be its last)
+        sized = output_size_candidates(div.ms, target)
+        for change, words in _at_every_call(div, ms_ops, candidates(div, ms_ops, named, torch_ops) + alternatives
+                                            + sized):
             if len(tried) >= max_count or time.monotonic() - started > max_seconds:
                 return _unexplained()
             tried.append(f"op {div.ms.index} '{div.ms.name}': {words}")
