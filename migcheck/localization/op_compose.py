@@ -164,3 +164,17 @@ def output_size_candidates(ms_op: OpRecord, torch_out: Any) -> List[Tuple[OpChan
                 out.append((OpChange(ms_op.index, ((name, value),)),
                             f"{name}={value!r} (torch's result's last {k} size{'s' if k > 1 else ''})"))
     return out
+
+
+def reduction_candidates(ms_op: OpRecord, target: Any) -> List[Tuple[OpChange, str]]:
+    """An op whose result has one axis more than torch's result, the rest equal (a log-probability left per
+    element where torch's sums over the event axis): that axis summed, then averaged, after the op."""
+    if not ms_op.outputs or target is None or ms_op.raised:
+        return []
+    mine, want = tuple(ms_op.outputs[0].shape), tuple(np.shape(target))
+    if len(mine) != len(want) + 1:
+        return []
+    axes = [a for a in range(len(mine)) if mine[:a] + mine[a + 1:] == want]
+    return [(OpChange(ms_op.index, reduce_out=(kind, a - len(mine))),
+             f"its result {'summed' if kind == 'sum' else 'averaged'} over axis {a - len(mine)} (torch's result has"
+             f" every axis of the port's but that one)") for a in axes[-1:] for kind in ("sum", "mean")]

@@ -48,6 +48,9 @@ def _one_fix(div: OpDivergence, change: OpChange, ms_ops: Sequence[OpRecord]) ->
         return scale_fix(div.ms, change)
     if change.sort_out:
         return sort_fix(div.ms, change)
+    if change.reduce_out:
+        kind, axis = change.reduce_out
+        return f"{name}(...).{kind}({axis}): reduce its result over axis {axis} as torch's result is"
     if change.nan_rule:
         return nan_fix(div.ms, change)
     if change.reorder:

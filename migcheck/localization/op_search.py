@@ -15,7 +15,7 @@ import numpy as np
 from migcheck.localization.arg_search import MAX_SECONDS, SearchOutcome
 from migcheck.localization.beyond import Beyond, SecondInputs, edge_check
 from migcheck.localization.confirm import agree_all, first_array
-from migcheck.localization.op_compose import output_size_candidates, parameter_namer
+from migcheck.localization.op_compose import output_size_candidates, parameter_namer, reduction_candidates
 from migcheck.localization.op_align import (OpDivergence, computed_from, counterpart, differing_outputs, diverging_ops,
                                             outputs_differ, said_outputs, same_value)
 from migcheck.localization.op_elements import differed_at, divergence_elements
@@ -102,7 +102,10 @@ def search_ops(module: TorchProbe, cell: MindSporeProbe, torch_owner: str, ms_na
             alternatives += order_candidates(div) + nan_candidates(div)
         target = div.torch.outputs[0] if div.torch is not None and div.torch.outputs and not swept else \
             first_array(torch_out)  # torch's counterpart's result, else the container's (the op's may be its last)
-        sized = output_size_candidates(div.ms, target)
+        sized = output_size_candidates(div.ms, target) + reduction_candidates(div.ms, target)
+        if base is not None and div.ms.outputs and first_array(base) is not None and np.array_equal(
+                div.ms.outputs[0], first_array(base)):  # the construct's own result: torch's, one axis fewer?
+            sized += reduction_candidates(div.ms, first_array(torch_out))
         for change, words in _at_every_call(div, ms_ops, candidates(div, ms_ops, named, torch_ops) + alternatives
                                             + sized):
             if len(tried) >= max_count or time.monotonic() - started > max_seconds:

@@ -168,6 +168,8 @@ def _wrap(name: str, original: Callable, names: Tuple[str, ...], primitive: bool
                 out = _scaled(out, change, call_args)
             if change is not None and change.precise and isinstance(out, ms.Tensor) and out.dtype == ms.float64:
                 out = out.astype(narrow)
+            if change is not None and change.reduce_out and isinstance(out, ms.Tensor):  # a reduction torch makes
+                out = getattr(ms.ops, change.reduce_out[0])(out, change.reduce_out[1])
             if change is not None and change.nan_rule:
                 out = nan_results(out, call_args, kwargs, change.nan_rule)
             if change is not None and change.sort_out:
