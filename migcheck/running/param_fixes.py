@@ -4,10 +4,10 @@ re-run agrees (localization/param_defects.py words them)."""
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Callable, List, Tuple
+from typing import Any, Callable, List, Optional, Tuple
 
 from migcheck.localization.param_defects import dtype_defect, with_defects, with_trainable_defects
-from migcheck.runners.probes import MindSporeProbe
+from migcheck.runners.probes import MindSporeProbe, TorchProbe
 from migcheck.running.outcome import Outcome
 
 
@@ -46,8 +46,8 @@ def _rerun_with(pairs: Tuple[Tuple[Any, Any], ...], apply: Callable[[Any, Any], 
             undo(m, old)
 
 
-def with_unset_causes(outcome: Outcome, mapping: Any, module: Any, cell: MindSporeProbe, weights: Any,
-                      rerun: Callable[[], Outcome]) -> Outcome:
+def with_unset_causes(outcome: Outcome, mapping: Any, module: Optional[TorchProbe], cell: MindSporeProbe,
+                      weights: Any, rerun: Callable[[], Outcome]) -> Outcome:
     """Parameters of the port's that no torch parameter sets, explained where torch ties the tensor to another name
     (re-run with it holding torch's tensor) or builds its layer without them (localization/unset_params.py)."""
     from migcheck.localization.unset_params import built_without, by_owner, tied_defect, tied_pairs
