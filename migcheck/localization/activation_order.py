@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional, Sequence, Tuple
 
-
 from migcheck.localization.arg_candidates import similarity
 from migcheck.localization.confirm import agree_all
 from migcheck.records.findings import Defect, SubcellRow
@@ -21,7 +20,7 @@ RULE = "activation-order"
 
 def activation_after(cell: MindSporeProbe, row: SubcellRow, layer: SubcellRow, t_calls: Sequence[Any],
                      tol: Callable[[str], Tuple[float, float]]) -> Optional[Defect]:
-    """The Defect at the torch layer when the port's layer applies torch's preceding activation after itself."""
+    """The Defect at torch's activation module `row` when the port's `layer` applies it after itself."""
     try:
         c = cell.constructor(layer.ms_name)
     except (AttributeError, KeyError):
@@ -36,7 +35,7 @@ def activation_after(cell: MindSporeProbe, row: SubcellRow, layer: SubcellRow, t
         got = cell.rerun_arguments(layer.ms_name, {**held, setting: None}, list(t_next.inputs))
     except Exception:  # a layer that cannot be rebuilt without it: nothing measured
         return None
-    if not agree_all(t_next.output, got, lambda dtype: tol(dtype)):
+    if not agree_all(t_next.output, got, tol):
         return None
     act = held[setting]
     cause = (f"the port's {layer.ms_kind} '{layer.ms_name}' applies {setting}={act!r} after its own computation,"
@@ -51,9 +50,6 @@ def activation_after(cell: MindSporeProbe, row: SubcellRow, layer: SubcellRow, t
     # placed at torch's activation: the module the port moved (its layer is right once that is put back)
     return Defect(row.order, row.torch_name, row.torch_kind, layer.ms_name, layer.ms_kind, evidence, cause, fix,
                   "high", True, RULE, search_tried=(f"{setting}=None, fed torch's {row.torch_kind} output",))
-
-
-
 
 
 def activation_moved(cell: MindSporeProbe, row: SubcellRow, rows: Sequence[SubcellRow], t_calls: Sequence[Any],

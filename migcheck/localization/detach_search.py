@@ -66,6 +66,16 @@ def detach_defects(module: TorchProbe, cell: MindSporeProbe, ref: Any, loss: Any
     return []
 
 
+def _agrees_with(cell: MindSporeProbe, ms_name: str, call: Any, grad_out: np.ndarray, grad_in: Sequence[Any],
+                 tol: Any, change: OpChange) -> bool:
+    """The container re-run backward with one change: its output still agrees and so does every input gradient."""
+    try:
+        out, grads = cell.vjp_changed(ms_name, list(call.inputs), grad_out, change)
+    except Exception:  # the change breaks the construct: not this one
+        return False
+    return close(call.output, np.asarray(out), *tol(str(call.output.dtype))) and _grads_agree(grad_in, grads, tol)
+
+
 def _small_settings(module: TorchProbe, name: str) -> List[Tuple[str, float]]:
     """torch's module's small positive float settings (an eps it adds): candidates for an op of the port's."""
     try:
@@ -98,11 +108,7 @@ def _search(cell: MindSporeProbe, ms_name: str, call: Any, grad_out: np.ndarray,
                 return None
             name = r.names[k] if k < len(r.names) else f"argument {k}"
             tried.append(f"op {r.index} '{r.name}': {name} through ops.stop_gradient")
-            try:
-                out, grads = cell.vjp_changed(ms_name, list(call.inputs), grad_out, OpChange(r.index, stop=(k,)))
-            except Exception:  # the change breaks the construct: not this one
-                continue
-            if close(call.output, np.asarray(out), *tol(str(call.output.dtype))) and _grads_agree(grad_in, grads, tol):
+            if _agrees_with(cell, ms_name, call, grad_out, grad_in, tol, OpChange(r.index, stop=(k,))):
                 what = _operand(r, k)
                 children = [c.name[len(CHILD):] for c in traced[:traced.index(r)] if c.name.startswith(CHILD)]
                 place = f"; the op sits after '{children[-1]}' output" if children else ""
@@ -126,11 +132,7 @@ def _nan_path(cell: MindSporeProbe, ms_name: str, call: Any, grad_out: np.ndarra
 
     for change, words in nan_candidates(OpDivergence(r, None, ())):
         tried.append(f"op {r.index} '{r.name}': {words}")
-        try:
-            out, grads = cell.vjp_changed(ms_name, list(call.inputs), grad_out, change)
-        except Exception:  # the change breaks the construct: not this one
-            continue
-        if close(call.output, np.asarray(out), *tol(str(call.output.dtype))) and _grads_agree(grad_in, grads, tol):
+        if _agrees_with(cell, ms_name, call, grad_out, grad_in, tol, change):
             children = [c.name[len(CHILD):] for c in traced[:traced.index(r)] if c.name.startswith(CHILD)]
             place = f"; the op sits after '{children[-1]}' output" if children else ""
             cause = (f"the port's '{r.name}' is fed NaN and sends the gradient along another path than torch's: with"
@@ -151,12 +153,7 @@ def _eps_path(cell: MindSporeProbe, ms_name: str, call: Any, grad_out: np.ndarra
             if r.inputs[j].dtype.kind != "f" or len(tried) >= MAX_CANDIDATES:
                 continue
             tried.append(f"op {r.index} '{r.name}': torch's {setting}={eps:g} added to its input {k}")
-            try:
-                out, grads = cell.vjp_changed(ms_name, list(call.inputs), grad_out,
-                                              OpChange(r.index, offset_input=((k, eps),)))
-            except Exception:  # the change breaks the construct: not this one
-                continue
-            if close(call.output, np.asarray(out), *tol(str(call.output.dtype))) and _grads_agree(grad_in, grads, tol):
+            if _agrees_with(cell, ms_name, call, grad_out, grad_in, tol, OpChange(r.index, offset_input=((k, eps),))):
                 name = r.names[k] if k < len(r.names) else f"input {k}"
                 cause = (f"the port's '{r.name}' is computed without torch's {setting}={eps:g} ('{call.name}'"
                          f" {call.kind}'s {setting}): with {eps:g} added to its {name}, the forward still agrees and"

@@ -1,7 +1,10 @@
-"""A layer that makes NaN or inf where torch's is finite, from finite inputs: located at the first op of its
-construct that turns finite values into non-finite ones (0 / 0 at an all-zero row's norm), and confirmed where a
-small epsilon added to one of that op's inputs, re-run through the layer on torch's recorded inputs, makes the
-layer agree with torch. The epsilons tried are ordered small to large; the re-run decides.
+"""A layer whose non-finite values differ from torch's, measured by re-runs:
+- it makes NaN or inf where torch's is finite, from finite inputs: located at the first op of its construct that
+  turns finite values into non-finite ones (0 / 0 at an all-zero row's norm), and confirmed where a small epsilon
+  added to one of that op's inputs, re-run through the layer on torch's recorded inputs, makes the layer agree with
+  torch (the epsilons are tried small to large; the re-run decides);
+- it returns numbers where it is fed NaN and torch's keeps NaN (nn.ReLU maps NaN to 0): confirmed where the layer,
+  re-run alone, with NaN kept wherever its input is NaN, agrees with torch.
 """
 from __future__ import annotations
 

@@ -2,8 +2,9 @@
 `F.pad(x, (0, 2))` while the port's counterpart is fed x and pads it itself (pad_mode='same': centred). Measured
 where the dataflow shows it: a pad call of torch's container returns what torch's layer is fed, and its input is
 what the port's layer is fed. The port's layer is rebuilt with torch's pad amounts as its padding (in MindSpore's
-order: the first spatial axis first, before and after) and run on its own input; agreement with torch's layer
-output confirms the cause and the fix.
+order: the first spatial axis first, before and after) and run on its own input, or, where the layer refuses that
+(a Conv1d takes one int for both sides), left unpadded and fed the input padded as torch pads it; agreement with
+torch's layer output confirms the cause and the fix.
 """
 from __future__ import annotations
 
@@ -51,14 +52,14 @@ def pad_folded(module: TorchProbe, cell: MindSporeProbe, first: SubcellRow, rows
                 continue
             if not agree(t_call.inputs[0], p.outputs[0], tol) or not agree(m_call.inputs[0], p.inputs[0], tol):
                 continue
-            found = _rerun(cell, row, t_call, m_call, amounts, tol, p)
+            found = _rerun(cell, row, t_call, m_call, amounts, tol)
             if found is not None:
                 return found
     return None
 
 
 def _rerun(cell: MindSporeProbe, row: SubcellRow, t_call: Any, m_call: Any, amounts: Tuple[int, ...],
-           tol: Callable[[str], Tuple[float, float]], p: Any) -> Optional[Defect]:
+           tol: Callable[[str], Tuple[float, float]]) -> Optional[Defect]:
     try:
         c = cell.constructor(row.ms_name)
     except (AttributeError, KeyError):
@@ -79,11 +80,11 @@ def _rerun(cell: MindSporeProbe, row: SubcellRow, t_call: Any, m_call: Any, amou
         except Exception:  # the layer refuses that padding: the next form
             continue
         if agree_all(t_call.output, got, tol):
-            return _defect(row, p, change, held, how, amounts)
+            return _defect(row, change, held, how, amounts)
     return None
 
 
-def _defect(row: SubcellRow, p: Any, change: dict, held: dict, how: str, amounts: Tuple[int, ...]) -> Defect:
+def _defect(row: SubcellRow, change: dict, held: dict, how: str, amounts: Tuple[int, ...]) -> Defect:
     shown = ", ".join(f"{k}={v!r}" for k, v in change.items())
     was = ", ".join(f"{k}={held[k]!r}" for k in change if k in held) or "its own padding"
     torch_call = f"F.pad(x, {tuple(amounts)!r})"

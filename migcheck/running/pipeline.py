@@ -164,6 +164,7 @@ def _run_mindspore_side(item: Item, options: RunOptions, ref: Reference, locate:
         outcome = dataclasses.replace(with_structure(outcome, problems), tensors=())
     else:
         outcome = with_structure(outcome, problems) if problems else outcome
+
     def rerun() -> Outcome:  # the item again, the port's parameter set as torch's (which flag, dtype or tensor)
         return _compare_mapped(item, options, ref, cell, build_mapping(
             case, ref.params, cell, torch_side, ref.inputs[:n_net], ref.input_dtypes, ref.weights))
