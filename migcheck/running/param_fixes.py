@@ -30,6 +30,24 @@ def with_dtype_fix(outcome: Outcome, mapping: Any, cell: MindSporeProbe, rerun: 
     return dataclasses.replace(outcome, localization=with_defects(outcome.localization, defects, said))
 
 
+def with_rerun_causes(outcome: Outcome, case: Any, mapping: Any, cell: MindSporeProbe,
+                      torch_side: Callable[[], TorchProbe], weights: Any, rerun: Callable[[], Outcome],
+                      passes_with: Callable[[Callable[[], Any]], bool]) -> Outcome:
+    """Every difference found by reading both networks and confirmed by re-running the item: a constant built with
+    other values than torch's (constant_fixes.py), a parameter torch ties or leaves unset, one trainable on one side
+    only, one held in another dtype."""
+    if outcome.kind is not None:
+        from migcheck.running.constant_fixes import with_constant_causes
+        outcome = with_constant_causes(outcome, case, cell.cell, torch_side().module, rerun, passes_with)
+    if mapping.unset_ms:
+        outcome = with_unset_causes(outcome, mapping, torch_side(), cell, weights, rerun)
+    if mapping.trainable_mismatches:
+        outcome = with_trainable_fix(outcome, mapping, cell, rerun)
+    if mapping.dtype_mismatches and case.precision is None:  # a mixed-precision case holds narrower parameters by design
+        outcome = with_dtype_fix(outcome, mapping, cell, rerun)
+    return outcome
+
+
 def _rerun_with(pairs: Tuple[Tuple[Any, Any], ...], apply: Callable[[Any, Any], Any], undo: Callable[[Any, Any], Any],
                 rerun: Callable[[], Outcome]) -> bool:
     """Whether the item, re-run with every pair's change applied (then undone), agrees."""

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import sys
 import time
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
@@ -168,16 +169,10 @@ def _run_mindspore_side(item: Item, options: RunOptions, ref: Reference, locate:
     def rerun() -> Outcome:  # the item again, the port's parameter set as torch's (which flag, dtype or tensor)
         return _compare_mapped(item, options, ref, cell, build_mapping(
             case, ref.params, cell, torch_side, ref.inputs[:n_net], ref.input_dtypes, ref.weights))
-    if mapping.unset_ms and locate and not options.golden:  # torch ties the tensor, or builds its layer without it
-        from migcheck.running.param_fixes import with_unset_causes
-        outcome = with_unset_causes(outcome, mapping, torch_side(), cell, ref.weights, rerun)
-    if (mapping.trainable_mismatches or mapping.dtype_mismatches) and locate and not options.golden:
-        from migcheck.running.param_fixes import with_dtype_fix, with_trainable_fix
-
-        if mapping.trainable_mismatches:
-            outcome = with_trainable_fix(outcome, mapping, cell, rerun)
-        if case.precision is None:  # a mixed-precision case holds narrower parameters by design
-            outcome = with_dtype_fix(outcome, mapping, cell, rerun)
+    if locate and not options.golden:  # differences re-run away: constants, tied or unset, trainable, dtype
+        from migcheck.running.param_fixes import with_rerun_causes
+        outcome = with_rerun_causes(outcome, case, mapping, cell, torch_side, ref.weights, rerun,
+                                    functools.partial(_passes_with, item, options, ref))
     return dataclasses.replace(outcome, notes=outcome.notes + mapping_notes(mapping, outcome.kind is not None))
 
 
@@ -188,19 +183,22 @@ def _construction_failed(exc: Exception, item: Item, options: RunOptions, ref: R
         return outcome
     from migcheck.localization.construction_error import locate_construction
 
-    def passes_with(factory: Callable[[], Any]) -> bool:
-        changed = dataclasses.replace(item, case=dataclasses.replace(item.case, mindspore=factory), mode="pynative")
-        try:
-            return _run_mindspore_side(changed, options, ref, locate=False).kind is None
-        except Exception:  # the changed network does not build or run either
-            return False
-
     try:
-        site = locate_construction(item.case, ref, _tolerance_for(item, options, "forward"), passes_with)
+        site = locate_construction(item.case, ref, _tolerance_for(item, options, "forward"),
+                                   functools.partial(_passes_with, item, options, ref))
     except Exception as exc2:  # best effort: the error verdict stands, and says why it has no place
         return dataclasses.replace(outcome, notes=outcome.notes + (
             f"the constructor call that raised could not be located ({type(exc2).__name__}: {_first_line(exc2)})",))
     return outcome if site is None else dataclasses.replace(outcome, localization=site.as_localization())
+
+
+def _passes_with(item: Item, options: RunOptions, ref: Reference, factory: Callable[[], Any]) -> bool:
+    """Whether the item passes (PYNATIVE) with the port built by another factory."""
+    changed = dataclasses.replace(item, case=dataclasses.replace(item.case, mindspore=factory), mode="pynative")
+    try:
+        return _run_mindspore_side(changed, options, ref, locate=False).kind is None
+    except Exception:  # the changed network does not build or run either
+        return False
 
 
 def _torch_module(case: PairedCase) -> Any:
