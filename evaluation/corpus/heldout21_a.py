@@ -78,7 +78,7 @@ def roi_torch():
             super().__init__()
 
         def forward(self, feat):
-            return _torch_roi_align(torch, feat, ROIS, 2, 1.0, -1)
+            return _torch_roi_align(torch, feat, ROIS, 2, 1.0, 4)
 
     class BoxHead(tnn.Module):
         def __init__(self):
@@ -101,7 +101,8 @@ def _roi_ms(sample_num):
             def __init__(self):
                 super().__init__()
                 self.conv = mnn.Conv2d(2, 3, 1, has_bias=True)
-                self.pool = ops.ROIAlign(2, 2, 1.0, sample_num=sample_num, roi_end_mode=0)
+                self.pool = (ops.ROIAlign(2, 2, 1.0, roi_end_mode=0) if sample_num is None
+                             else ops.ROIAlign(2, 2, 1.0, sample_num=sample_num, roi_end_mode=0))
                 self.rois = ms.Tensor(np.array(ROIS, np.float32))
                 self.fc = mnn.Dense(12, 4)
 
@@ -151,6 +152,7 @@ def _centernet_ms(floor):
                 heat = heat * (hmax == heat).astype(ms.float32)
                 n, _, h, w = heat.shape
                 scores, inds = ops.topk(heat.reshape(n, -1), 4)
+                inds = inds.astype(ms.int64)
                 if floor:
                     ys = ops.div(inds, w, rounding_mode="floor").astype(ms.float32)
                 else:
@@ -173,7 +175,7 @@ def ciou_torch():
         def __init__(self):
             super().__init__()
             self.reg = tnn.Linear(6, 4)
-            self.register_buffer("gt", torch.tensor(TARGET_BOXES))
+            self.gt = torch.tensor(TARGET_BOXES)
 
         def forward(self, x):
             r = self.reg(x)
@@ -230,52 +232,222 @@ def _ciou_ms(stop):
         return CIoU()
     return make
 
-
-# ---------------------------------------------------------------- CRNN CTC loss
-CTC_TARGETS = [[1, 3, 2, 4], [2, 2, 1, 0], [4, 1, 0, 0]]
-CTC_IN_LEN = [8, 7, 8]
-CTC_TGT_LEN = [4, 3, 2]
-
-
-def ctc_torch():
+# ---------------------------------------------------------------- area downsampling of segmentation logits
+def area_torch():
     torch, tnn, F = _torch()
 
-    class CTCHead(tnn.Module):
+    class AuxSeg(tnn.Module):
         def __init__(self):
             super().__init__()
-            self.fc = tnn.Linear(6, 5)
-            self.ctc = tnn.CTCLoss(blank=0, reduction="mean")
+            self.conv = tnn.Conv2d(3, 4, 1)
+            self.cls = tnn.Conv2d(4, 2, 1)
 
-        def forward(self, x, targets, in_len, tgt_len):
-            lp = F.log_softmax(self.fc(x), dim=2)
-            return self.ctc(lp, targets, in_len, tgt_len)
+        def forward(self, x):
+            y = F.interpolate(self.conv(x), size=(4, 4), mode="area")
+            return self.cls(y)
 
-    return CTCHead()
+    return AuxSeg()
 
 
-def _ctc_ms(reduction):
+def _area_ms(resize_area):
     def make():
         ms, mnn, ops = _ms()
 
-        class CTCHead(mnn.Cell):
+        class AuxSeg(mnn.Cell):
             def __init__(self):
                 super().__init__()
-                self.fc = mnn.Dense(6, 5)
-                self.ctc = ops.CTCLossV2(blank=0) if reduction is None else ops.CTCLossV2(blank=0, reduction=reduction)
+                self.conv = mnn.Conv2d(3, 4, 1, has_bias=True)
+                self.cls = mnn.Conv2d(4, 2, 1, has_bias=True)
+                self.resize = ops.ResizeArea()
+                self.size = ms.Tensor(np.array([4, 4], np.int32))
 
-            def construct(self, x, targets, in_len, tgt_len):
-                lp = ops.log_softmax(self.fc(x), axis=2)
-                return self.ctc(lp, targets, in_len, tgt_len)[0]
+            def construct(self, x):
+                y = self.conv(x)
+                if resize_area:
+                    y = self.resize(y.transpose(0, 2, 3, 1), self.size).transpose(0, 3, 1, 2)
+                else:
+                    y = ops.interpolate(y, size=(4, 4), mode="area")
+                return self.cls(y)
 
-        return CTCHead()
+        return AuxSeg()
+    return make
+
+
+# ---------------------------------------------------------------- IoU-aware objectness target (YOLOv5 style tobj)
+def obj_torch():
+    torch, tnn, F = _torch()
+
+    class IoUObj(tnn.Module):
+        def __init__(self):
+            super().__init__()
+            self.reg = tnn.Linear(6, 4)
+            self.obj = tnn.Linear(6, 1)
+            self.gt = torch.tensor(TARGET_BOXES)
+
+        def forward(self, x):
+            r = self.reg(x)
+            c, wh = r[:, :2], torch.exp(r[:, 2:])
+            p1, p2 = c - wh / 2, c + wh / 2
+            g1, g2 = self.gt[:, :2], self.gt[:, 2:]
+            iwh = (torch.min(p2, g2) - torch.max(p1, g1)).clamp(min=0)
+            inter = iwh[:, 0] * iwh[:, 1]
+            gwh = g2 - g1
+            iou = inter / (wh[:, 0] * wh[:, 1] + gwh[:, 0] * gwh[:, 1] - inter + 1e-7)
+            tobj = iou.detach().clamp(0)
+            p = self.obj(x)[:, 0]
+            bce = F.softplus(p) - tobj * p
+            return (1 - iou).mean() + bce.mean()
+
+    return IoUObj()
+
+
+def _obj_ms(stop):
+    def make():
+        ms, mnn, ops = _ms()
+
+        class IoUObj(mnn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.reg = mnn.Dense(6, 4)
+                self.obj = mnn.Dense(6, 1)
+                self.gt = ms.Tensor(np.array(TARGET_BOXES, np.float32))
+
+            def construct(self, x):
+                r = self.reg(x)
+                c, wh = r[:, :2], ops.exp(r[:, 2:])
+                p1, p2 = c - wh / 2, c + wh / 2
+                g1, g2 = self.gt[:, :2], self.gt[:, 2:]
+                iwh = ops.clamp(ops.minimum(p2, g2) - ops.maximum(p1, g1), min=0.0)
+                inter = iwh[:, 0] * iwh[:, 1]
+                gwh = g2 - g1
+                iou = inter / (wh[:, 0] * wh[:, 1] + gwh[:, 0] * gwh[:, 1] - inter + 1e-7)
+                tobj = ops.clamp(ops.stop_gradient(iou) if stop else iou, min=0.0)
+                p = self.obj(x)[:, 0]
+                bce = ops.softplus(p) - tobj * p
+                return (1 - iou).mean() + bce.mean()
+
+        return IoUObj()
+    return make
+
+
+# ---------------------------------------------------------------- blocks
+MASK_ROIS = [[0.0, 1.0, 1.0, 13.0, 11.0], [1.0, 3.0, 2.5, 9.5, 14.0], [0.0, 6.0, 0.0, 15.0, 7.5]]
+
+
+def mask_head_torch():
+    torch, tnn, F = _torch()
+
+    class RoIAlign(tnn.Module):
+        def forward(self, feat):
+            return _torch_roi_align(torch, feat, MASK_ROIS, 3, 0.5, 1)
+
+    class MaskHead(tnn.Module):
+        def __init__(self):
+            super().__init__()
+            self.stem = tnn.Conv2d(3, 4, 1)
+            self.pool = RoIAlign()
+            self.fcn = tnn.Conv2d(4, 4, 1)
+            self.deconv = tnn.ConvTranspose2d(4, 4, 2, stride=2)
+            self.logits = tnn.Conv2d(4, 2, 1)
+
+        def forward(self, x):
+            r = self.pool(F.relu(self.stem(x)))
+            r = F.relu(self.fcn(r))
+            r = F.relu(self.deconv(r))
+            return self.logits(r)
+
+    return MaskHead()
+
+
+def _mask_head_ms(sample_num):
+    def make():
+        ms, mnn, ops = _ms()
+
+        class MaskHead(mnn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.stem = mnn.Conv2d(3, 4, 1, has_bias=True)
+                self.pool = (ops.ROIAlign(3, 3, 0.5, roi_end_mode=0) if sample_num is None
+                             else ops.ROIAlign(3, 3, 0.5, sample_num=sample_num, roi_end_mode=0))
+                self.rois = ms.Tensor(np.array(MASK_ROIS, np.float32))
+                self.fcn = mnn.Conv2d(4, 4, 1, has_bias=True)
+                self.deconv = mnn.Conv2dTranspose(4, 4, 2, stride=2, pad_mode="valid", has_bias=True)
+                self.logits = mnn.Conv2d(4, 2, 1, has_bias=True)
+
+            def construct(self, x):
+                r = self.pool(ops.relu(self.stem(x)), self.rois)
+                r = ops.relu(self.fcn(r))
+                r = ops.relu(self.deconv(r))
+                return self.logits(r)
+
+        return MaskHead()
+    return make
+
+
+def centernet_head_torch():
+    torch, tnn, F = _torch()
+
+    class CenterHead(tnn.Module):
+        def __init__(self):
+            super().__init__()
+            self.hm = tnn.Sequential(tnn.Conv2d(3, 4, 1), tnn.ReLU(), tnn.Conv2d(4, 1, 1))
+            self.wh = tnn.Sequential(tnn.Conv2d(3, 4, 1), tnn.ReLU(), tnn.Conv2d(4, 2, 1))
+
+        def forward(self, x):
+            heat = torch.sigmoid(self.hm(x))
+            wh = self.wh(x)
+            keep = (F.max_pool2d(heat, 3, stride=1, padding=1) == heat).float()
+            n, _, h, w = heat.shape
+            scores, inds = torch.topk((heat * keep).reshape(n, -1), 3)
+            ys = torch.div(inds, w, rounding_mode="floor").float()
+            xs = (inds % w).float()
+            size = torch.gather(wh.reshape(n, 2, -1), 2, inds[:, None, :].expand(n, 2, 3))
+            boxes = torch.stack([xs - size[:, 0] / 2, ys - size[:, 1] / 2,
+                                 xs + size[:, 0] / 2, ys + size[:, 1] / 2], dim=-1) * 4.0
+            return boxes, scores
+
+    return CenterHead()
+
+
+def _centernet_head_ms(floor):
+    def make():
+        ms, mnn, ops = _ms()
+
+        class CenterHead(mnn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.hm = mnn.SequentialCell([mnn.Conv2d(3, 4, 1, has_bias=True), mnn.ReLU(),
+                                              mnn.Conv2d(4, 1, 1, has_bias=True)])
+                self.wh = mnn.SequentialCell([mnn.Conv2d(3, 4, 1, has_bias=True), mnn.ReLU(),
+                                              mnn.Conv2d(4, 2, 1, has_bias=True)])
+                self.pool = mnn.MaxPool2d(3, 1, pad_mode="pad", padding=1)
+
+            def construct(self, x):
+                heat = ops.sigmoid(self.hm(x))
+                wh = self.wh(x)
+                keep = (self.pool(heat) == heat).astype(ms.float32)
+                n, _, h, w = heat.shape
+                scores, inds = ops.topk((heat * keep).reshape(n, -1), 3)
+                inds = inds.astype(ms.int64)
+                if floor:
+                    ys = ops.div(inds, w, rounding_mode="floor").astype(ms.float32)
+                else:
+                    ys = ops.div(inds, w).astype(ms.float32)
+                xs = (inds % w).astype(ms.float32)
+                size = ops.gather_elements(wh.reshape(n, 2, -1), 2, ops.broadcast_to(inds[:, None, :], (n, 2, 3)))
+                boxes = ops.stack([xs - size[:, 0] / 2, ys - size[:, 1] / 2,
+                                   xs + size[:, 0] / 2, ys + size[:, 1] / 2], axis=-1) * 4.0
+                return boxes, scores
+
+        return CenterHead()
     return make
 
 
 ENTRIES = [
-    entry("h21a_box_head_roialign_sample_num_fixed_two_vs_adaptive_sampling_ratio", F21, "ROIAlign",
-          roi_torch, _roi_ms(2), _roi_ms(0), ("pool",), ("sample_num|sampling_ratio|adaptive",),
+    entry("h21a_box_head_roialign_sampling_ratio_4_left_at_sample_num_default", F21, "ROIAlign",
+          roi_torch, _roi_ms(None), _roi_ms(4), ("pool",), ("sample_num|sampling_ratio|adaptive",),
           inputs={"x": uniform(2, 2, 9, 9)},
-          cause_pattern=r"\bsample_num\b[^.]*\b0\b|\bsampling_ratio\b[^.]*(-1\b|\badaptive)|\badaptive\b[^.]*\bsampl"),
+          cause_pattern=r"\bsample_num\b[^.]*\b4\b|\bsampling_ratio\b[^.]*\b4\b"),
     entry("h21a_functional_centernet_peak_rows_ops_div_rounding_mode_dropped", F21, "probe:ops.div rounding_mode",
           centernet_torch, _centernet_ms(False), _centernet_ms(True), ("after:hm",), ("rounding_mode|floor",),
           inputs={"x": uniform(2, 3, 5, 6)},
@@ -284,10 +456,20 @@ ENTRIES = [
           ciou_torch, _ciou_ms(False), _ciou_ms(True), ("<root>",), ("stop_gradient|no_grad|alpha",),
           inputs={"x": uniform(4, 6)}, checks=("forward", "backward"),
           cause_pattern=r"\bstop_gradient\b|\bno_grad\b|\bdetach\b"),
-    entry("h21a_crnn_ctc_loss_ctclossv2_default_reduction_none", F21, "CTCLoss",
-          ctc_torch, _ctc_ms(None), _ctc_ms("mean"), ("ctc",), ("reduction|mean",),
-          inputs={"x": uniform(8, 3, 6), "targets": given(np.array(CTC_TARGETS, np.int64)),
-                  "in_len": given(np.array(CTC_IN_LEN, np.int64)), "tgt_len": given(np.array(CTC_TGT_LEN, np.int64))},
-          fails_with="shape",
-          cause_pattern=r"\breduction\b[^.]*\bmean\b"),
+    entry("h21a_functional_aux_seg_logits_area_downsample_as_ops_resizearea", F21, "probe:ops.ResizeArea vs interpolate area",
+          area_torch, _area_ms(True), _area_ms(False), ("after:conv",), ("ResizeArea|area|adaptive_avg_pool2d",),
+          inputs={"x": uniform(2, 3, 10, 10)},
+          cause_pattern=r"\binterpolate\b[^.]*\barea\b|\badaptive_?avg_?pool(2d)?\b|\bResizeArea\b[^.]*\b(adaptive|average[ -]pool)"),
+    entry("h21a_yolo_objectness_iou_target_detach_without_stop_gradient", F21, "probe:Tensor.detach vs ops.stop_gradient",
+          obj_torch, _obj_ms(False), _obj_ms(True), ("<root>",), ("stop_gradient|detach",),
+          inputs={"x": uniform(4, 6)}, checks=("forward", "backward"),
+          cause_pattern=r"\bstop_gradient\b|\bdetach\b"),
+    entry("h21a_port_mask_rcnn_mask_head_roialign_sampling_ratio_1_left_at_sample_num_default", P21, "ROIAlign",
+          mask_head_torch, _mask_head_ms(None), _mask_head_ms(1), ("pool",), ("sample_num|sampling_ratio",),
+          inputs={"x": uniform(2, 3, 8, 8)},
+          cause_pattern=r"\bsample_num\b[^.]*\b1\b|\bsampling_ratio\b[^.]*\b1\b"),
+    entry("h21a_port_centernet_head_topk_decode_ops_div_rounding_mode_dropped", P21, "probe:ops.div rounding_mode",
+          centernet_head_torch, _centernet_head_ms(False), _centernet_head_ms(True), ("after:hm",),
+          ("rounding_mode|floor",), inputs={"x": uniform(2, 3, 6, 7)},
+          cause_pattern=r"\brounding_mode\b[^.]*\bfloor\b|\bfloor_?div(ide)?\b|//"),
 ]
