@@ -442,6 +442,96 @@ def _centernet_head_ms(floor):
         return CenterHead()
     return make
 
+# ---------------------------------------------------------------- CRNN CTC loss
+CTC_TARGETS = [[1, 3, 2, 4], [2, 2, 1, 0], [4, 1, 0, 0]]
+CTC_IN_LEN = [8, 7, 8]
+CTC_TGT_LEN = [4, 3, 2]
+
+
+def ctc_torch():
+    torch, tnn, F = _torch()
+
+    class CTCHead(tnn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = tnn.Linear(6, 5)
+            self.ctc = tnn.CTCLoss(blank=0, reduction="mean")
+
+        def forward(self, x, targets, in_len, tgt_len):
+            lp = F.log_softmax(self.fc(x), dim=2)
+            return self.ctc(lp, targets, in_len, tgt_len)
+
+    return CTCHead()
+
+
+def _ctc_ms(v2):
+    def make():
+        ms, mnn, ops = _ms()
+
+        class CTCHead(mnn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.fc = mnn.Dense(6, 5)
+                self.v2 = v2
+                self.ctc = ops.CTCLossV2(blank=0, reduction="mean") if v2 else mnn.CTCLoss(blank=0, reduction="mean")
+
+            def construct(self, x, targets, in_len, tgt_len):
+                lp = ops.log_softmax(self.fc(x), axis=2)
+                if self.v2:
+                    return self.ctc(lp, targets, in_len, tgt_len)[0]
+                return self.ctc(lp, targets, in_len, tgt_len)
+
+        return CTCHead()
+    return make
+
+
+# ---------------------------------------------------------------- fixed bilinear-kernel transposed-conv upsampling
+def _bilinear_kernel(channels, k):
+    f = math.ceil(k / 2)
+    c = (2 * f - 1 - f % 2) / (2.0 * f)
+    og = np.ogrid[:k, :k]
+    filt = (1 - np.abs(og[0] / f - c)) * (1 - np.abs(og[1] / f - c))
+    return np.tile(filt[None, None].astype(np.float32), (channels, 1, 1, 1))
+
+
+def deconv_up_torch():
+    torch, tnn, F = _torch()
+
+    class BilinearUp(tnn.Module):
+        def __init__(self):
+            super().__init__()
+            self.score = tnn.Conv2d(3, 2, 1)
+            self.kernel = torch.tensor(_bilinear_kernel(2, 4))
+
+        def forward(self, x):
+            return F.conv_transpose2d(self.score(x), self.kernel, stride=2, padding=1, groups=2)
+
+    return BilinearUp()
+
+
+def _deconv_up_ms(functional):
+    def make():
+        ms, mnn, ops = _ms()
+
+        class BilinearUp(mnn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.score = mnn.Conv2d(3, 2, 1, has_bias=True)
+                self.kernel = ms.Tensor(_bilinear_kernel(2, 4))
+                self.functional = functional
+                self.up = ops.Conv2DTranspose(out_channel=2, kernel_size=4, pad_mode="pad", pad=(1, 1, 1, 1), stride=2,
+                                              group=2)
+
+            def construct(self, x):
+                y = self.score(x)
+                if self.functional:
+                    return ops.conv_transpose2d(y, self.kernel, stride=2, padding=1, groups=2)
+                n, c, h, w = y.shape
+                return self.up(y, self.kernel, (n, c, 2 * h, 2 * w))
+
+        return BilinearUp()
+    return make
+
 
 ENTRIES = [
     entry("h21a_box_head_roialign_sampling_ratio_4_left_at_sample_num_default", F21, "ROIAlign",
@@ -472,4 +562,15 @@ ENTRIES = [
           centernet_head_torch, _centernet_head_ms(False), _centernet_head_ms(True), ("after:hm",),
           ("rounding_mode|floor",), inputs={"x": uniform(2, 3, 6, 7)},
           cause_pattern=r"\brounding_mode\b[^.]*\bfloor\b|\bfloor_?div(ide)?\b|//"),
+    entry("h21a_crnn_ctc_loss_as_ops_ctclossv2_reduction_mean_raises", F21, "CTCLoss",
+          ctc_torch, _ctc_ms(True), _ctc_ms(False), ("ctc",), ("CTCLossV2|reduction|nn.CTCLoss",),
+          inputs={"x": uniform(8, 3, 6), "targets": given(np.array(CTC_TARGETS, np.int64)),
+                  "in_len": given(np.array(CTC_IN_LEN, np.int64)), "tgt_len": given(np.array(CTC_TGT_LEN, np.int64))},
+          fails_with="error",
+          cause_pattern=r"\bCTCLossV2\b[^.]*\b(reduction|none)\b|\bnn\.CTCLoss\b|\bops\.ctc_loss\b"),
+    entry("h21a_functional_fcn_bilinear_deconv_upsample_ops_conv_transpose2d_raises", F21,
+          "probe:ops.conv_transpose2d on CPU", deconv_up_torch, _deconv_up_ms(True), _deconv_up_ms(False),
+          ("after:score",), ("conv_transpose2d|Conv2DTranspose|Conv2dTranspose",),
+          inputs={"x": uniform(2, 3, 5, 5)}, fails_with="error",
+          cause_pattern=r"\bConv2DTranspose\b|\bConv2dTranspose\b|\bConv2DBackpropInput\b"),
 ]
