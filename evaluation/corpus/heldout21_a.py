@@ -532,6 +532,84 @@ def _deconv_up_ms(functional):
         return BilinearUp()
     return make
 
+# ---------------------------------------------------------------- modulated deformable conv (torchvision deform_conv2d semantics)
+def _torch_deform_conv3x3(torch, F, x, offset, mask, weight, bias):
+    """torchvision.ops.deform_conv2d (stride 1, padding 1, one offset group): offset channels interleave (dy, dx)."""
+    n, c, h, w = x.shape
+    o = weight.shape[0]
+    ii = torch.arange(h, dtype=x.dtype).view(1, h, 1)
+    jj = torch.arange(w, dtype=x.dtype).view(1, 1, w)
+    cols = []
+    for a in range(3):
+        for b in range(3):
+            k = a * 3 + b
+            y = ii - 1 + a + offset[:, 2 * k]
+            xx = jj - 1 + b + offset[:, 2 * k + 1]
+            grid = torch.stack([2 * xx / (w - 1) - 1, 2 * y / (h - 1) - 1], dim=-1)
+            v = F.grid_sample(x, grid, mode="bilinear", padding_mode="zeros", align_corners=True)
+            cols.append(v * mask[:, k:k + 1])
+    cols = torch.stack(cols, dim=2)
+    return torch.einsum("ock,nckhw->nohw", weight.reshape(o, c, 9), cols) + bias.view(1, o, 1, 1)
+
+
+def dcn_torch():
+    torch, tnn, F = _torch()
+
+    class ModulatedDeformConv(tnn.Module):
+        def __init__(self):
+            super().__init__()
+            self.weight = tnn.Parameter(torch.randn(3, 2, 3, 3) * 0.3)
+            self.bias = tnn.Parameter(torch.zeros(3))
+
+        def forward(self, x, offset, mask):
+            return _torch_deform_conv3x3(torch, F, x, offset, mask, self.weight, self.bias)
+
+    class DCNv2Block(tnn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv_offset = tnn.Conv2d(2, 27, 3, padding=1)
+            self.dcn = ModulatedDeformConv()
+
+        def forward(self, x):
+            o1, o2, m = torch.chunk(self.conv_offset(x), 3, dim=1)
+            return self.dcn(x, torch.cat((o1, o2), dim=1), torch.sigmoid(m))
+
+    return DCNv2Block()
+
+
+def _dcn_ms(blocks):
+    def make():
+        ms, mnn, ops = _ms()
+
+        class ModulatedDeformConv(mnn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.weight = ms.Parameter(ms.Tensor(np.zeros((3, 2, 3, 3), np.float32)), name="weight")
+                self.bias = ms.Parameter(ms.Tensor(np.zeros(3, np.float32)), name="bias")
+
+            def construct(self, x, offset, mask):
+                if blocks:
+                    n, _, h, w = offset.shape
+                    pairs = offset.reshape(n, 9, 2, h, w)
+                    offsets = ops.concat((pairs[:, :, 1], pairs[:, :, 0], mask), axis=1)
+                else:
+                    offsets = ops.concat((offset, mask), axis=1)
+                return ops.deformable_conv2d(x, self.weight, offsets, (3, 3), (1, 1, 1, 1), (1, 1, 1, 1),
+                                             bias=self.bias)
+
+        class DCNv2Block(mnn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.conv_offset = mnn.Conv2d(2, 27, 3, pad_mode="pad", padding=1, has_bias=True)
+                self.dcn = ModulatedDeformConv()
+
+            def construct(self, x):
+                o1, o2, m = ops.chunk(self.conv_offset(x), 3, axis=1)
+                return self.dcn(x, ops.concat((o1, o2), axis=1), ops.sigmoid(m))
+
+        return DCNv2Block()
+    return make
+
 
 ENTRIES = [
     entry("h21a_box_head_roialign_sampling_ratio_4_left_at_sample_num_default", F21, "ROIAlign",
@@ -573,4 +651,8 @@ ENTRIES = [
           ("after:score",), ("conv_transpose2d|Conv2DTranspose|Conv2dTranspose",),
           inputs={"x": uniform(2, 3, 5, 5)}, fails_with="error",
           cause_pattern=r"\bConv2DTranspose\b|\bConv2dTranspose\b|\bConv2DBackpropInput\b"),
+    entry("h21a_dcnv2_torchvision_interleaved_offsets_passed_to_ops_deformable_conv2d", F21, "deformable_conv2d",
+          dcn_torch, _dcn_ms(False), _dcn_ms(True), ("dcn",), ("offsets|layout|interleaved",),
+          inputs={"x": uniform(2, 2, 5, 5)},
+          cause_pattern=r"\boffsets?\b[^.]*\b(layout|order|interleav\w*|x[- ]offsets?|dx|dy)\b"),
 ]
