@@ -610,6 +610,56 @@ def _dcn_ms(blocks):
         return DCNv2Block()
     return make
 
+# ---------------------------------------------------------------- V-Net style multi-class soft Dice on segmentation logits
+DICE_LABELS = np.array([[[0, 1, 2, 2], [1, 1, 0, 2], [2, 0, 0, 1], [1, 2, 2, 0]],
+                        [[2, 2, 1, 0], [0, 1, 1, 1], [2, 0, 1, 2], [0, 0, 2, 1]]])
+DICE_ONEHOT = np.eye(3, dtype=np.float32)[DICE_LABELS].transpose(0, 3, 1, 2).copy()
+
+
+def dice_torch():
+    torch, tnn, F = _torch()
+
+    class SoftDice(tnn.Module):
+        def forward(self, probs, onehot):
+            c = probs.shape[1]
+            p = probs.transpose(0, 1).reshape(c, -1)
+            y = onehot.transpose(0, 1).reshape(c, -1)
+            inter = (p * y).sum(1)
+            union = (p * p).sum(1) + (y * y).sum(1)
+            return (1 - (2 * inter + 1e-5) / (union + 1e-5)).mean()
+
+    class SegDice(tnn.Module):
+        def __init__(self):
+            super().__init__()
+            self.cls = tnn.Conv2d(3, 3, 1)
+            self.loss = SoftDice()
+
+        def forward(self, x, onehot):
+            return self.loss(F.softmax(self.cls(x), dim=1), onehot)
+
+    return SegDice()
+
+
+def _dice_ms(builtin_activation):
+    def make():
+        ms, mnn, ops = _ms()
+
+        class SegDice(mnn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.cls = mnn.Conv2d(3, 3, 1, has_bias=True)
+                self.builtin = builtin_activation
+                self.loss = mnn.MultiClassDiceLoss() if builtin_activation else mnn.MultiClassDiceLoss(activation=None)
+
+            def construct(self, x, onehot):
+                logits = self.cls(x)
+                if self.builtin:
+                    return self.loss(logits, onehot)
+                return self.loss(ops.softmax(logits, axis=1), onehot)
+
+        return SegDice()
+    return make
+
 
 ENTRIES = [
     entry("h21a_box_head_roialign_sampling_ratio_4_left_at_sample_num_default", F21, "ROIAlign",
@@ -655,4 +705,8 @@ ENTRIES = [
           dcn_torch, _dcn_ms(False), _dcn_ms(True), ("dcn",), ("offsets|layout|interleaved",),
           inputs={"x": uniform(2, 2, 5, 5)},
           cause_pattern=r"\boffsets?\b[^.]*\b(layout|order|interleav\w*|x[- ]offsets?|dx|dy)\b"),
+    entry("h21a_vnet_multiclass_dice_loss_builtin_softmax_activation_on_nchw_logits", F21, "probe:nn.MultiClassDiceLoss",
+          dice_torch, _dice_ms(True), _dice_ms(False), ("loss",), ("activation|softmax|axis",),
+          inputs={"x": uniform(2, 3, 4, 4), "onehot": given(DICE_ONEHOT)},
+          cause_pattern=r"\bactivation\b[^.]*\b(None|axis|dim|channel|class(es)?)\b|\bsoftmax\b[^.]*\b(axis|dim)\b[^.]*\b1\b"),
 ]
