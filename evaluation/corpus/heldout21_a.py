@@ -53,13 +53,13 @@ def _axis_weights(torch, start, size, bins, grid, limit):
     return torch.tensor(rows, dtype=torch.float32)
 
 
-def _torch_roi_align(torch, feat, rois, out_size, scale, sampling_ratio):
+def _torch_roi_align(torch, feat, rois, out_size, scale, sampling_ratio, aligned=False):
     n, c, h, w = feat.shape
     outs = []
     for r in rois:
         b = int(r[0])
-        x1, y1, x2, y2 = (v * scale for v in r[1:])
-        rw, rh = max(x2 - x1, 1.0), max(y2 - y1, 1.0)
+        x1, y1, x2, y2 = (v * scale - (0.5 if aligned else 0.0) for v in r[1:])
+        rw, rh = (x2 - x1, y2 - y1) if aligned else (max(x2 - x1, 1.0), max(y2 - y1, 1.0))
         gh = sampling_ratio if sampling_ratio > 0 else math.ceil(rh / out_size)
         gw = sampling_ratio if sampling_ratio > 0 else math.ceil(rw / out_size)
         wy = _axis_weights(torch, y1, rh, out_size, gh, h)
@@ -660,6 +660,48 @@ def _dice_ms(builtin_activation):
         return SegDice()
     return make
 
+# ---------------------------------------------------------------- torchvision roi_align(aligned=True) in forward
+ALIGNED_ROIS = [[0.0, 2.0, 1.0, 13.0, 12.5], [1.0, 0.5, 4.0, 9.0, 15.0], [1.0, 7.0, 3.0, 15.5, 8.0]]
+
+
+def aligned_roi_torch():
+    torch, tnn, F = _torch()
+
+    class RoIFeatures(tnn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = tnn.Conv2d(2, 3, 1)
+            self.fc = tnn.Linear(12, 3)
+
+        def forward(self, x):
+            pooled = _torch_roi_align(torch, self.conv(x), ALIGNED_ROIS, 2, 0.5, 2, aligned=True)
+            return self.fc(pooled.flatten(1))
+
+    return RoIFeatures()
+
+
+def _aligned_roi_ms(half_pixel):
+    def make():
+        ms, mnn, ops = _ms()
+
+        class RoIFeatures(mnn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.conv = mnn.Conv2d(2, 3, 1, has_bias=True)
+                self.fc = mnn.Dense(12, 3)
+                rois = np.array(ALIGNED_ROIS, np.float32)
+                if half_pixel:
+                    rois[:, 1:] -= 0.5 / 0.5
+                self.rois = ms.Tensor(rois)
+                self.roi_align = ops.ROIAlign(2, 2, 0.5, sample_num=2, roi_end_mode=0 if half_pixel else 1)
+
+            def construct(self, x):
+                pooled = self.roi_align(self.conv(x), self.rois)
+                return self.fc(pooled.reshape(pooled.shape[0], -1))
+
+        return RoIFeatures()
+    return make
+
 
 ENTRIES = [
     entry("h21a_box_head_roialign_sampling_ratio_4_left_at_sample_num_default", F21, "ROIAlign",
@@ -709,4 +751,9 @@ ENTRIES = [
           dice_torch, _dice_ms(True), _dice_ms(False), ("loss",), ("activation|softmax|axis",),
           inputs={"x": uniform(2, 3, 4, 4), "onehot": given(DICE_ONEHOT)},
           cause_pattern=r"\bactivation\b[^.]*\b(None|axis|dim|channel|class(es)?)\b|\bsoftmax\b[^.]*\b(axis|dim)\b[^.]*\b1\b"),
+    entry("h21a_functional_roi_align_aligned_true_as_roialign_roi_end_mode_1", F21, "roi_align",
+          aligned_roi_torch, _aligned_roi_ms(False), _aligned_roi_ms(True), ("after:conv",),
+          ("aligned|roi_end_mode|half pixel",), inputs={"x": uniform(2, 2, 8, 8)},
+          cause_pattern=r"\b0\.5\b[^.]*\b(rois?|box(es)?|coordinates?|offset|shift\w*|pixels?)\b"
+                        r"|\b(shift\w*|offset|subtract\w*)\b[^.]*\b0\.5\b|\bhalf[- ]pixel\b"),
 ]
