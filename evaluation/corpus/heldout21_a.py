@@ -702,6 +702,66 @@ def _aligned_roi_ms(half_pixel):
         return RoIFeatures()
     return make
 
+# ---------------------------------------------------------------- NMS keep mask (torchvision.ops.nms semantics)
+NMS_BOXES = [[10, 10, 60, 60], [12, 8, 62, 58], [100, 100, 150, 160], [105, 110, 148, 165], [10, 70, 50, 120],
+             [200, 10, 260, 70], [205, 15, 262, 72], [14, 75, 52, 118]]
+
+
+def _torch_nms_keep(torch, boxes, scores, thr):
+    order = torch.argsort(scores, descending=True)
+    keep = torch.zeros_like(scores)
+    suppressed = torch.zeros(scores.shape[0], dtype=torch.bool)
+    area = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
+    for i in order.tolist():
+        if suppressed[i]:
+            continue
+        keep[i] = 1.0
+        wh = (torch.min(boxes[i, 2:], boxes[:, 2:]) - torch.max(boxes[i, :2], boxes[:, :2])).clamp(min=0)
+        inter = wh[:, 0] * wh[:, 1]
+        suppressed |= inter / (area[i] + area - inter) > thr
+    return keep
+
+
+def nms_torch():
+    torch, tnn, F = _torch()
+
+    class ScoredNMS(tnn.Module):
+        def __init__(self):
+            super().__init__()
+            self.score = tnn.Linear(4, 1)
+            self.boxes = torch.tensor(NMS_BOXES, dtype=torch.float32)
+
+        def forward(self, x):
+            s = torch.sigmoid(self.score(x))[:, 0]
+            keep = _torch_nms_keep(torch, self.boxes, s.detach(), 0.5)
+            return s * keep
+
+    return ScoredNMS()
+
+
+def _nms_ms(reorder):
+    def make():
+        ms, mnn, ops = _ms()
+
+        class ScoredNMS(mnn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.score = mnn.Dense(4, 1)
+                self.boxes = ms.Tensor(np.array(NMS_BOXES, np.float32))
+                self.nms = ops.NMSWithMask(0.5)
+
+            def construct(self, x):
+                s = ops.sigmoid(self.score(x))[:, 0]
+                _, _, mask = self.nms(ops.concat((self.boxes, s[:, None]), axis=1))
+                keep = mask.astype(ms.float32)
+                if reorder:
+                    order = ops.sort(s, descending=True)[1].astype(ms.int32)
+                    keep = ops.tensor_scatter_update(ops.zeros_like(s), order[:, None], keep)
+                return s * keep
+
+        return ScoredNMS()
+    return make
+
 
 ENTRIES = [
     entry("h21a_box_head_roialign_sampling_ratio_4_left_at_sample_num_default", F21, "ROIAlign",
@@ -756,4 +816,9 @@ ENTRIES = [
           ("aligned|roi_end_mode|half pixel",), inputs={"x": uniform(2, 2, 8, 8)},
           cause_pattern=r"\b0\.5\b[^.]*\b(rois?|box(es)?|coordinates?|offset|shift\w*|pixels?)\b"
                         r"|\b(shift\w*|offset|subtract\w*)\b[^.]*\b0\.5\b|\bhalf[- ]pixel\b"),
+    entry("h21a_functional_nms_with_mask_selected_mask_in_score_order_read_as_box_order", F21, "nms",
+          nms_torch, _nms_ms(False), _nms_ms(True), ("after:score",), ("selected_mask|sorted|order",),
+          inputs={"x": uniform(8, 4)},
+          cause_pattern=r"\bselected_mask\b[^.]*\b(sort\w*|order\w*)\b|\b(sort\w*|order\w*)\b[^.]*\bselected_mask\b"
+                        r"|\bNMSWithMask\b[^.]*\b(sort\w*|order\w*)\b"),
 ]
