@@ -42,7 +42,8 @@ HALVES = [
          port_prefix=True),
     Half(20, "b", ("heldout20_b",), "h20b_functional_fftshift_last_dim_as_ops_fftshift_all_dims", count=13, ports=8,
          port_prefix=True, max_errors=2),
-    Half(21, "a", ("heldout21_a",), "h21a_functional_centernet_peak_rows_ops_div_rounding_mode_dropped", count=13, ports=2,
+    Half(21, "a", ("heldout21_a", "heldout21_a_ops", "heldout21_a_ports"),
+         "h21a_functional_centernet_peak_rows_ops_div_rounding_mode_dropped", count=13, ports=2,
          port_prefix=True, max_errors=2),
 ]
 IDS = [f"{h.set}{h.half}" for h in HALVES]
