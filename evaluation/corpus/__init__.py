@@ -88,8 +88,8 @@ def entries(thirdparty: bool = True) -> List[Entry]:
     """
     from evaluation.corpus import (blind, blind_ops, blind_ports, functional, heldout, heldout3, heldout4, heldout5,
                                    heldout6, heldout7, heldout8, heldout9, heldout10, heldout11, heldout12, heldout13,
-                                   heldout14, heldout15, heldout16, heldout17, heldout18, heldout19, heldout20, heldout21,
-                                   layers,
+                                   heldout14, heldout15, heldout16, heldout17, heldout18, heldout19, heldout20,
+                                   heldout21, layers,
                                    losses, optimizers, real_ports)
 
     modules = [layers, functional, losses, optimizers, real_ports, heldout, blind, blind_ops, blind_ports, heldout3,
