@@ -1,4 +1,4 @@
-"""Held-out sets 17-20, each half: the entries load, are well-formed and registered, and one cheap pair behaves as
+"""Held-out sets 17-21, each half: the entries load, are well-formed and registered, and one cheap pair behaves as
 declared (one table of the halves; the checks are the same for each)."""
 import importlib
 from dataclasses import dataclass
@@ -41,6 +41,9 @@ HALVES = [
     Half(20, "a", ("heldout20_a", "heldout20_a_ports"), "h20a_huber_loss_delta_left_at_default_one", count=13,
          port_prefix=True),
     Half(20, "b", ("heldout20_b",), "h20b_functional_fftshift_last_dim_as_ops_fftshift_all_dims", count=13, ports=8,
+         port_prefix=True, max_errors=2),
+    Half(21, "a", ("heldout21_a", "heldout21_a_ops", "heldout21_a_ports"),
+         "h21a_functional_centernet_peak_rows_ops_div_rounding_mode_dropped", count=13, ports=2,
          port_prefix=True, max_errors=2),
 ]
 IDS = [f"{h.set}{h.half}" for h in HALVES]

@@ -1,0 +1,5 @@
+"""Held-out set 21 (blind, written in halves): see evaluation/README.md."""
+from evaluation.corpus import heldout21_a, heldout21_a_ops, heldout21_a_ports
+
+ENTRIES: list = []
+ENTRIES += heldout21_a.ENTRIES + heldout21_a_ops.ENTRIES + heldout21_a_ports.ENTRIES
