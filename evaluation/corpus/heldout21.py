@@ -1,0 +1,5 @@
+"""Held-out set 21 (blind, written in halves): every half's entries."""
+from evaluation.corpus import heldout21_b
+
+ENTRIES: list = []
+ENTRIES += heldout21_b.ENTRIES
