@@ -181,17 +181,17 @@ ENTRIES = [
           FusedGateUpMlpPt, lambda: FusedGateUpMlpMs(True), lambda: FusedGateUpMlpMs(False),
           ("after:gate_up_proj",), ("swiglu|no CPU kernel|chunk then silu",),
           inputs={"x": uniform(2, 3, 8)}, fails_with="error",
-          cause_pattern=r"\bswiglu\b[^.]*\b(cpu|kernel|unregistered|unsupported|not supported|not available)\b"
-                        r"|\b(cpu|kernel)\b[^.]*\bswiglu\b"
-                        r"|\b(chunk|split)\b[^.]*\bsilu\b|\bsilu\b[^.]*\b(chunk|split)\b"),
+          cause_pattern=r"\bswiglu\b(?:[^.]|\.(?=\w))*\b(cpu|kernel|unregistered|unsupported|not supported|not available)\b"
+                        r"|\b(cpu|kernel)\b(?:[^.]|\.(?=\w))*\bswiglu\b"
+                        r"|\b(chunk|split)\b(?:[^.]|\.(?=\w))*\bsilu\b|\bsilu\b(?:[^.]|\.(?=\w))*\b(chunk|split)\b"),
     _grad_only(entry("h21b_bpr_loss_logsigmoid_cell_backward_badly_ranked_pairs", FAMILY,
           "probe:mindspore.nn.LogSigmoid backward for inputs between -88 and -50",
           BprLossPt, lambda: BprLossMs(True), lambda: BprLossMs(False),
           ("act",), ("LogSigmoid cell|backward|gradient|ops.logsigmoid",),
           inputs={"pos_score": uniform(16, low=-42.0, high=-28.0), "neg_score": uniform(16, low=28.0, high=42.0)},
           checks=("forward", "backward"),
-          cause_pattern=r"\bLogSigmoid\b[^.]*\b(backward|gradients?|grad|bprop|underflow\w*)\b"
-                        r"|\b(backward|gradients?|grad|bprop)\b[^.]*\bLogSigmoid\b"
+          cause_pattern=r"\bLogSigmoid\b(?:[^.]|\.(?=\w))*\b(backward|gradients?|grad|bprop|underflow\w*)\b"
+                        r"|\b(backward|gradients?|grad|bprop)\b(?:[^.]|\.(?=\w))*\bLogSigmoid\b"
                         r"|\bops\.logsigmoid\b|\bsoftplus\b")),
     _grad_only(entry("h21b_two_tower_user_normalize_tensor_norm_empty_history_gradient", FAMILY,
           "probe:mindspore Tensor.norm backward at an all-zero row (F.normalize of an empty-history user)",
@@ -200,20 +200,20 @@ ENTRIES = [
           inputs={"history": given(_HIST), "item": uniform(5, 4)},
           checks=("forward", "backward"), fails_with="nonfinite",
           cause_pattern=r"\bL2Normalize\b|\bl2_normalize\b"
-                        r"|\bnorm\b[^.]*\b(zero|all-zero|0)\b[^.]*\b(nan|gradients?|backward|grad)\b"
-                        r"|\b(nan|gradients?|backward|grad)\b[^.]*\b(zero|all-zero)\b[^.]*\bnorm\b")),
+                        r"|\bnorm\b(?:[^.]|\.(?=\w))*\b(zero|all-zero|0)\b(?:[^.]|\.(?=\w))*\b(nan|gradients?|backward|grad)\b"
+                        r"|\b(nan|gradients?|backward|grad)\b(?:[^.]|\.(?=\w))*\b(zero|all-zero)\b(?:[^.]|\.(?=\w))*\bnorm\b")),
     entry("h21b_graph_mul_aggregation_segment_prod_isolated_node_one", FAMILY,
           "probe:mindspore.ops.unsorted_segment_prod empty segments vs torch scatter_reduce prod include_self=False",
           MulAggregationPt, lambda: MulAggregationMs(False), lambda: MulAggregationMs(True),
           ("after:lin",), ("unsorted_segment_prod|empty segment|isolated node|1 instead of 0",),
           inputs={"x": uniform(5, 4), "src": given(_SRC), "dst": given(_DST)},
-          cause_pattern=r"\bsegment_prod\b[^.]*\b(empty|isolated|1|one|identity|0|zero)\b"
-                        r"|\b(empty|isolated)\b[^.]*\bsegment_prod\b|\binclude_self\b"),
+          cause_pattern=r"\b(unsorted_)?segment_prod\b(?:[^.]|\.(?=\w))*\b(empty|isolated|1|one|identity|0|zero)\b"
+                        r"|\b(empty|isolated)\b(?:[^.]|\.(?=\w))*\b(unsorted_)?segment_prod\b|\binclude_self\b"),
     entry("h21b_functional_rbf_centres_ops_arange_float_step_length", FAMILY,
           "probe:mindspore.ops.arange(0.0, 2.1, 0.7) length vs torch.arange",
           RbfExpansionPt, lambda: RbfExpansionMs(True), lambda: RbfExpansionMs(False),
           ("after:proj",), ("arange|float step|length|element count",),
           inputs={"x": uniform(4, 3)}, fails_with="shape",
-          cause_pattern=r"\barange\b[^.]*\b(length|size|elements?|count|float32|float64|double|round\w*|end|3|4)\b"
+          cause_pattern=r"\barange\b(?:[^.]|\.(?=\w))*\b(length|size|elements?|count|float32|float64|double|round\w*|end|3|4)\b"
                         r"|\blinspace\b"),
 ]

@@ -503,8 +503,8 @@ ENTRIES = [
           CrossNetPt, lambda: CrossNetMs(False), lambda: CrossNetMs(True),
           ("layers.0",), ("weight layout|transpose_b|(out, in)",),
           inputs={"x0": uniform(4, 6)},
-          cause_pattern=r"\b(transpos\w*|transpose_b|layout)\b[^.]*\bweight\b"
-                        r"|\bweight\b[^.]*\b(transpos\w*|layout|\(out, ?in\)|out_features)\b"
+          cause_pattern=r"\b(transpos\w*|transpose_b|layout)\b(?:[^.]|\.(?=\w))*\bweight\b"
+                        r"|\bweight\b(?:[^.]|\.(?=\w))*\b(transpos\w*|layout|\(out, ?in\)|out_features)\b"
                         r"|\btranspose_b\s*=\s*True\b|\bweight\.T\b"),
     entry("h21b_port_gptneox_attention_rotary_pct_applied_to_full_head", FAMILY,
           "model:HF GPTNeoXAttention (rotary_pct) vs a mindnlp-style port",
@@ -512,50 +512,50 @@ ENTRIES = [
           ("attention",), ("rotary_pct|rotary_ndims|partial rotary",),
           inputs={"x": uniform(2, 5, 16)},
           cause_pattern=r"\brotary_(pct|ndims|dim)\b|\bpartial_rotary_factor\b"
-                        r"|\brotary\b[^.]*\b(0\.5|half|first 4|partial|subset)\b"
-                        r"|\b(partial|first 4|half)\b[^.]*\brotary\b"),
+                        r"|\brotary\b(?:[^.]|\.(?=\w))*\b(0\.5|half|first 4|partial|subset)\b"
+                        r"|\b(partial|first 4|half)\b(?:[^.]|\.(?=\w))*\brotary\b"),
     entry("h21b_port_qwen2_moe_router_topk_weights_renormalised", FAMILY,
           "model:HF Qwen2MoeSparseMoeBlock (norm_topk_prob=False) vs a port copied from Mixtral's router",
           Qwen2MoeBlockPt, lambda: Qwen2MoeBlockMs(True), lambda: Qwen2MoeBlockMs(False),
           ("after:gate",), ("norm_topk_prob|renormalised top-k weights",),
           inputs={"x": uniform(2, 3, 8)},
           cause_pattern=r"\bnorm_topk_prob\b|\brenormali[sz]\w*\b"
-                        r"|\b(top-?k|topk)\b[^.]*\b(weights?|probabilit\w+)\b[^.]*\b(sum|normali[sz]\w*)\b"),
+                        r"|\b(top-?k|topk)\b(?:[^.]|\.(?=\w))*\b(weights?|probabilit\w+)\b(?:[^.]|\.(?=\w))*\b(sum|normali[sz]\w*)\b"),
     entry("h21b_port_gemma_mlp_block_rmsnorm_one_plus_weight_dropped", FAMILY,
           "model:HF GemmaRMSNorm (scales by 1 + weight) vs a port reusing a LLaMA-style RMSNorm",
           GemmaMlpBlockPt, lambda: GemmaMlpBlockMs(False), lambda: GemmaMlpBlockMs(True),
           ("input_layernorm",), ("(1 + weight)|Gemma RMSNorm offset",),
           inputs={"x": uniform(2, 3, 8)},
-          cause_pattern=r"\(?\s*1(\.0)?\s*\+\s*(self\.)?weight\b|\bweight\s*\+\s*1\b"
+          cause_pattern=r"\b1(\.0)?\s*\+\s*(self\.)?weight\b|\bweight\s*\+\s*1\b"
                         r"|\bone plus\b|\b(unit|1)[- ]offset\b|\bzero-centred\b|\bzero-centered\b"),
     entry("h21b_port_gcn_conv_self_loops_not_added", FAMILY,
           "model:PyG GCNConv (add_self_loops=True) vs a dense-adjacency MindSpore port",
           GcnNetPt, lambda: GcnNetMs(False), lambda: GcnNetMs(True),
           ("conv",), ("add_self_loops|self-loops|A + I",),
           inputs={"x": uniform(5, 4), "adj": given(_ADJ)},
-          cause_pattern=r"\bself[- _]?loops?\b|\badd_self_loops\b|\b(identity|eye)\b[^.]*\badj\w*"
-                        r"|\badj\w*\b[^.]*\b(identity|eye)\b|\bA\s*\+\s*I\b"),
+          cause_pattern=r"\bself[- _]?loops?\b|\badd_self_loops\b|\b(identity|eye)\b(?:[^.]|\.(?=\w))*\badj\w*"
+                        r"|\badj\w*\b(?:[^.]|\.(?=\w))*\b(identity|eye)\b|\bA\s*\+\s*I\b"),
     entry("h21b_port_gptneox_layer_parallel_residual_ported_sequential", FAMILY,
           "model:HF GPTNeoXLayer (use_parallel_residual=True) vs a port with a sequential residual",
           NeoxLayerPt, lambda: NeoxLayerMs(False), lambda: NeoxLayerMs(True),
           ("post_attention_layernorm",), ("use_parallel_residual|parallel attention and MLP",),
           inputs={"x": uniform(2, 4, 8)},
-          cause_pattern=r"\buse_parallel_residual\b|\bparallel\b[^.]*\b(residual|attention|branch\w*|mlp)\b"
-                        r"|\b(sequential|serial)\b[^.]*\bresidual\b"),
+          cause_pattern=r"\buse_parallel_residual\b|\bparallel\b(?:[^.]|\.(?=\w))*\b(residual|attention|branch\w*|mlp)\b"
+                        r"|\b(sequential|serial)\b(?:[^.]|\.(?=\w))*\bresidual\b"),
     entry("h21b_port_graphsage_normalize_l2normalize_default_axis", FAMILY,
           "model:PyG SAGEConv(normalize=True) vs a MindSpore port using ops.L2Normalize",
           SageNetPt, lambda: SageNetMs(False), lambda: SageNetMs(True),
           ("conv",), ("L2Normalize axis|default axis 0|normalize dim=-1",),
           inputs={"x": uniform(5, 4), "adj": given(_ADJ)},
-          cause_pattern=r"\bL2Normalize\b[^.]*\baxis\b|\baxis\s*=\s*-?1\b"
-                        r"|\b(dim|axis)\b[^.]*\b(-1|last|1|feature)\b[^.]*\bnormali[sz]\w*"
-                        r"|\bnormali[sz]\w*\b[^.]*\b(axis|dim)\b[^.]*\b(-1|last|1)\b"),
+          cause_pattern=r"\bL2Normalize\b(?:[^.]|\.(?=\w))*\baxis\b|\baxis\s*=\s*-?1\b"
+                        r"|\b(dim|axis)\b(?:[^.]|\.(?=\w))*\b(-1|last|1|feature)\b(?:[^.]|\.(?=\w))*\bnormali[sz]\w*"
+                        r"|\bnormali[sz]\w*\b(?:[^.]|\.(?=\w))*\b(axis|dim)\b(?:[^.]|\.(?=\w))*\b(-1|last|1)\b"),
     entry("h21b_port_wide_deep_embeddingbag_per_sample_weights_dropped", FAMILY,
           "model:Wide&Deep with nn.EmbeddingBag(mode='sum', per_sample_weights) vs a MindSpore recommend port",
           WideDeepPt, lambda: WideDeepMs(False), lambda: WideDeepMs(True),
           ("wide",), ("per_sample_weights|weighted bag sum",),
           inputs={"ids": integers(3, 5, high=20), "values": uniform(3, 5, low=0.0, high=2.0)},
           weight_map=_WIDE_DEEP_MAP,
-          cause_pattern=r"\bper[_ -]sample[_ -]weights?\b|\bweighted\b[^.]*\b(sum|bag|pool\w*)\b"
-                        r"|\bvalues\b[^.]*\bmultipl\w*|\bmultipl\w*\b[^.]*\bvalues\b"),
+          cause_pattern=r"\bper[_ -]sample[_ -]weights?\b|\bweighted\b(?:[^.]|\.(?=\w))*\b(sum|bag|pool\w*)\b"
+                        r"|\bvalues\b(?:[^.]|\.(?=\w))*\bmultipl\w*|\bmultipl\w*\b(?:[^.]|\.(?=\w))*\bvalues\b"),
 ]
