@@ -45,6 +45,8 @@ HALVES = [
     Half(21, "a", ("heldout21_a", "heldout21_a_ops", "heldout21_a_ports"),
          "h21a_functional_centernet_peak_rows_ops_div_rounding_mode_dropped", count=13, ports=2,
          port_prefix=True, max_errors=2),
+    Half(21, "b", ("heldout21_b", "heldout21_b_ports"), "h21b_port_dcnv2_cross_layer_ops_matmul_weight_not_transposed",
+         count=13, ports=8, port_prefix=True, max_errors=2),
 ]
 IDS = [f"{h.set}{h.half}" for h in HALVES]
 
