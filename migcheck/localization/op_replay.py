@@ -16,7 +16,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from migcheck.records.ops import TENSOR, Change, OpSite  # noqa: F401  (re-exported)
+from migcheck.records.ops import DROPPED, TENSOR, Change, OpSite  # noqa: F401  (re-exported)
 from migcheck.runners.probes import MindSporeProbe, OpReplayer
 
 MAX_SITES = 64  # larger regions are not replayed (cost: one replay per alternative)
@@ -112,7 +112,12 @@ class ReplayMatch:
 
     @property
     def rule(self) -> str:
-        return f"op-{self.site.name}"
+        return f"op-{self.site.name}" + ("-dropped" if self.dropped else "")
+
+    @property
+    def dropped(self) -> bool:
+        """torch's call itself, left out (its tensor argument passed on), reproduces MindSpore's value."""
+        return self.keyword == DROPPED
 
     @property
     def drops_mask(self) -> bool:
@@ -126,12 +131,18 @@ class ReplayMatch:
         return values.dtype.kind not in "fc" or bool(np.isin(values, (0.0, 1.0, -np.inf, np.inf)).all())
 
     def cause(self, where: str) -> str:
+        if self.dropped:
+            return (f"the port leaves out torch's {self.torch_value} ({self.site.text}):"
+                    f" replaying torch's own calls {where} with only that call left out (its argument {self.ms_value}"
+                    f" passed on) reproduces MindSpore's value")
         return (f"{self.site.name} called with {self.keyword}={_shown(self.torch_value)} in torch"
                 f" ({self.site.text}) but computed as with {self.keyword}={_shown(self.ms_value)} in MindSpore:"
                 f" replaying torch's own calls {where} with only that setting changed reproduces MindSpore's value")
 
     @property
     def fix(self) -> str:
+        if self.dropped:
+            return f"compute {self.torch_value} in construct where torch does"
         return f"give {self.site.name} {self.keyword}={_shown(self.torch_value)} in construct, as torch does"
 
 
@@ -197,8 +208,45 @@ def find_setting(module: OpReplayer, owner: str, after: int, before: int, torch_
                 if agree(got.get(at), ms_value, rtol, atol):
                     array = _site_tensor(module, site, setting) if now == TENSOR else None
                     hits.append(ReplayMatch(site, setting.keyword, now, alt, array))
+    if not hits:  # no setting explains it: a call of torch's the port leaves out
+        hits = [h for site in sites if site.seq <= at for h in _dropped(module, owner, after, before, site, at,
+                                                                          ms_value, rtol, atol)]
     keys = {(h.site.seq, h.keyword) for h in hits}
     return hits[0] if len(keys) == 1 else None  # two sites (or two settings) that both explain it: not named
+
+
+def _dropped(module: OpReplayer, owner: str, after: int, before: int, site: OpSite, at: int, ms_value: np.ndarray,
+             rtol: float, atol: float) -> List[ReplayMatch]:
+    """The call left out, each of its tensor arguments passed on in turn (an `adj + eye` the port never adds)."""
+    hits = []
+    for position, value in enumerate(site.positional[:2]):
+        if value != TENSOR:
+            continue
+        try:
+            got = module.replay_ops(owner, after, before, Change(site.seq, position, DROPPED, None))
+        except Exception:  # a region that cannot run with the call left out
+            continue
+        if agree(got.get(at), ms_value, rtol, atol):
+            hits.append(ReplayMatch(site, DROPPED, _expression(module, site), f"#{position + 1}"))
+    return hits
+
+
+_SYMBOLS = {"add": "+", "__add__": "+", "__radd__": "+", "sub": "-", "__sub__": "-", "mul": "*", "__mul__": "*",
+            "__rmul__": "*", "div": "/", "__truediv__": "/", "matmul": "@", "__matmul__": "@"}
+
+
+def _expression(module: OpReplayer, site: OpSite) -> str:
+    """The left-out call written with what its arguments are (`input_layernorm.weight + 1`, `its input +
+    torch.eye(4)`), or its recorded text where they cannot be read."""
+    try:
+        origins = module.origins(site.seq)
+    except Exception:  # a replayer that cannot say where its arguments come from
+        origins = ()
+    if len(origins) == 2 and site.name in _SYMBOLS:
+        return f"{origins[0]} {_SYMBOLS[site.name]} {origins[1]}"
+    if origins:
+        return f"{site.name}({', '.join(origins)})"
+    return site.text
 
 
 def _site_tensor(module: OpReplayer, site: OpSite, setting: Setting) -> Any:

@@ -28,6 +28,8 @@ def _norm(name: str) -> str:
 def replay_fix(cell: MindSporeProbe, ms_name: str, inputs: Sequence[Any], torch_out: Any, match: ReplayMatch,
                tol: TolFor) -> str:
     """The checked fix as code, or '' when no child of the port's container re-runs to torch's output."""
+    if match.dropped:  # a call the port lacks: no setting of the port's to give it
+        return ""
     value = match.torch_value
     if value == TENSOR and match.torch_array is not None and np.size(match.torch_array) <= 1024:
         array = np.asarray(match.torch_array)  # a loss's class weight, handed over as such (float32 as written)

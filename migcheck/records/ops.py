@@ -34,9 +34,12 @@ class OpSite:
     defaults: Tuple[Tuple[str, Any], ...] = ()  # its parameters' plain default values, by name
 
 
+DROPPED = "<dropped>"  # a Change's keyword that leaves the call out: its tensor argument at `position` is passed on
+
+
 @dataclass(frozen=True)
 class Change:
-    """One argument of an OpSite changed in the torch-side replay."""
+    """One argument of an OpSite changed in the torch-side replay (or, keyword DROPPED, the call left out)."""
     seq: int
     position: Optional[int]  # where the argument sits when given positionally
     keyword: str

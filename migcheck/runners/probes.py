@@ -199,5 +199,7 @@ class OpReplayer(Protocol):
 
     def site_tensor(self, seq: int, keyword: str, position: Optional[int]) -> Any: ...
 
+    def origins(self, seq: int) -> Tuple[str, ...]: ...
+
 
 PROBES = {"TorchProbe": TorchProbe, "MindSporeProbe": MindSporeProbe, "OpReplayer": OpReplayer}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import inspect
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -35,6 +36,7 @@ def capture_with_ops(side: Any, inputs: Sequence[np.ndarray], dtypes: Sequence[s
             h.remove()
     spans = iter(recorder.spans)
     side.trace, side.trace_texts = recorder.raw, {o.seq: o.text for o in recorder.ops}  # for runners/torch_replay.py
+    side.trace_inputs = recorder.inputs
     return [dataclasses.replace(c, start=s, end=e) for c, (s, e) in zip(calls, spans)], recorder.ops
 
 
@@ -76,10 +78,17 @@ class _OpRecorder(torch.overrides.TorchFunctionMode):
         self.ops: List[Any] = []
         self.keep: set = set()  # modules whose own calls are kept for replay (containers)
         self.raw: List[Any] = []
+        self.inputs: Dict[int, str] = {}  # id of a kept module's input tensor -> its forward's parameter name
 
-    def enter(self, name: str, _module: Any, _args: tuple) -> None:
+    def enter(self, name: str, module: Any, args: tuple) -> None:
         self.seq += 1
         self.stack.append((name, self.seq))
+        if name in self.keep:  # which of its forward's parameters each input tensor is (a replay names it so)
+            try:
+                names = [p for p in inspect.signature(module.forward).parameters]
+            except (TypeError, ValueError):
+                names = []
+            self.inputs.update({id(a): n for a, n in zip(args, names) if isinstance(a, torch.Tensor)})
 
     def leave(self, _module: Any, _args: Any, _output: Any) -> None:
         self.seq += 1

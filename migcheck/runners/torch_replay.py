@@ -12,12 +12,12 @@ from __future__ import annotations
 import copy
 import inspect
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 import torch
 
-from migcheck.records.ops import TENSOR, Change, OpSite
+from migcheck.records.ops import DROPPED, TENSOR, Change, OpSite
 
 
 @dataclass(frozen=True)
@@ -103,13 +103,15 @@ def replay(raw: Sequence[RawOp], owner: str, after: int, before: int, change: Op
         if r.owner != owner or not after < r.seq < before:
             continue
         args, kwargs = [swap(a) for a in r.args], {k: swap(v) for k, v in r.kwargs.items()}
-        if change is not None and change.seq == r.seq and r.shown:
+        dropped = change is not None and change.seq == r.seq and r.shown and change.keyword == DROPPED
+        if change is not None and change.seq == r.seq and r.shown and not dropped:
             if change.position is not None and len(args) > change.position and change.keyword not in kwargs:
                 args[change.position] = change.value
             else:
                 kwargs[change.keyword] = change.value
+        passed = _passed_on(args, change.position, r.result) if dropped else None
         with torch.no_grad():
-            value = r.func(*args, **kwargs)
+            value = passed if passed is not None else r.func(*args, **kwargs)
         originals = r.result if isinstance(r.result, (tuple, list)) else (r.result,)
         values = value if isinstance(value, (tuple, list)) else (value,)
         for o, v in zip(originals, values):
@@ -120,12 +122,47 @@ def replay(raw: Sequence[RawOp], owner: str, after: int, before: int, change: Op
     return out
 
 
+def _passed_on(args: list, position: Optional[int], result: Any) -> Any:
+    """The argument a left-out call passes on in its place: a tensor of its result's shape and dtype."""
+    a = args[position] if position is not None and position < len(args) else None
+    if isinstance(a, torch.Tensor) and isinstance(result, torch.Tensor) and a.shape == result.shape \
+            and a.dtype == result.dtype:
+        return a
+    return None
+
+
 class Replayer:
     """The op_sites / replay_ops interface op_replay.find_setting asks for, over a TorchModule's recorded trace."""
 
     def __init__(self, torch_module: Any) -> None:
         self.raw = getattr(torch_module, "trace", [])
         self.texts = getattr(torch_module, "trace_texts", {})
+        nn_module = getattr(torch_module, "module", None)
+        self.params = {id(p): n for n, p in nn_module.named_parameters()} if nn_module is not None else {}
+        self.inputs = getattr(torch_module, "trace_inputs", {})
+
+    def origins(self, seq: int) -> Tuple[str, ...]:
+        """What each positional argument of one recorded call is: a parameter's name, the text of the call that
+        computed it (through conversions such as .float()), "its input" for a value from outside, or the plain
+        value itself."""
+        r = next((x for x in self.raw if x.seq == seq), None)
+        if r is None:
+            return ()
+        made = {id(x.result): x for x in self.raw if x.seq < seq and isinstance(x.result, torch.Tensor)}
+
+        def name(v: Any, depth: int = 0) -> str:
+            if not isinstance(v, torch.Tensor):
+                return repr(v)
+            if id(v) in self.params:
+                return self.params[id(v)]
+            producer = made.get(id(v))
+            if producer is None:
+                return self.inputs.get(id(v), "its input")
+            source = next((a for a in producer.args if isinstance(a, torch.Tensor)), None)
+            if not producer.shown and source is not None and depth < 4:  # a conversion passes its input on
+                return name(source, depth + 1)
+            return self.texts.get(producer.seq, getattr(producer.func, "__name__", "a call"))
+        return tuple(name(a) for a in r.args)
 
     def op_sites(self, owner: str, after: int, before: int) -> List[OpSite]:
         return sites(self.raw, self.texts, owner, after, before)
