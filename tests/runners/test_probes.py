@@ -60,7 +60,8 @@ def test_a_runner_without_a_declared_method_is_named():
             pass
 
     problems = _missing_or_different(OpReplayer, Partial)
-    assert problems == ["Partial has no op_sites()", "Partial has no replay_ops()", "Partial has no site_tensor()"]
+    assert problems == ["Partial has no op_sites()", "Partial has no origins()", "Partial has no replay_ops()",
+                        "Partial has no site_tensor()"]
 
 
 def test_stages_hold_a_side_through_a_protocol_not_any():
