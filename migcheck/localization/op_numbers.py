@@ -1,0 +1,38 @@
+"""A number argument of the port's op at a value torch's own calls in that region use: torch's counterpart may be
+a module or a function of its own (a RoI align written out in torch calls), so no argument aligns by name, but
+the number (a sampling ratio of 4, a base of 2) still shows up among torch's call arguments. Candidates come from
+those calls only; a re-run of the construct that then agrees with torch confirms one (op_search.py)."""
+from __future__ import annotations
+
+from typing import Any, List, Sequence, Tuple
+
+from migcheck.records.ops import OpChange, OpRecord, placed
+from migcheck.runners.base import Constructor
+
+MAX_VALUES = 8  # distinct numbers of torch's tried per argument, in the order torch's calls used them
+MAX_CHANGES = 16
+
+
+def _numbers(torch_ops: Sequence[OpRecord]) -> List[Any]:
+    seen: List[Any] = []
+    for r in torch_ops:
+        for v in tuple(r.positional) + tuple(v for _, v in r.keywords):
+            if isinstance(v, (int, float)) and not isinstance(v, bool) and v not in seen:
+                seen.append(v)
+    return seen
+
+
+def region_numbers(index: int, ms_c: Constructor, where: Any, torch_ops: Sequence[OpRecord]
+                   ) -> List[Tuple[OpChange, str]]:
+    """(change, words) for each number argument of the port's call, at each other number torch's region used."""
+    numbers = _numbers(torch_ops)
+    out: List[Tuple[OpChange, str]] = []
+    for a in ms_c.arguments:
+        if isinstance(a.value, bool) or not isinstance(a.value, (int, float)):
+            continue
+        whole = isinstance(a.value, int)
+        tried = [int(v) if whole else float(v) for v in numbers if not whole or float(v).is_integer()]
+        for v in list(dict.fromkeys(t for t in tried if t != a.value and not (whole and t <= 0)))[:MAX_VALUES]:
+            out.append((placed(index, where, ((a.name, v),)),
+                        f"{a.name}={v!r} (a number torch's own calls there use; no argument of theirs aligns by name)"))
+    return out[:MAX_CHANGES]
