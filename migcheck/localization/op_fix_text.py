@@ -7,6 +7,7 @@ from typing import Any, Sequence, Tuple
 from migcheck.localization.op_align import OpDivergence
 from migcheck.localization.op_candidates import call_words, shown_function
 from migcheck.localization.op_compose import scale_fix, transpose_fix
+from migcheck.localization.op_empty import empty_fix
 from migcheck.localization.op_nan import nan_fix
 from migcheck.localization.op_order import sort_fix
 from migcheck.localization.op_sequence import reorder_fix
@@ -53,6 +54,8 @@ def _one_fix(div: OpDivergence, change: OpChange, ms_ops: Sequence[OpRecord]) ->
         return f"{name}(...).{kind}({axis}): reduce its result over axis {axis} as torch's result is"
     if change.nan_rule:
         return nan_fix(div.ms, change)
+    if change.empty_fill is not None:
+        return empty_fix(div.ms, change)
     if change.reorder:
         return reorder_fix(div.ms, change, ms_ops)
     if change.transpose:

@@ -24,6 +24,7 @@ from migcheck.localization.raising_op import same_operation
 from migcheck.localization.op_chain import through_chain
 from migcheck.localization.op_candidates import api_candidates, base_name, candidates
 from migcheck.localization.op_fix_text import change_fix
+from migcheck.localization.op_empty import empty_candidates
 from migcheck.localization.op_nan import nan_candidates
 from migcheck.localization.op_order import order_candidates
 from migcheck.localization.op_ties import ties_only
@@ -99,7 +100,7 @@ def search_ops(module: TorchProbe, cell: MindSporeProbe, torch_owner: str, ms_na
                 alternatives += through_chain(div, ms_ops, alternatives)
             except Exception:  # no function list on this side
                 alternatives = []
-            alternatives += order_candidates(div) + nan_candidates(div)
+            alternatives += order_candidates(div) + nan_candidates(div) + empty_candidates(div)
         target = div.torch.outputs[0] if div.torch is not None and div.torch.outputs and not swept else \
             first_array(torch_out)  # torch's counterpart's result, else the container's (the op's may be its last)
         sized = output_size_candidates(div.ms, target) + reduction_candidates(div.ms, target)

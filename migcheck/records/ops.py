@@ -115,6 +115,7 @@ class OpChange:
     #                     (a length L read as 1 x L) and its result loses it again (adaptive_avg_pool2d for pool1d)
     nudge: float = 0.0  # its float tensor arguments moved by this step (nudged(): the same values on both sides)
     nan_rule: str = ""  # "propagate" | "largest" | "smallest": NaN treated as torch treats it (localization/op_nan.py)
+    empty_fill: Optional[float] = None  # its result's rows no integer index input names set to this (op_empty.py)
     reduce_out: Tuple[Any, ...] = ()  # ("sum" | "mean", axis): its result reduced over that axis before it is handed on
     sort_out: str = ""  # "ascending"/"descending": its first result sorted so at run time, other results that are
     #                     per-value permuted alike and index results into it mapped through the order (ops.unique)

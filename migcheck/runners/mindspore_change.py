@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Tuple
 
 import mindspore as ms
+import numpy as np
 
 from migcheck.records.ops import OpChange, finite_bound, nudged
 from migcheck.runners.mindspore_module import ms_dtype
@@ -141,3 +142,15 @@ def _nan_mask(floats: list, shape: tuple) -> Any:
         if got is not None:
             mask = got if mask is None else ms.ops.logical_or(mask, got)
     return mask
+
+
+def unselected_filled(out: Any, call_args: tuple, kwargs: dict, value: float) -> Any:
+    """The result with its rows that no integer index argument names (an empty segment) set to `value`."""
+    if not isinstance(out, ms.Tensor) or not out.ndim:
+        return out
+    named = set()
+    for a in list(call_args) + list(kwargs.values()):
+        if isinstance(a, ms.Tensor) and not ms.ops.is_floating_point(a) and a.dtype != ms.bool_:
+            named |= {int(v) for v in a.asnumpy().reshape(-1)}
+    rows = np.array([r not in named for r in range(out.shape[0])]).reshape((-1,) + (1,) * (out.ndim - 1))
+    return ms.ops.where(ms.Tensor(rows), ms.ops.full_like(out, value), out)

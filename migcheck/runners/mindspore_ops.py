@@ -19,7 +19,7 @@ import numpy as np
 
 from migcheck.records.ops import OpChange, OpRecord
 from migcheck.runners.mindspore_bound import rebound
-from migcheck.runners.mindspore_change import changed_arguments, nan_results, sorted_results
+from migcheck.runners.mindspore_change import changed_arguments, nan_results, sorted_results, unselected_filled
 from migcheck.runners.mindspore_context import pynative
 from migcheck.runners.mindspore_functions import public_function
 from migcheck.runners.mindspore_held import HeldErrors
@@ -172,6 +172,8 @@ def _wrap(name: str, original: Callable, names: Tuple[str, ...], primitive: bool
                 out = getattr(ms.ops, change.reduce_out[0])(out, change.reduce_out[1])
             if change is not None and change.nan_rule:
                 out = nan_results(out, call_args, kwargs, change.nan_rule)
+            if change is not None and change.empty_fill is not None:
+                out = unselected_filled(out, call_args, kwargs, change.empty_fill)
             if change is not None and change.sort_out:
                 out = sorted_results(out, change.sort_out == "descending")
             if change is not None and change.transpose_out and isinstance(out, (tuple, list)):
