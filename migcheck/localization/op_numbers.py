@@ -4,11 +4,15 @@ the number (a sampling ratio of 4, a base of 2) still shows up among torch's cal
 those calls only; a re-run of the construct that then agrees with torch confirms one (op_search.py)."""
 from __future__ import annotations
 
+import re
 from typing import Any, List, Sequence, Tuple
 
 from migcheck.records.ops import OpChange, OpRecord, placed
 from migcheck.runners.base import Constructor
 
+# Arguments that say where or how much, not a setting: an out-of-range value can bring a kernel down with it.
+_STRUCTURAL = re.compile(r"axis|axes|dim|shape|size|perm|dtype|type|index|indices|segments|split|begin|end|stride",
+                         re.I)
 MAX_VALUES = 8  # distinct numbers of torch's tried per argument, in the order torch's calls used them
 MAX_CHANGES = 16
 
@@ -28,9 +32,11 @@ def region_numbers(index: int, ms_c: Constructor, where: Any, torch_ops: Sequenc
     numbers = _numbers(torch_ops)
     out: List[Tuple[OpChange, str]] = []
     for a in ms_c.arguments:
-        if isinstance(a.value, bool) or not isinstance(a.value, (int, float)):
+        if isinstance(a.value, bool) or not isinstance(a.value, (int, float)) or _STRUCTURAL.search(a.name):
             continue
         whole = isinstance(a.value, int)
+        if whole and where.get(a.name, ("",))[0] != "init":  # a call's int is an axis or a size more often than not
+            continue
         tried = [int(v) if whole else float(v) for v in numbers if not whole or float(v).is_integer()]
         for v in list(dict.fromkeys(t for t in tried if t != a.value and not (whole and t <= 0)))[:MAX_VALUES]:
             out.append((placed(index, where, ((a.name, v),)),

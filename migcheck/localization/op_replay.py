@@ -220,7 +220,7 @@ def _dropped(module: OpReplayer, owner: str, after: int, before: int, site: OpSi
     """The call left out, each of its tensor arguments passed on in turn (an `adj + eye` the port never adds)."""
     hits = []
     for position, value in enumerate(site.positional[:2]):
-        if value != TENSOR:
+        if not (isinstance(value, str) and value == TENSOR):
             continue
         try:
             got = module.replay_ops(owner, after, before, Change(site.seq, position, DROPPED, None))
