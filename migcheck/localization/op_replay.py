@@ -11,6 +11,7 @@ No framework import: `module` is the torch runner's object (op_sites, replay_ops
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -109,6 +110,7 @@ class ReplayMatch:
     torch_value: Any
     ms_value: Any
     torch_array: Any = None  # torch's tensor for that setting (TENSOR), as numpy, where the replayer kept it
+    calls: int = 0  # a left-out call: how many calls of that op torch's region makes
 
     @property
     def rule(self) -> str:
@@ -211,6 +213,7 @@ def find_setting(module: OpReplayer, owner: str, after: int, before: int, torch_
     if not hits:  # no setting explains it: a call of torch's the port leaves out
         hits = [h for site in sites if site.seq <= at for h in _dropped(module, owner, after, before, site, at,
                                                                           ms_value, rtol, atol)]
+        hits = [dataclasses.replace(h, calls=sum(_op(s.name) == _op(h.site.name) for s in sites)) for h in hits]
     keys = {(h.site.seq, h.keyword) for h in hits}
     return hits[0] if len(keys) == 1 else None  # two sites (or two settings) that both explain it: not named
 
@@ -256,16 +259,26 @@ def _site_tensor(module: OpReplayer, site: OpSite, setting: Setting) -> Any:
         return None
 
 
+def _op(name: str) -> str:
+    """An op's name for counting calls on both sides: Tensor.__radd__, add and Add are all 'add'."""
+    base = name.rsplit(".", 1)[-1].strip("_").lower().replace("truediv", "div")
+    return base[1:] if base[:1] == "r" and base[1:] in ("add", "sub", "mul", "div", "matmul", "pow") else base
+
+
 def port_passes_torchs_value(cell: MindSporeProbe, ms_name: str, inputs: Sequence[Any], match: ReplayMatch) -> bool:
     """Whether the port's own call of the replayed op already passes torch's value for that setting: then the
     replay (torch's calls with another value give MindSpore's output) is a coincidence of what follows (a cat on
-    another axis that a reshape maps onto the port's wrong shuffle), not the port's mistake, and no fix is owed."""
+    another axis that a reshape maps onto the port's wrong shuffle), not the port's mistake, and no fix is owed.
+    For a left-out call: whether the port makes as many calls of that op as torch's region (then leaving one out
+    reproduces MindSpore's value by coincidence: a factor the port zeroes elsewhere, a NaN it makes elsewhere)."""
     from migcheck.localization.arg_candidates import similarity
 
     try:
         records, _ = cell.trace_ops(ms_name, list(inputs))
     except Exception:  # the container cannot run alone: nothing contradicts the replay
         return False
+    if match.dropped:
+        return sum(_op(r.name) == _op(match.site.name) for r in records) >= match.calls
     op = match.site.name.lower()
     for r in records:
         base = r.name.split(".")[-1].strip("_").lower()
