@@ -356,8 +356,21 @@ def _search_site(factory: Callable[[], Any], failed: Any, module: TorchProbe, t_
             if failed_construction(changed) is not None:
                 return None
             return passes_with(changed)
-    return search(failed, module, t_call, build_run, _tol(tolerance_for), network,
+    site = search(failed, module, t_call, build_run, _tol(tolerance_for), network,
                   lambda kwargs: constructs(factory, failed, kwargs))
+    return _at_member(site, failed, t_calls)
+
+
+def _at_member(site: ConstructionSite, failed: Any, t_calls: Sequence[Any]) -> ConstructionSite:
+    """A port's own cell that raised while building a member that is no cell (an operator primitive assigned to
+    `self.ctc`) is placed at that member where torch has a module of that name."""
+    if not failed.member or site.confirmed:
+        return site
+    path = f"{failed.path}.{failed.member}" if failed.path else failed.member
+    named = next((c for c in t_calls if c.name == path), None)
+    if named is None:
+        return site
+    return dataclasses.replace(site, torch_name=path, torch_kind=named.kind, ms_path=path)
 
 
 def _torch_params(module: TorchProbe, name: str) -> List[np.ndarray]:

@@ -39,6 +39,7 @@ class FailedConstruction:
     index: int  # how many objects of that exact class were built before it in the same factory run
     message: str  # the exception's first line
     error: str  # the exception's class name
+    member: str = ""  # a port's own cell that raised building a non-cell member (`self.ctc = ops.CTCLossV2(...)`)
 
     def call_text(self, changes: Optional[Mapping[str, Any]] = None) -> str:
         """The call as the port wrote it (positional ones positionally), or with `changes` as keywords."""
@@ -104,7 +105,9 @@ def failed_construction(factory: Callable[[], Any]) -> Optional[FailedConstructi
     order = list(calls)  # in construction order
     index = sum(1 for key in order[:order.index(id(obj))] if type(calls[key][0]) is cls)
     first = (str(raised).strip().splitlines() or [""])[0]
-    return FailedConstruction(path, constructor, passed, positional, index, first[:300], type(raised).__name__)
+    member = "" if library else _attribute(chain[-1][1])  # the port's own __init__ line that raised
+    return FailedConstruction(path, constructor, passed, positional, index, first[:300], type(raised).__name__,
+                              member)
 
 
 def _class_of(failed: FailedConstruction) -> type:

@@ -233,3 +233,39 @@ def test_a_keyword_the_mindspore_class_has_no_parameter_for_is_confirmed_by_buil
 
 def test_the_lstm_without_a_projection_passes():
     assert _lstm(False).status == "pass"
+
+
+def _own_cell(axis):
+    """The port's own cell raising while it builds an operator primitive it assigns to `self.norm`."""
+    class T(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = torch.nn.Conv2d(4, 4, 1)
+            self.norm = torch.nn.Softmax(dim=1)
+
+        def forward(self, x):
+            return self.norm(self.conv(x))
+
+    class M(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.conv = ms.nn.Conv2d(4, 4, 1, has_bias=True)
+            self.norm = ms.ops.Softmax(axis=axis)
+
+        def construct(self, x):
+            return self.norm(self.conv(x))
+
+    case = PairedCase(name="own_cell", torch=T, mindspore=M, inputs={"x": given(X)}, checks=("forward",))
+    return run_item(Item(case, "forward", "pynative", "cpu"))
+
+
+def test_a_primitive_that_raises_in_the_ports_own_init_is_placed_at_the_member_it_was_assigned_to():
+    v = _own_cell("1")
+    assert v.status == "error"
+    (d,) = v.localization.defects
+    assert (d.torch_name, d.torch_kind, d.ms_name) == ("norm", "Softmax", "norm")
+    assert "For 'Softmax', the type of 'axis' should be one of" in d.cause and not d.confirmed
+
+
+def test_the_primitive_given_an_int_axis_passes():
+    assert _own_cell(1).status == "pass"
