@@ -64,3 +64,12 @@ def test_a_threshold_torch_writes_out_is_found_among_its_own_numbers_and_confirm
     assert d.fix == "ops.HShrink(lambd=0.5) -> ops.HShrink(lambd=0.3)"
     twin = _shrink(0.3)
     assert twin.status == "pass" and twin.localization is None
+
+
+def test_string_settings_get_torchs_strings_and_structural_arguments_get_nothing():
+    ms_c = Constructor("ResizeBilinear", True, (Argument("mode", "nearest", True, True),
+                                                Argument("axis", 1, True, True), Argument("roi_end_mode", 1, True, True)))
+    where = {"mode": ("arg", "mode"), "axis": ("init", "axis"), "roi_end_mode": ("init", "roi_end_mode")}
+    torch_ops = [_record(("<tensor>", "bilinear", 0)), _record(("NEAREST", 2))]
+    tried = [words.split(" (")[0] for _, words in region_numbers(1, ms_c, where, torch_ops)]
+    assert tried == ["mode='bilinear'", "roi_end_mode=2"]
