@@ -10,9 +10,11 @@ from typing import Any, List, Sequence, Tuple
 from migcheck.records.ops import TENSOR, OpChange, OpRecord, placed
 from migcheck.runners.base import Constructor
 
-# Arguments that say where or how much, not a setting: an out-of-range value can bring a kernel down with it.
+# Arguments that say where or how much, not a setting (an out-of-range value can bring a kernel down with it),
+# or that hand the op its data (a scalar operand is a value, not a setting).
 _STRUCTURAL = re.compile(r"axis|axes|dim|shape|size|perm|dtype|^type$|index|indices|segments|split|^begin$|^end$"
-                         r"|stride", re.I)
+                         r"|stride"
+                         r"|^(input\w*|x|y|other|data|tensor|value|values|a|b|start|stop|step)$", re.I)  # or data
 MAX_VALUES = 8  # distinct numbers of torch's tried per argument, in the order torch's calls used them
 MAX_CHANGES = 16
 
