@@ -143,8 +143,8 @@ class ReplayMatch:
 
     @property
     def fix(self) -> str:
-        if self.dropped:
-            return f"compute {self.torch_value} in construct where torch does"
+        if self.dropped:  # no change to the port's calls was re-run: nothing to print
+            return ""
         return f"give {self.site.name} {self.keyword}={_shown(self.torch_value)} in construct, as torch does"
 
 

@@ -150,6 +150,9 @@ def built_with(build: Callable[[], Any], change: BuildChange) -> Any:
     seen = [0]
 
     def changed(*args: Any, **kwargs: Any) -> Any:
+        caller = inspect.currentframe().f_back  # calls the libraries make themselves are not counted, as recorded
+        if caller is None or _top(caller.f_globals.get("__name__", "")) in _NOT_USER:
+            return original(*args, **kwargs)
         nth, seen[0] = seen[0], seen[0] + 1
         if nth == change.ordinal:
             bound = signature.bind(*args, **kwargs)
