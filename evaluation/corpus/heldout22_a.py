@@ -343,7 +343,7 @@ ENTRIES = [
           cause_pattern=r"\bendpoint\s*=\s*False\b|\bendpoint\b[^.\n]*\b(false|exclud\w*)\b"
                         r"|\bexclud\w*\b[^.\n]*\bend\s*-?point\b"),
     entry("h22a_softplus_low_threshold_as_ops_softplus_default_threshold", "h22",
-          "Softplus", softplus_torch, lambda: _softplus_ms(False), lambda: _softplus_ms(True),
+          "probe:ops.softplus threshold default 20 vs torch.nn.Softplus(threshold=2)", softplus_torch, lambda: _softplus_ms(False), lambda: _softplus_ms(True),
           layers=("act",), causes=("softplus|threshold",), inputs={"x": uniform(6, 6, low=-2.0, high=2.0)},
           cause_pattern=r"\bthreshold\s*=\s*2(\.0*)?\b|\bthreshold\b[^.\n]*\b2(\.0*)?\b"),
     entry("h22a_hardshrink_lambda_dropped_hshrink_default", "h22",
@@ -360,7 +360,7 @@ ENTRIES = [
                         r"|\b(cast|astype)\b[^.\n]*\bmask\b[^.\n]*\bbefore\b[^.\n]*\bsum"
                         r"|\bmask\b[^.\n]*\b(cast|astype)\b[^.\n]*\bbefore\b[^.\n]*\bsum"),
     entry("h22a_functional_max_over_time_argmaxwithvalue_default_axis", "h22",
-          "ArgMaxWithValue", max_time_torch, lambda: _max_time_ms(False), lambda: _max_time_ms(True),
+          "probe:ops.ArgMaxWithValue axis default 0", max_time_torch, lambda: _max_time_ms(False), lambda: _max_time_ms(True),
           layers=("after:fc1",), causes=("argmaxwithvalue|axis",), inputs={"x": uniform(3, 5, 4)},
           fails_with="shape",
           cause_pattern=r"\bArgMaxWithValue\b[^.\n]*\baxis\s*=\s*(1|-2)\b|\baxis\s*=\s*(1|-2)\b[^.\n]*\bArgMaxWithValue\b"

@@ -162,6 +162,53 @@ def _taper_ms(dtype: bool):
     return Net()
 
 
+# --------------------------------------------------------------------------------------------------------------
+# 4. An in-place activation whose side effect the torch block relies on: ReLU(inplace=True) overwrites the
+#    pre-activation that the residual sum reads again; MindSpore's ReLU cell has no in-place mode, so the port's
+#    residual adds the un-rectified tensor.
+
+def inplace_torch():
+    torch, tnn = _t()
+
+    class Net(tnn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = tnn.Linear(5, 6)
+            self.act = tnn.ReLU(inplace=True)
+            self.fc2 = tnn.Linear(6, 6)
+            self.fc3 = tnn.Linear(6, 3)
+
+        def forward(self, x):
+            h = self.fc1(x)
+            y = self.fc2(self.act(h))
+            return self.fc3(h + y)
+
+    return Net()
+
+
+def _inplace_ms(rebind: bool):
+    ms, mnn, ops = _m()
+
+    class Net(mnn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = mnn.Dense(5, 6)
+            self.act = mnn.ReLU()
+            self.fc2 = mnn.Dense(6, 6)
+            self.fc3 = mnn.Dense(6, 3)
+
+        def construct(self, x):
+            h = self.fc1(x)
+            if rebind:
+                h = self.act(h)
+                y = self.fc2(h)
+            else:
+                y = self.fc2(self.act(h))
+            return self.fc3(h + y)
+
+    return Net()
+
+
 ENTRIES = [
     entry("h22a_functional_exclude_self_mask_fill_diagonal_result_dropped", "h22",
           "probe:Tensor.fill_diagonal returns a new tensor vs torch fill_diagonal_ in place", others_torch,
@@ -181,4 +228,9 @@ ENTRIES = [
           causes=("kaiser_window|dtype|float64",), inputs={"x": uniform(3, 5)}, fails_with="dtype",
           cause_pattern=r"\bkaiser_window\b[^.\n]*\b(float64|float32|dtype)\b"
                         r"|\b(float64|float32|dtype)\b[^.\n]*\bkaiser_window\b"),
+    entry("h22a_relu_inplace_overwrite_read_by_residual_not_reproduced", "h22",
+          "probe:torch.nn.ReLU(inplace=True) side effect vs mindspore.nn.ReLU", inplace_torch, lambda: _inplace_ms(False), lambda: _inplace_ms(True), layers=("act",),
+          causes=("inplace|relu|residual",), inputs={"x": uniform(4, 5)},
+          cause_pattern=r"\binplace\s*=\s*True\b|\bin[- ]?place\b[^.\n]*\b(relu|activation|overwr\w*|modif\w*)"
+                        r"|\b(relu|activation)\b[^.\n]*\bin[- ]?place\b"),
 ]

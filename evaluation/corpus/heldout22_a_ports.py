@@ -156,7 +156,7 @@ ENTRIES = [
           cause_pattern=r"\bfloat64\b[^.\n]*\bfloat32\b|\bfloat32\b[^.\n]*\bfloat64\b"
                         r"|\bdtype\s*=\s*(ms\.|mindspore\.|mstype\.)?float32\b"),
     entry("h22a_port_segnet_decoder_max_unpool2d_output_size_dropped", "h22-port",
-          "MaxUnpool2d", segnet_torch, lambda: _segnet_ms(False), lambda: _segnet_ms(True),
+          "probe:nn.MaxUnpool2d without output_size on an odd-sized map", segnet_torch, lambda: _segnet_ms(False), lambda: _segnet_ms(True),
           layers=("unpool",), causes=("maxunpool|output_size",), inputs={"x": uniform(2, 2, 5, 5)},
           fails_with="error",
           cause_pattern=r"\boutput_size\b"),
