@@ -187,7 +187,7 @@ def _pct(n: int, d: int) -> str:
 PORT_FAMILIES = ("real-port", "third-party", "blind", "blind-port", "h3", "h3-port", "h4", "h4-port", "h5-port",
                  "h6-port", "h7-port", "h8-port", "h9-port", "h10-port", "h11-port", "h12-port",
                  "h13-port", "h14-port", "h15-port", "h16-port", "h17-port", "h18-port", "h19-port", "h20-port",
-                 "h21-port")
+                 "h21-port", "h22-port")
 
 
 def _opt(value: Optional[float], fmt: str) -> str:

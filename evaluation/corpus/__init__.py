@@ -33,11 +33,12 @@ from migcheck.case import PairedCase
 # "h19" / "h19-port": held-out set 19 (heldout19*.py), blind, written in halves.
 # "h20" / "h20-port": held-out set 20 (heldout20*.py), blind, written in halves.
 # "h21" / "h21-port": held-out set 21 (heldout21*.py), blind, written in halves.
+# "h22" / "h22-port": held-out set 22 (heldout22*.py), blind, written in halves.
 FAMILIES = ("layer", "functional", "loss", "optimizer", "real-port", "third-party", "blind", "blind-port", "h3",
             "h3-port", "h4", "h4-port", "h5", "h5-port", "h6", "h6-port", "h7", "h7-port", "h8", "h8-port", "h9",
             "h9-port", "h10", "h10-port", "h11", "h11-port", "h12",
             "h12-port", "h13", "h13-port", "h14", "h14-port", "h15", "h15-port", "h16", "h16-port", "h17",
-            "h17-port", "h18", "h18-port", "h19", "h19-port", "h20", "h20-port", "h21", "h21-port")
+            "h17-port", "h18", "h18-port", "h19", "h19-port", "h20", "h20-port", "h21", "h21-port", "h22", "h22-port")
 
 
 @dataclass(frozen=True)
@@ -89,12 +90,12 @@ def entries(thirdparty: bool = True) -> List[Entry]:
     from evaluation.corpus import (blind, blind_ops, blind_ports, functional, heldout, heldout3, heldout4, heldout5,
                                    heldout6, heldout7, heldout8, heldout9, heldout10, heldout11, heldout12, heldout13,
                                    heldout14, heldout15, heldout16, heldout17, heldout18, heldout19, heldout20,
-                                   heldout21, layers,
+                                   heldout21, heldout22, layers,
                                    losses, optimizers, real_ports)
 
     modules = [layers, functional, losses, optimizers, real_ports, heldout, blind, blind_ops, blind_ports, heldout3,
                heldout4, heldout5, heldout6, heldout7, heldout8, heldout9, heldout10, heldout11, heldout12, heldout13,
-               heldout14, heldout15, heldout16, heldout17, heldout18, heldout19, heldout20, heldout21]
+               heldout14, heldout15, heldout16, heldout17, heldout18, heldout19, heldout20, heldout21, heldout22]
     if thirdparty and not thirdparty_missing():
         from evaluation.corpus import thirdparty as third
 

@@ -1,0 +1,5 @@
+"""Held-out set 22 (blind, written in halves): every half's entries; see evaluation/README.md."""
+from evaluation.corpus import heldout22_b
+
+ENTRIES: list = []
+ENTRIES += heldout22_b.ENTRIES
