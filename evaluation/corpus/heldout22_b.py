@@ -307,7 +307,7 @@ ENTRIES.append(entry(
     "Conv1d",
     _tcn_torch, lambda: _tcn_ms(False), lambda: _tcn_ms(True),
     ("downsample",), ("has_bias|bias default False",),
-    inputs={"x": uniform(2, 2, 8)},
+    inputs={"x": uniform(2, 2, 8)}, fails_with="structure",
     cause_pattern=r"\bhas_bias\s*=\s*True\b|\bhas_bias\b[^.]*\b(True|False|default)\b|\bbias\b[^.]*\b(missing|dropped|absent|omitted|not (copied|loaded|mapped))\b",
 ))
 
@@ -434,7 +434,7 @@ ENTRIES.append(entry(
     "Conv2d",
     _lstnet_torch, lambda: _lstnet_ms(False), lambda: _lstnet_ms(True),
     ("conv1",), ("has_bias|bias default False",),
-    inputs={"x": uniform(2, _LST_P, _LST_M)},
+    inputs={"x": uniform(2, _LST_P, _LST_M)}, fails_with="structure",
     cause_pattern=r"\bhas_bias\s*=\s*True\b|\bhas_bias\b[^.]*\b(True|False|default)\b|\bbias\b[^.]*\b(missing|dropped|absent|omitted|not (copied|loaded|mapped))\b",
 ))
 
@@ -470,7 +470,7 @@ def _timesnet_ms(axis: bool):
         def construct(self, x):
             x = self.embed(x)
             xf = ops.rfft(x, dim=1) if axis else ops.rfft(x)
-            amplitude = ops.abs(xf).mean(-1)
+            amplitude = ops.sqrt(ops.real(xf) ** 2 + ops.imag(xf) ** 2).mean(-1)
             return ops.softmax(amplitude, axis=1)
 
     return PeriodScores()
@@ -649,103 +649,105 @@ ENTRIES.append(entry(
 
 
 # --------------------------------------------------------------------------------------------------------------
-# 11. Gradient: SELU on zero-padded lag windows (input exactly 0).
+# 11. Gradient: GluonTS / Lag-Llama style mean scaler; the port computes the scale through numpy.
 # --------------------------------------------------------------------------------------------------------------
-_SELU_ALPHA, _SELU_SCALE = 1.6732632423543772, 1.0507009873554805
-_LAGS = np.array([[0.0, 0.0, 0.0, 0.4, -0.7, 1.2], [0.0, 0.0, 0.9, -0.3, 0.5, -1.1]], dtype=np.float32)
-
-
-def _selu_torch():
+def _scaler_torch():
     torch, tnn = _torch()
 
-    class LagMLP(tnn.Module):
+    class ScaledHead(tnn.Module):
         def __init__(self):
             super().__init__()
-            self.act = tnn.SELU()
-            self.fc = tnn.Linear(6, 2)
+            self.proj = tnn.Linear(6, 2)
 
-        def forward(self, lags):
-            return self.fc(self.act(lags))
+        def forward(self, past_target):  # (B, L)
+            scale = past_target.abs().mean(dim=1, keepdim=True).clamp(min=1e-5)
+            return self.proj(past_target / scale)
 
-    return LagMLP()
+    return ScaledHead()
 
 
-def _selu_ms(explicit: bool):
+def _scaler_ms(in_graph: bool):
     ms, mnn, ops = _ms()
 
-    class ExplicitSELU(mnn.Cell):
-        def construct(self, x):
-            return ops.where(x > 0, _SELU_SCALE * x, _SELU_SCALE * _SELU_ALPHA * (ops.exp(x) - 1.0))
-
-    class LagMLP(mnn.Cell):
+    class ScaledHead(mnn.Cell):
         def __init__(self):
             super().__init__()
-            self.act = ExplicitSELU() if explicit else mnn.SeLU()
-            self.fc = mnn.Dense(6, 2)
+            self.proj = mnn.Dense(6, 2)
 
-        def construct(self, lags):
-            return self.fc(self.act(lags))
+        def construct(self, past_target):
+            if in_graph:
+                scale = ops.clamp(ops.abs(past_target).mean(axis=1, keep_dims=True), min=1e-5)
+            else:
+                stats = np.clip(np.abs(past_target.asnumpy()).mean(axis=1, keepdims=True), 1e-5, None)
+                scale = ms.Tensor(stats, ms.float32)
+            return self.proj(past_target / scale)
 
-    return LagMLP()
+    return ScaledHead()
 
 
 ENTRIES.append(entry(
-    "h22b_selu_zero_padded_lag_window_gradient_at_zero", "h22",
-    "probe:SELU derivative at exactly 0 (torch scale*alpha, MindSpore nn.SeLU scale)",
-    _selu_torch, lambda: _selu_ms(False), lambda: _selu_ms(True),
-    ("act",), ("selu gradient at zero",),
-    inputs={"lags": given(_LAGS)}, checks=("forward", "backward"),
-    cause_pattern=r"\bselu\b[^.]*\b(zero|0(\.0)?|alpha|1\.758\d*|scale\s*\*\s*alpha)\b|\b(zero|alpha)\b[^.]*\bselu\b",
+    "h22b_mean_scaler_scale_computed_via_asnumpy_no_gradient", "h22",
+    "probe:mindspore.Tensor.asnumpy() leaves the autograd graph (torch computes the scale with tensor ops)",
+    _scaler_torch, lambda: _scaler_ms(False), lambda: _scaler_ms(True),
+    ("<root>",), ("asnumpy|numpy scale no gradient",),
+    inputs={"past_target": uniform(3, 6, low=0.5, high=2.0)}, checks=("forward", "backward"), fails_on="backward",
+    cause_pattern=r"asnumpy|numpy[^.]*(grad\w*|autograd|detach\w*|graph|differentiab\w*)\b",
 ))
 
 
 # --------------------------------------------------------------------------------------------------------------
-# 12. Gradient: max over time, torch.max(x, dim=1)[0] (one index) vs ops.amax (ties shared).
+# 12. Gradient: DQN TD error, the target network's bootstrap computed under torch.no_grad().
 # --------------------------------------------------------------------------------------------------------------
-_STUCK = np.array([[[0.9, 0.1], [0.9, 0.1], [0.2, 0.3], [-0.5, 0.3]],
-                   [[-0.4, 0.8], [0.7, -0.6], [0.7, -0.6], [0.1, 0.6]]], dtype=np.float32)
+_ACTIONS = np.array([[1, 0, 0], [0, 0, 1], [0, 1, 0], [1, 0, 0]], dtype=np.float32)
 
 
-def _maxtime_torch():
+def _td_torch():
     torch, tnn = _torch()
 
-    class PeakFeatures(tnn.Module):
+    class TDError(tnn.Module):
         def __init__(self):
             super().__init__()
-            self.embed = tnn.Linear(2, 2)
-            self.fc = tnn.Linear(2, 3)
+            self.q_network = tnn.Linear(4, 3)
+            self.target_network = tnn.Linear(4, 3)
 
-        def forward(self, x):  # (B, T, C) sensor readings with stuck (repeated) rows
-            peak = torch.max(self.embed(x), dim=1)[0]
-            return self.fc(peak)
+        def forward(self, obs, next_obs, actions, rewards):
+            q = (self.q_network(obs) * actions).sum(dim=1)
+            with torch.no_grad():
+                target_max = self.target_network(next_obs).max(dim=1)[0]
+                td_target = rewards + 0.99 * target_max
+            return td_target - q
 
-    return PeakFeatures()
+    return TDError()
 
 
-def _maxtime_ms(values: bool):
+def _td_ms(stop: bool):
     ms, mnn, ops = _ms()
 
-    class PeakFeatures(mnn.Cell):
+    class TDError(mnn.Cell):
         def __init__(self):
             super().__init__()
-            self.embed = mnn.Dense(2, 2)
-            self.fc = mnn.Dense(2, 3)
+            self.q_network = mnn.Dense(4, 3)
+            self.target_network = mnn.Dense(4, 3)
 
-        def construct(self, x):
-            h = self.embed(x)
-            peak = ops.max(h, 1)[0] if values else ops.amax(h, 1)
-            return self.fc(peak)
+        def construct(self, obs, next_obs, actions, rewards):
+            q = (self.q_network(obs) * actions).sum(axis=1)
+            target_max = ops.max(self.target_network(next_obs), 1)[0]
+            td_target = rewards + 0.99 * target_max
+            if stop:
+                td_target = ops.stop_gradient(td_target)
+            return td_target - q
 
-    return PeakFeatures()
+    return TDError()
 
 
 ENTRIES.append(entry(
-    "h22b_stuck_sensor_peak_torch_max_dim_as_ops_amax_tie_gradient", "h22",
-    "probe:torch.max(x, dim) routes the gradient to one index; ops.amax shares it among ties",
-    _maxtime_torch, lambda: _maxtime_ms(False), lambda: _maxtime_ms(True),
-    ("after:embed",), ("max tie gradient|amax",),
-    inputs={"x": given(_STUCK)}, checks=("forward", "backward"),
-    cause_pattern=r"\bamax\b|\bReduceMax\b|\bties?\b[^.]*\b(grad\w*|index|split|shared|evenly)\b|\bops\.max\b[^.]*\[\s*0\s*\]",
+    "h22b_dqn_td_target_torch_no_grad_block_ported_without_stop_gradient", "h22",
+    "probe:torch.no_grad() has no construct-time counterpart; MindSpore needs ops.stop_gradient",
+    _td_torch, lambda: _td_ms(False), lambda: _td_ms(True),
+    ("target_network",), ("no_grad|stop_gradient",),
+    inputs={"obs": uniform(4, 4), "next_obs": uniform(4, 4), "actions": given(_ACTIONS), "rewards": uniform(4)},
+    checks=("forward", "backward"), fails_on="backward",
+    cause_pattern=r"stop_gradient|no_grad",
 ))
 
 
@@ -761,11 +763,11 @@ def _bucket_torch():
     class BucketTokenizer(tnn.Module):
         def __init__(self):
             super().__init__()
-            self.register_buffer("boundaries", torch.tensor(_EDGES, dtype=torch.float32))
+            self.boundaries = torch.tensor(_EDGES, dtype=torch.float32)
             self.input_embeddings = tnn.Embedding(len(_EDGES) + 1, 4)
 
         def forward(self, x):  # (B, L) scaled series
-            tokens = torch.bucketize(x, self.boundaries, right=True)
+            tokens = torch.bucketize(x, self.boundaries.to(x.dtype), right=True)
             return self.input_embeddings(tokens)
 
     return BucketTokenizer()
