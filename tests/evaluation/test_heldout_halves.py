@@ -1,4 +1,4 @@
-"""Held-out sets 17-21, each half: the entries load, are well-formed and registered, and one cheap pair behaves as
+"""Held-out sets 17-22, each half: the entries load, are well-formed and registered, and one cheap pair behaves as
 declared (one table of the halves; the checks are the same for each)."""
 import importlib
 from dataclasses import dataclass
@@ -47,6 +47,9 @@ HALVES = [
          port_prefix=True, max_errors=2),
     Half(21, "b", ("heldout21_b", "heldout21_b_ports"), "h21b_port_dcnv2_cross_layer_ops_matmul_weight_not_transposed",
          count=13, ports=8, port_prefix=True, max_errors=2),
+    Half(22, "b", ("heldout22_b", "heldout22_b_ports"),
+         "h22b_functional_autocorrelation_odd_window_irfft_length_dropped", count=13, ports=8, port_prefix=True,
+         max_errors=2),
 ]
 IDS = [f"{h.set}{h.half}" for h in HALVES]
 
