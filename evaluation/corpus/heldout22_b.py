@@ -176,58 +176,53 @@ ENTRIES.append(entry(
 
 
 # --------------------------------------------------------------------------------------------------------------
-# 12. Gradient: DQN TD error, the target network's bootstrap computed under torch.no_grad().
+# 12. Gradient: SELU on zero-padded lag windows (input exactly 0).
 # --------------------------------------------------------------------------------------------------------------
-_ACTIONS = np.array([[1, 0, 0], [0, 0, 1], [0, 1, 0], [1, 0, 0]], dtype=np.float32)
+_SELU_ALPHA, _SELU_SCALE = 1.6732632423543772, 1.0507009873554805
+_LAGS = np.array([[0.0, 0.0, 0.0, 0.4, -0.7, 1.2], [0.0, 0.0, 0.9, -0.3, 0.5, -1.1]], dtype=np.float32)
 
 
-def _td_torch():
+def _selu_torch():
     torch, tnn = _torch()
 
-    class TDError(tnn.Module):
+    class LagMLP(tnn.Module):
         def __init__(self):
             super().__init__()
-            self.q_network = tnn.Linear(4, 3)
-            self.target_network = tnn.Linear(4, 3)
+            self.act = tnn.SELU()
+            self.fc = tnn.Linear(6, 2)
 
-        def forward(self, obs, next_obs, actions, rewards):
-            q = (self.q_network(obs) * actions).sum(dim=1)
-            with torch.no_grad():
-                target_max = self.target_network(next_obs).max(dim=1)[0]
-                td_target = rewards + 0.99 * target_max
-            return td_target - q
+        def forward(self, lags):
+            return self.fc(self.act(lags))
 
-    return TDError()
+    return LagMLP()
 
 
-def _td_ms(stop: bool):
+def _selu_ms(explicit: bool):
     ms, mnn, ops = _ms()
 
-    class TDError(mnn.Cell):
+    class ExplicitSELU(mnn.Cell):
+        def construct(self, x):
+            return ops.where(x > 0, _SELU_SCALE * x, _SELU_SCALE * _SELU_ALPHA * (ops.exp(x) - 1.0))
+
+    class LagMLP(mnn.Cell):
         def __init__(self):
             super().__init__()
-            self.q_network = mnn.Dense(4, 3)
-            self.target_network = mnn.Dense(4, 3)
+            self.act = ExplicitSELU() if explicit else mnn.SeLU()
+            self.fc = mnn.Dense(6, 2)
 
-        def construct(self, obs, next_obs, actions, rewards):
-            q = (self.q_network(obs) * actions).sum(axis=1)
-            target_max = ops.max(self.target_network(next_obs), 1)[0]
-            td_target = rewards + 0.99 * target_max
-            if stop:
-                td_target = ops.stop_gradient(td_target)
-            return td_target - q
+        def construct(self, lags):
+            return self.fc(self.act(lags))
 
-    return TDError()
+    return LagMLP()
 
 
 ENTRIES.append(entry(
-    "h22b_dqn_td_target_torch_no_grad_block_ported_without_stop_gradient", "h22",
-    "probe:torch.no_grad() has no construct-time counterpart; MindSpore needs ops.stop_gradient",
-    _td_torch, lambda: _td_ms(False), lambda: _td_ms(True),
-    ("target_network",), ("no_grad|stop_gradient",),
-    inputs={"obs": uniform(4, 4), "next_obs": uniform(4, 4), "actions": given(_ACTIONS), "rewards": uniform(4)},
-    checks=("forward", "backward"), fails_on="backward",
-    cause_pattern=r"stop_gradient|no_grad",
+    "h22b_selu_zero_padded_lag_window_gradient_at_zero", "h22",
+    "probe:SELU derivative at exactly 0 (torch scale*alpha, MindSpore nn.SeLU scale)",
+    _selu_torch, lambda: _selu_ms(False), lambda: _selu_ms(True),
+    ("act",), ("selu gradient at zero",),
+    inputs={"lags": given(_LAGS)}, checks=("forward", "backward"), fails_on="backward",
+    cause_pattern=r"\bselu\b[^.]*\b(zero|0(\.0)?|alpha|1\.758\d*|scale\s*\*\s*alpha)\b|\b(zero|alpha)\b[^.]*\bselu\b",
 ))
 
 
