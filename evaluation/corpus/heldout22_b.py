@@ -171,7 +171,7 @@ ENTRIES.append(entry(
     _scaler_torch, lambda: _scaler_ms(False), lambda: _scaler_ms(True),
     ("<root>",), ("asnumpy|numpy scale no gradient",),
     inputs={"past_target": uniform(3, 6, low=0.5, high=2.0)}, checks=("forward", "backward"), fails_on="backward",
-    cause_pattern=r"asnumpy|numpy[^.]*(grad\w*|autograd|detach\w*|graph|differentiab\w*)\b",
+    cause_pattern=r"\basnumpy\b|\bnumpy\b[^.]*\b(grad\w*|autograd|detach\w*|graph|differentiab\w*)\b",
 ))
 
 
