@@ -49,6 +49,9 @@ HALVES = [
          count=13, ports=8, port_prefix=True, max_errors=2),
     Half(22, "a", ("heldout22_a", "heldout22_a_more", "heldout22_a_ports"), "h22a_hardshrink_lambda_dropped_hshrink_default",
          count=13, ports=2, port_prefix=True, max_errors=2),
+    Half(22, "b", ("heldout22_b", "heldout22_b_ports"),
+         "h22b_functional_autocorrelation_odd_window_irfft_length_dropped", count=13, ports=8, port_prefix=True,
+         max_errors=2),
 ]
 IDS = [f"{h.set}{h.half}" for h in HALVES]
 
