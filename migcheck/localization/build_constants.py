@@ -67,6 +67,9 @@ def differing_constants(torch_constants: Dict[str, np.ndarray], ms_constants: Di
             m, ms_attr = unpaired_ms[same_shape[0]], _leaf(same_shape[0])[1]
         if not agrees(t, m):
             diffs.append(ConstantDiff(owner, attr, ms_attr, _detail(t, m)))
+        elif np.asarray(t).dtype != np.asarray(m).dtype and np.asarray(t).dtype.kind in "fc":
+            dtypes = (str(np.asarray(t).dtype), str(np.asarray(m).dtype))  # equal values, computed in another width
+            diffs.append(ConstantDiff(owner, attr, ms_attr, f"dtype {dtypes[0]} vs {dtypes[1]}", dtypes))
     return diffs
 
 
@@ -183,3 +186,20 @@ def constant_defect(diffs: Sequence[ConstantDiff], kinds: Tuple[str, str], repla
                 "the item re-run with torch's values in the port's constant still fails")
     return Defect(0, d.owner, kinds[0], d.owner, kinds[1], evidence, cause, "", "medium", False, RULE, search[0],
                   search[1])
+
+
+def dtype_defect(diffs: Sequence[ConstantDiff], kinds: Tuple[str, str], replaced_agrees: bool) -> Defect:
+    """A constant whose values are torch's in another dtype (a table NumPy built in float64): what computes with
+    it runs in that dtype, or refuses to mix it with float32."""
+    d = diffs[0]
+    torch_dtype, ms_dtype = d.dtypes
+    cause = (f"the port's constant '{d.ms_attr}' of '{d.owner or '<root>'}', built in its constructor, is {ms_dtype}"
+             f" where torch's '{d.torch_attr}' is {torch_dtype} (equal values): what computes with it runs in"
+             f" {ms_dtype} or refuses to mix it with {torch_dtype}")
+    fix = (f"build '{d.ms_attr}' as {torch_dtype}: mindspore.Tensor(<its values>, mindspore.{torch_dtype}) (a NumPy"
+           f" table: .astype(numpy.{torch_dtype})); re-run with it in {torch_dtype}: the check agrees"
+           if replaced_agrees else "")
+    evidence = ("read off both constants; the item re-run with the port's constant in torch's dtype agrees"
+                if replaced_agrees else "read off both constants; the item re-run with it in torch's dtype still fails")
+    return Defect(0, d.owner, kinds[0], d.owner, kinds[1], evidence, cause, fix,
+                  "high" if replaced_agrees else "medium", replaced_agrees, RULE)

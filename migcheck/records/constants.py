@@ -33,4 +33,5 @@ class ConstantDiff:
     owner: str  # the layer path that holds it ("" is the network itself)
     torch_attr: str
     ms_attr: str
-    detail: str  # e.g. "max abs err 0.105 at (3, 1)" or "shape (4,) vs (5,)"
+    detail: str  # e.g. "max abs err 0.105 at (3, 1)" or "shape (4,) vs (5,)" or "dtype float32 vs float64"
+    dtypes: Tuple[str, ...] = ()  # (torch's, the port's) where only the dtype differs

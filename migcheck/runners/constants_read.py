@@ -39,14 +39,15 @@ def torch_constants(module: Any) -> Dict[str, np.ndarray]:
     return found
 
 
-def set_mindspore_constant(network: Any, path: str, value: np.ndarray) -> Any:
-    """Give the port's constant at `path` these values (in its own dtype); returns the tensor it held."""
+def set_mindspore_constant(network: Any, path: str, value: np.ndarray, own_dtype: bool = True) -> Any:
+    """Give the port's constant at `path` these values (in its own dtype, or in theirs); returns the tensor it held."""
     import mindspore as ms
 
     owner_path, _, attr = path.rpartition(".")
     owner = dict(network.cells_and_names())[owner_path] if owner_path else network
     old = getattr(owner, attr)
-    setattr(owner, attr, ms.Tensor(np.asarray(value).astype(old.asnumpy().dtype)))
+    value = np.asarray(value)
+    setattr(owner, attr, ms.Tensor(value.astype(old.asnumpy().dtype) if own_dtype else value))
     return old
 
 

@@ -8,7 +8,7 @@ import time
 from typing import Any, Callable, List, Optional, Tuple
 
 from migcheck.localization.build_constants import (agrees, candidates, constant_defect, differing_constants,
-                                                   port_call_defect, torch_call_defect, value_text)
+                                                   dtype_defect, port_call_defect, torch_call_defect, value_text)
 from migcheck.localization.param_defects import with_defects
 from migcheck.records.constants import BuildChange
 from migcheck.running.outcome import Outcome
@@ -38,8 +38,13 @@ def with_constant_causes(outcome: Outcome, case: Any, network: Any, torch_module
         return outcome
     started = time.perf_counter()
     kinds = _kinds(torch_module, network, diffs[0].owner)
-    paths = [((f"{d.owner}." if d.owner else "") + d.torch_attr, (f"{d.owner}." if d.owner else "") + d.ms_attr)
-             for d in diffs]
+    if all(d.dtypes for d in diffs):  # torch's values in another dtype: re-run with them in torch's dtype
+        in_torchs = _with_torch_values(network, _paths(diffs), torch_c, rerun,
+                                       lambda n, p, v: set_mindspore_constant(n, p, v, own_dtype=False),
+                                       put_back_mindspore_constant)
+        return _said(outcome, dtype_defect(diffs, kinds, in_torchs))
+    diffs = [d for d in diffs if not d.dtypes]  # values first: a dtype alone is said once they agree
+    paths = _paths(diffs)
     _, ms_calls = library_calls(case.mindspore)
     _, torch_calls = torch_build_calls(case.torch)
     tried: List[str] = []
@@ -68,6 +73,12 @@ def with_constant_causes(outcome: Outcome, case: Any, network: Any, torch_module
         if rebuilt is not None and all(agrees(rebuilt.get(t), ms_c[m]) for t, m in paths):
             return _said(outcome, torch_call_defect(diffs, torch_calls, change, kinds, replaced, spent()))
     return _said(outcome, constant_defect(diffs, kinds, replaced, spent()))
+
+
+def _paths(diffs: List[Any]) -> List[Tuple[str, str]]:
+    """(torch's path, the port's path) of each differing constant."""
+    return [((f"{d.owner}." if d.owner else "") + d.torch_attr, (f"{d.owner}." if d.owner else "") + d.ms_attr)
+            for d in diffs]
 
 
 def _factory(built_with: Callable[..., Any], factory: Callable[[], Any], change: BuildChange) -> Callable[[], Any]:

@@ -62,3 +62,10 @@ def test_a_found_argument_is_worded_with_its_call_and_a_fix_only_when_the_rerun_
                                BuildChange("torch.hann_window", 0, "periodic", False), ("Net", "Net"), True, (0.1, ()))
     assert window.cause.startswith("the port's 'freq' of '<root>' holds the values hann_window gives with"
                                    " periodic=False: torch's call builds it with periodic=True (its default)")
+
+
+def test_equal_values_in_another_float_width_are_a_dtype_difference():
+    table = np.linspace(0, 1, 6)
+    (d,) = differing_constants({"pe": table.astype(np.float32)}, {"pe": table})
+    assert (d.dtypes, d.detail) == (("float32", "float64"), "dtype float32 vs float64")
+    assert differing_constants({"pe": table.astype(np.float32)}, {"pe": table.astype(np.float32)}) == []

@@ -89,3 +89,40 @@ def test_a_constant_built_another_way_is_named_by_the_torch_setting_that_reprodu
     assert "re-run with those values: the check agrees" in d.fix
     twin = _window(True)
     assert twin.status == "pass" and not _constant_defects(twin)
+
+
+def _table(width):
+    class T(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.pe = torch.sin(torch.arange(12.0).reshape(3, 4))
+            self.fc = torch.nn.Linear(4, 2)
+
+        def forward(self, x):
+            return self.fc(x + self.pe)
+
+    class M(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.pe = ms.Tensor(np.sin(np.arange(12.0).reshape(3, 4)).astype(width))  # NumPy computes in float64
+            self.fc = ms.nn.Dense(4, 2)
+
+        def construct(self, x):
+            return self.fc(x + self.pe)
+
+    case = PairedCase(name="table", torch=T, mindspore=M, inputs={"x": uniform(3, 4)}, checks=("forward",))
+    return run_item(Item(case, "forward", "pynative", "cpu"))
+
+
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
+def test_a_numpy_table_kept_in_float64_is_said_by_its_dtype_and_confirmed_in_torchs():
+    v = _table(np.float64)
+    assert v.status in ("fail", "error")
+    (d,) = _constant_defects(v)
+    assert d.confirmed and d.confidence == "high"
+    assert d.cause.startswith("the port's constant 'pe' of '<root>', built in its constructor, is float64 where"
+                              " torch's 'pe' is float32 (equal values)")
+    assert d.fix.startswith("build 'pe' as float32: mindspore.Tensor(<its values>, mindspore.float32)")
+    twin = _table(np.float32)
+    assert twin.status == "pass" and not _constant_defects(twin)
