@@ -26,6 +26,7 @@ from migcheck.localization.op_sequence import reordered_sequences
 from migcheck.localization.raising_op import same_operation
 from migcheck.localization.op_compose import scale_candidates, size_candidates, transpose_candidates
 from migcheck.localization.op_numbers import region_numbers
+from migcheck.localization.op_unused import unused_results
 from migcheck.records.ops import OpChange, OpRecord, placed
 from migcheck.runners.base import Argument, Constructor
 
@@ -82,6 +83,7 @@ def candidates(div: OpDivergence, ms_ops: Sequence[OpRecord], named: Any = None,
     out += reshaped_inputs(div) + refused_forms(div) + layout_changes(div) + reordered_sequences(div.ms)
     out += other_axes(div.ms, {a.name: a.value for a in ms_c.arguments}, where)
     out += region_numbers(div.ms.index, ms_c, where, torch_ops) if div.torch is None or not same_op else []
+    out += unused_results(div, ms_ops)
     if div.torch is None or [o.shape for o in div.torch.outputs] != [o.shape for o in div.ms.outputs]:
         out += one_step_further(div.ms, {a.name: a.value for a in ms_c.arguments}, where, div.torch,
                                 [x for r in torch_ops for x in r.inputs + r.outputs])  # a length that differs

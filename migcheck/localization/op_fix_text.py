@@ -65,9 +65,12 @@ def _one_fix(div: OpDivergence, change: OpChange, ms_ops: Sequence[OpRecord]) ->
         param = div.ms.names[k] if k < len(div.ms.names) else f"argument {k}"
         return f"{name}(..., {param}=ops.logical_not({param}), ...): hand {name} the negated {param}"
     if change.write_back:
-        method = name[len("Tensor."):-1]
+        method = name[len("Tensor."):].rstrip("_")
         shown = ", ".join(repr(v) for v in div.ms.positional[1:])
         at = div.ms.sliced_by
+        if not name.endswith("_") and not at:  # an out-of-place method whose result the port dropped
+            return (f"x = x.{method}({shown}) in place of a bare x.{method}({shown}): MindSpore's {method} returns a"
+                    f" new tensor and leaves x as it was (torch's {method}_ works in place)")
         if at:
             return (f"x{at} = x{at}.{method}({shown}) in place of x{at}.{method}_({shown}): MindSpore's indexing"
                     f" returns a copy, so the in-place call does not reach x; assign the"

@@ -14,7 +14,7 @@ from migcheck.runners.base import Constructor
 # or that hand the op its data (a scalar operand is a value, not a setting).
 _STRUCTURAL = re.compile(r"axis|axes|dim|shape|size|perm|dtype|^type$|index|indices|segments|split|^begin$|^end$"
                          r"|stride"
-                         r"|^(input\w*|x|y|other|data|tensor|value|values|a|b|start|stop|step)$", re.I)  # or data
+                         r"|^(input\w*|x|y|other|data|tensor|value|values|a|b|start|stop|step|arg\d+)$", re.I)  # or data
 MAX_VALUES = 8  # distinct numbers of torch's tried per argument, in the order torch's calls used them
 MAX_CHANGES = 16
 

@@ -551,3 +551,31 @@ def test_a_torch_keyword_the_function_lacks_is_applied_to_an_input():
 
 def test_the_scaled_source_twin_passes():
     assert _run(_t_index_add, _m_index_add_scaled)[0].status == "pass"
+
+
+def _t_fill_diagonal(h):
+    mask = torch.zeros(h.shape[-1], h.shape[-1])
+    mask.fill_diagonal_(-2.0)
+    return h @ mask + h
+
+
+def _m_fill_diagonal(h):  # MindSpore's fill_diagonal returns a new tensor: its result dropped
+    mask = ops.zeros((h.shape[-1], h.shape[-1]), ms.float32)
+    mask.fill_diagonal(-2.0)
+    return ops.matmul(h, mask) + h
+
+
+def _m_fill_diagonal_kept(h):
+    mask = ops.zeros((h.shape[-1], h.shape[-1]), ms.float32)
+    mask = mask.fill_diagonal(-2.0)
+    return ops.matmul(h, mask) + h
+
+
+def test_an_out_of_place_method_whose_result_is_dropped_is_written_back_and_confirmed():
+    v, (d,) = _run(_t_fill_diagonal, _m_fill_diagonal)
+    assert d.confirmed and "'Tensor.fill_diagonal' result written back into its tensor" in d.cause
+    assert d.fix.startswith("x = x.fill_diagonal(-2.0) in place of a bare x.fill_diagonal(-2.0)"), d.fix
+
+
+def test_the_kept_fill_diagonal_twin_passes():
+    assert _run(_t_fill_diagonal, _m_fill_diagonal_kept)[0].status == "pass"
