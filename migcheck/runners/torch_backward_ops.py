@@ -14,6 +14,7 @@ from migcheck.records.ops import OpGradient
 from migcheck.runners.op_text import describe
 from migcheck.runners.base import Objective
 from migcheck.runners.torch_replay import replayable, signature_of
+from migcheck.runners.torch_numpy import as_numpy
 
 
 def op_gradients(side: Any, inputs: Sequence[np.ndarray], dtypes: Sequence[str], objective: Objective,
@@ -136,5 +137,4 @@ def _tensors(args: tuple, kwargs: dict) -> List[torch.Tensor]:
 
 
 def _numpy(t: torch.Tensor) -> np.ndarray:
-    t = t.detach().cpu()
-    return (t.float() if t.dtype == torch.bfloat16 else t).numpy().copy()
+    return as_numpy(t)

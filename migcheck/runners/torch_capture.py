@@ -15,6 +15,7 @@ from migcheck.records.ops import OpCall
 from migcheck.runners.op_text import describe
 from migcheck.runners.base import Objective
 from migcheck.runners.torch_replay import keep_call, replayable
+from migcheck.runners.torch_numpy import as_numpy
 
 
 def capture_with_ops(side: Any, inputs: Sequence[np.ndarray], dtypes: Sequence[str], *, train: bool = False,
@@ -112,8 +113,7 @@ class _OpRecorder(torch.overrides.TorchFunctionMode):
 
 
 def _numpy(t: torch.Tensor) -> np.ndarray:
-    t = t.detach().cpu()
-    return (t.float() if t.dtype == torch.bfloat16 else t).numpy().copy()
+    return as_numpy(t)
 
 
 def _has_tensor(value: Any) -> bool:

@@ -11,6 +11,7 @@ import numpy as np
 import torch
 
 from migcheck.records.ops import OpRecord
+from migcheck.runners.torch_numpy import as_numpy
 
 TENSOR = "<tensor>"
 
@@ -27,8 +28,7 @@ def _plain(value: Any) -> Any:
 
 def _tensors(value: Any) -> List[np.ndarray]:
     if isinstance(value, torch.Tensor):
-        t = value.detach().cpu()
-        return [(t.float() if t.dtype == torch.bfloat16 else t).numpy().copy()] if t.numel() <= 1 << 20 else []
+        return [as_numpy(value)] if value.numel() <= 1 << 20 else []
     if isinstance(value, (tuple, list)):
         return [a for v in value for a in _tensors(v)]
     return []

@@ -18,6 +18,7 @@ import numpy as np
 import torch
 
 from migcheck.records.ops import DROPPED, TENSOR, Change, OpSite
+from migcheck.runners.torch_numpy import as_numpy
 
 
 @dataclass(frozen=True)
@@ -180,8 +181,7 @@ class Replayer:
 
 
 def _numpy(t: torch.Tensor) -> Any:
-    t = t.detach().cpu()
-    return (t.float() if t.dtype == torch.bfloat16 else t).numpy().copy()
+    return as_numpy(t)
 
 
 def _patch(module: Any, patch: Dict[str, Any]) -> Dict[str, Any]:

@@ -15,6 +15,7 @@ from migcheck.runners.torch_layer_dtype import CastToLayerDtype
 from migcheck.precision import Precision, layer_dtypes, unmatched
 from migcheck.util.calls import keyword_names, split_call
 from migcheck.util.tree import contiguous, flatten, record_fields
+from migcheck.runners.torch_numpy import as_numpy
 
 # Optimizer presets: torch's own hyper-parameter names; mindspore_side holds the paired port.
 PRESETS: Mapping[str, Callable[[List[torch.nn.Parameter]], torch.optim.Optimizer]] = {
@@ -79,10 +80,7 @@ def _prepare_cuda() -> None:
 
 def to_numpy(tree: Any) -> Any:
     if isinstance(tree, torch.Tensor):
-        t = tree.detach().cpu()
-        if t.dtype == torch.bfloat16:
-            t = t.float()  # numpy has no bfloat16
-        return t.numpy().copy()
+        return as_numpy(tree)
     fields = record_fields(tree)  # model-output objects (dataclass, namedtuple, dict-like): by field name
     if fields is not None:
         return {k: to_numpy(v) for k, v in fields}
