@@ -6,12 +6,13 @@ from typing import Any, Sequence, Tuple
 
 import numpy as np
 
-# Reads of metadata and conversions: never the cause, only noise in the list.
+# Reads of metadata and conversions: never the cause, only noise in the list (the capture hooks convert outputs
+# with cpu, numpy and resolve_conj/resolve_neg).
 _QUIET = frozenset({"size", "dim", "numel", "shape", "dtype", "device", "is_floating_point", "is_contiguous",
                     "contiguous", "item", "tolist", "detach", "requires_grad_", "__get__", "__len__", "__repr__",
                     "__format__", "__bool__", "__index__", "__iter__", "__hash__", "__eq__", "__ne__", "stride",
                     "data_ptr", "element_size", "__setstate__", "__reduce_ex__", "__deepcopy__", "get_device",
-                    "cpu", "numpy"})  # the capture hooks convert outputs with these
+                    "cpu", "numpy", "resolve_conj", "resolve_neg", "is_conj", "is_neg"})
 _OPERATORS = {"__add__": "+", "__radd__": "+", "__iadd__": "+=", "__sub__": "-", "__rsub__": "-", "__mul__": "*",
               "__rmul__": "*", "__imul__": "*=", "__truediv__": "/", "__rtruediv__": "/", "__itruediv__": "/=",
               "__matmul__": "@", "__rmatmul__": "@", "__pow__": "**", "__rpow__": "**", "__floordiv__": "//",

@@ -7,5 +7,7 @@ import torch
 
 
 def as_numpy(t: torch.Tensor) -> np.ndarray:
-    t = t.detach().cpu().resolve_conj().resolve_neg()
+    t = t.detach().cpu()
+    if t.is_conj() or t.is_neg():  # only then: a recording mode sees these calls too
+        t = t.resolve_conj().resolve_neg()
     return (t.float() if t.dtype == torch.bfloat16 else t).numpy().copy()

@@ -40,12 +40,15 @@ def replayable(module: torch.nn.Module) -> set:
             or any(o.startswith(n + ".") for o, _ in named)}
 
 
+_CONVERSIONS = ("detach", "cpu", "resolve_conj", "resolve_neg")  # the capture hooks' own, on the way to numpy
+
+
 def keep_call(raw: List[RawOp], seq: int, owner: str, func: Any, args: tuple, kwargs: Dict[str, Any],
               shown: bool) -> Any:
     """Run one recorded call and keep it; a quiet call only where it makes a tensor (x.T), not the capture
     hooks' own detach/cpu conversions."""
     result = func(*args, **kwargs)
-    if shown or isinstance(result, torch.Tensor) and getattr(func, "__name__", "") not in ("detach", "cpu"):
+    if shown or isinstance(result, torch.Tensor) and getattr(func, "__name__", "") not in _CONVERSIONS:
         raw.append(RawOp(seq, owner, func, args, kwargs, result, shown))
     return result
 
