@@ -9,6 +9,7 @@ from typing import Any, Callable, List, Optional, Tuple
 
 from migcheck.localization.build_constants import (agrees, candidates, constant_defect, differing_constants,
                                                    dtype_defect, port_call_defect, torch_call_defect, value_text)
+from migcheck.localization.defect_findings import findings_of
 from migcheck.localization.param_defects import with_defects
 from migcheck.records.constants import BuildChange
 from migcheck.running.outcome import Outcome
@@ -109,5 +110,11 @@ def _with_torch_values(network: Any, paths: List[Tuple[str, str]], torch_c: dict
 
 
 def _said(outcome: Outcome, defect: Any) -> Outcome:
-    said = defect.cause.split(":", 1)[0]
-    return dataclasses.replace(outcome, localization=with_defects(outcome.localization, [defect], said))
+    """A confirmed constant leads the item's defects; an unconfirmed one follows what localization found (a
+    constant that differs harmlessly must not stand before the defect that fails the item)."""
+    loc = outcome.localization
+    if defect.confirmed or loc is None or not loc.defects:
+        said = defect.cause.split(":", 1)[0]
+        return dataclasses.replace(outcome, localization=with_defects(loc, [defect], said))
+    return dataclasses.replace(outcome, localization=dataclasses.replace(
+        loc, defects=loc.defects + (defect,), findings=loc.findings + tuple(findings_of([defect]))))

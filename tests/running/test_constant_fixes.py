@@ -126,3 +126,38 @@ def test_a_numpy_table_kept_in_float64_is_said_by_its_dtype_and_confirmed_in_tor
     assert d.fix.startswith("build 'pe' as float32: mindspore.Tensor(<its values>, mindspore.float32)")
     twin = _table(np.float32)
     assert twin.status == "pass" and not _constant_defects(twin)
+
+
+def _unused_constant(scale):
+    class T(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.unused = torch.ones(3)
+            self.fc = torch.nn.Linear(3, 2)
+
+        def forward(self, x):
+            return self.fc(x) * 2.0
+
+    class M(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.unused = ms.Tensor(np.zeros(3, np.float32))  # differs from torch's, read by nothing
+            self.fc = ms.nn.Dense(3, 2)
+
+        def construct(self, x):
+            return self.fc(x) * scale
+
+    case = PairedCase(name="unused", torch=T, mindspore=M, inputs={"x": uniform(4, 3)}, checks=("forward",))
+    return run_item(Item(case, "forward", "pynative", "cpu"))
+
+
+@pytest.mark.needs_torch
+@pytest.mark.needs_mindspore
+def test_a_constant_that_differs_harmlessly_follows_the_defect_that_fails_the_item_and_says_nothing_on_a_pass():
+    v = _unused_constant(3.0)
+    assert v.status == "fail"
+    *others, last = v.localization.defects
+    assert others and all(d.rule != "construction-constant" for d in others)
+    assert last.rule == "construction-constant" and last.confidence == "medium" and not last.confirmed
+    assert last.evidence == "the item re-run with torch's values in the port's constant still fails"
+    assert _unused_constant(2.0).status == "pass"  # a passing item's constants are not compared
