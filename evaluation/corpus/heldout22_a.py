@@ -368,12 +368,12 @@ ENTRIES = [
     entry("h22a_max_over_time_tensor_max_tied_frames_gradient", "h22",
           "probe:Tensor.max(axis) gradient at ties vs torch.amax", tmax_torch, lambda: _tmax_ms(False),
           lambda: _tmax_ms(True), layers=("pool",), causes=("amax|tie|max",),
-          inputs={"x": given(_tied_frames())}, checks=("forward", "backward"), fails_on="backward",
+          inputs={"x": given(_tied_frames())}, checks=("forward", "backward"), fails_on=("backward",),
           cause_pattern=r"\bamax\b|\btie[sd]?\b[^.\n]*\b(split|shar|distribut|even)\w*"
                         r"|\b(split|shar|distribut)\w*\b[^.\n]*\btie[sd]?\b"),
     entry("h22a_functional_detached_rms_scale_stop_gradient_dropped", "h22",
           "probe:torch .detach() without ops.stop_gradient", scale_torch, lambda: _scale_ms(False),
           lambda: _scale_ms(True), layers=("after:fc1",), causes=("stop_gradient|detach",),
-          inputs={"x": uniform(4, 5)}, checks=("forward", "backward"), fails_on="backward",
+          inputs={"x": uniform(4, 5)}, checks=("forward", "backward"), fails_on=("backward",),
           cause_pattern=r"\bstop_gradient\b|\bdetach(ed)?\b"),
 ]
