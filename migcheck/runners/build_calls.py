@@ -14,7 +14,7 @@ import inspect
 import os
 import sys
 import types
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
 from migcheck.records.constants import BuildCall, BuildChange
 
@@ -84,23 +84,21 @@ class _Opaque:
     """An argument value a rebuild cannot vary (an object); kept out of the record."""
 
 
+def plain_pairs(named: Iterable[Tuple[str, Any]]) -> Tuple[Tuple[str, Any], ...]:
+    """(name, value) with each value as a record holds it (tensors as TENSOR); objects a rebuild cannot vary left
+    out. Both sides' recorders write their calls' arguments through it."""
+    return tuple((k, v) for k, v in ((k, _plain(v)) for k, v in named) if not isinstance(v, _Opaque))
+
+
 def _bound(f: Any, frame: Any) -> Tuple[Tuple[Tuple[str, Any], ...], Tuple[str, ...]]:
     try:
         params = inspect.signature(f).parameters
     except (TypeError, ValueError):
         return (), ()
     locals_ = frame.f_locals
-    arguments, defaulted = [], []
-    for pname, p in params.items():
-        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) or pname not in locals_:
-            continue
-        value = _plain(locals_[pname])
-        if isinstance(value, _Opaque):
-            continue
-        arguments.append((pname, value))
-        if p.default is not p.empty and _same(locals_[pname], p.default):
-            defaulted.append(pname)
-    return tuple(arguments), tuple(defaulted)
+    named = [(n, p) for n, p in params.items() if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD) and n in locals_]
+    defaulted = tuple(n for n, p in named if p.default is not p.empty and _same(locals_[n], p.default))
+    return plain_pairs((n, locals_[n]) for n, _ in named), defaulted
 
 
 def _same(a: Any, b: Any) -> bool:

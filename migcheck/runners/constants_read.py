@@ -3,7 +3,7 @@
 Parameters are left to the weight mapping; names starting with "_" are the framework's own."""
 from __future__ import annotations
 
-from typing import Any, Dict
+from typing import Any, Dict, Tuple
 
 import numpy as np
 
@@ -39,12 +39,17 @@ def torch_constants(module: Any) -> Dict[str, np.ndarray]:
     return found
 
 
+def _owner(network: Any, path: str) -> Tuple[Any, str]:
+    """(the cell holding the constant at "layer.attribute", the attribute's name)."""
+    owner_path, _, attr = path.rpartition(".")
+    return (dict(network.cells_and_names())[owner_path] if owner_path else network), attr
+
+
 def set_mindspore_constant(network: Any, path: str, value: np.ndarray, own_dtype: bool = True) -> Any:
     """Give the port's constant at `path` these values (in its own dtype, or in theirs); returns the tensor it held."""
     import mindspore as ms
 
-    owner_path, _, attr = path.rpartition(".")
-    owner = dict(network.cells_and_names())[owner_path] if owner_path else network
+    owner, attr = _owner(network, path)
     old = getattr(owner, attr)
     value = np.asarray(value)
     setattr(owner, attr, ms.Tensor(value.astype(old.asnumpy().dtype) if own_dtype else value))
@@ -52,6 +57,5 @@ def set_mindspore_constant(network: Any, path: str, value: np.ndarray, own_dtype
 
 
 def put_back_mindspore_constant(network: Any, path: str, old: Any) -> None:
-    owner_path, _, attr = path.rpartition(".")
-    owner = dict(network.cells_and_names())[owner_path] if owner_path else network
+    owner, attr = _owner(network, path)
     setattr(owner, attr, old)

@@ -5,7 +5,6 @@ names and defaults come from torch.overrides' signature table or the function's 
 functions have no Python signature)."""
 from __future__ import annotations
 
-import enum
 import functools
 import inspect
 import os
@@ -15,9 +14,8 @@ import torch
 from torch.overrides import TorchFunctionMode, get_testing_overrides
 
 from migcheck.records.constants import BuildCall, BuildChange
+from migcheck.runners.build_calls import plain_pairs
 from migcheck.runners.torch_ops import doc_signature
-
-TENSOR = "<tensor>"
 
 
 @functools.lru_cache(maxsize=1)
@@ -46,16 +44,6 @@ def _user_site() -> Optional[str]:
     return None
 
 
-def _plain(value: Any) -> Any:
-    if isinstance(value, (bool, int, float, str, enum.Enum)) or value is None:
-        return value
-    if isinstance(value, torch.Tensor):
-        return TENSOR
-    if isinstance(value, (tuple, list)) and len(value) <= 8 and all(isinstance(v, (bool, int, float)) for v in value):
-        return tuple(value)
-    return None
-
-
 def _signature(func: Any) -> Optional[inspect.Signature]:
     """From torch.overrides' table; for a factory function it leaves out (torch.hann_window), from the
     docstring's first line."""
@@ -73,12 +61,11 @@ def _bound(func: Any, args: tuple, kwargs: dict) -> Tuple[Tuple[Tuple[str, Any],
     except (TypeError, ValueError):
         bound = None
     if bound is None:
-        return tuple((f"arg{i}", _plain(a)) for i, a in enumerate(args)) + tuple(
-            (k, _plain(v)) for k, v in kwargs.items()), ()
+        return plain_pairs([(f"arg{i}", a) for i, a in enumerate(args)] + list(kwargs.items())), ()
     given = dict(bound.arguments)
     bound.apply_defaults()
     defaulted = tuple(k for k in bound.arguments if k not in given)
-    return tuple((k, _plain(v)) for k, v in bound.arguments.items()), defaulted
+    return plain_pairs(bound.arguments.items()), defaulted
 
 
 class _Recorder(TorchFunctionMode):

@@ -36,11 +36,12 @@ def with_rerun_causes(outcome: Outcome, case: Any, mapping: Any, cell: MindSpore
     """Every difference found by reading both networks and confirmed by re-running the item: a constant built with
     other values than torch's (constant_fixes.py), a parameter torch ties or leaves unset, one trainable on one side
     only, one held in another dtype."""
+    module = torch_side() if outcome.kind is not None or mapping.unset_ms else None  # built once, for both
     if outcome.kind is not None:
         from migcheck.running.constant_fixes import with_constant_causes
-        outcome = with_constant_causes(outcome, case, cell.cell, torch_side().module, rerun, passes_with)
+        outcome = with_constant_causes(outcome, case, cell.cell, module.module, rerun, passes_with)
     if mapping.unset_ms:
-        outcome = with_unset_causes(outcome, mapping, torch_side(), cell, weights, rerun)
+        outcome = with_unset_causes(outcome, mapping, module, cell, weights, rerun)
     if mapping.trainable_mismatches:
         outcome = with_trainable_fix(outcome, mapping, cell, rerun)
     if mapping.dtype_mismatches and case.precision is None:  # a mixed-precision case holds narrower parameters by design
